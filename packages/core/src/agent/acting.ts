@@ -1,0 +1,167 @@
+import { catchError, concat, defer, EMPTY, from, mergeMap, Observable, of, tap } from 'rxjs';
+import type { AgentEvent } from '../event/events.js';
+import type { ToolCallBlock, ToolResultContent, ToolResultStatus } from '../message/blocks.js';
+import type { RuntimeContext } from '../middleware/context.js';
+import type { ActingInput, Next } from '../middleware/middleware.js';
+import { newId } from '../util/id.js';
+import { appendContent, contentToText, toolOutputToContent } from '../tool/output.js';
+import type { Tool, ToolContext } from '../tool/tool.js';
+import { parseToolArguments } from '../tool/validate.js';
+
+/** A tool call after lookup and validation: either ready to run or answered with an error. */
+export type PreparedCall =
+  | { readonly kind: 'run'; readonly call: ToolCallBlock; readonly tool: Tool; readonly input: unknown }
+  | { readonly kind: 'answer'; readonly call: ToolCallBlock; readonly status: ToolResultStatus; readonly text: string };
+
+/**
+ * Looks the tool up and validates the arguments. Unknown tools are answered with the list of
+ * tools; invalid arguments with a message naming each bad field and the expected type.
+ */
+export function prepareCall(call: ToolCallBlock, tools: ReadonlyMap<string, Tool>): PreparedCall {
+  const tool = tools.get(call.name);
+  if (!tool) {
+    const names = [...tools.keys()];
+    return {
+      kind: 'answer',
+      call,
+      status: 'error',
+      text:
+        `Unknown tool "${call.name}". ` +
+        (names.length ? `Available tools: ${names.join(', ')}.` : 'No tools are available; answer without tools.'),
+    };
+  }
+  const parsed = parseToolArguments(tool, call.arguments);
+  if (!parsed.ok) return { kind: 'answer', call, status: 'error', text: parsed.message };
+  return { kind: 'run', call, tool, input: parsed.input };
+}
+
+/** Events of a result given without running the tool (errors, denials, synthesised results). */
+export function resultEvents(
+  ctx: RuntimeContext,
+  call: { id: string; name: string },
+  status: ToolResultStatus,
+  text: string,
+): AgentEvent[] {
+  const blockId = newId('blk');
+  return [
+    ctx.event('TOOL_RESULT_START', { blockId, toolCallId: call.id, name: call.name }),
+    ctx.event('TOOL_RESULT_END', { blockId, toolCallId: call.id, status, output: [{ type: 'text', text }] }),
+  ];
+}
+
+/**
+ * The innermost step of `onActing`: runs the tool, streams each emitted value as a
+ * `TOOL_RESULT_DELTA`, and ends with `TOOL_RESULT_END {status: 'success'}` holding the whole
+ * output. A failure is an error notification (so middlewares can retry); the loop turns it into
+ * an error result. Unsubscribing aborts `toolCtx.signal`.
+ */
+export function executeTool(ctx: RuntimeContext, input: ActingInput): Observable<AgentEvent> {
+  return new Observable<AgentEvent>((subscriber) => {
+    const { toolCall, tool } = input;
+    const controller = new AbortController();
+    const onReplyAbort = () => controller.abort(ctx.signal.reason);
+    ctx.signal.addEventListener('abort', onReplyAbort, { once: true });
+    const blockId = newId('blk');
+    const output: ToolResultContent[] = [];
+    let done = false;
+    const toolCtx: ToolContext = {
+      signal: controller.signal,
+      callId: toolCall.id,
+      agentName: ctx.agentName,
+      replyId: ctx.replyId,
+      emit: (partial) => {
+        if (!done && !subscriber.closed) subscriber.next(ctx.event('TOOL_RESULT_DELTA', { blockId, delta: partial }));
+      },
+    };
+    subscriber.next(ctx.event('TOOL_RESULT_START', { blockId, toolCallId: toolCall.id, name: tool.name }));
+    const subscription = defer(() => {
+      if (!tool.execute) throw new Error(`Tool "${tool.name}" is external and cannot run inside the agent.`);
+      return from(tool.execute(input.input, toolCtx));
+    }).subscribe({
+      next: (value) => {
+        const content = toolOutputToContent(value);
+        appendContent(output, content);
+        subscriber.next(ctx.event('TOOL_RESULT_DELTA', { blockId, delta: contentToText(content) }));
+      },
+      error: (err: unknown) => {
+        done = true;
+        subscriber.error(err);
+      },
+      complete: () => {
+        done = true;
+        subscriber.next(ctx.event('TOOL_RESULT_END', { blockId, toolCallId: toolCall.id, status: 'success', output }));
+        subscriber.complete();
+      },
+    });
+    return () => {
+      subscription.unsubscribe();
+      ctx.signal.removeEventListener('abort', onReplyAbort);
+      if (!done) controller.abort(new Error(`tool call ${toolCall.id} cancelled`));
+    };
+  });
+}
+
+/**
+ * Runs one prepared call through the acting chain and guarantees exactly one result for it:
+ * a failure (thrown by the tool or a layer) becomes an error result closing the open block,
+ * and a chain that ends without a result gets one saying so.
+ */
+export function runCall(
+  ctx: RuntimeContext,
+  prepared: PreparedCall,
+  acting: (input: ActingInput) => Observable<AgentEvent>,
+): Observable<AgentEvent> {
+  if (prepared.kind === 'answer') return from(resultEvents(ctx, prepared.call, prepared.status, prepared.text));
+  return defer(() => {
+    const { call, tool, input } = prepared;
+    let openBlock: string | undefined;
+    let answered = false;
+    const run = acting({ toolCall: call, tool, input }).pipe(
+      tap((e) => {
+        if (e.type === 'TOOL_RESULT_START' && e.toolCallId === call.id) openBlock = e.blockId;
+        else if (e.type === 'TOOL_RESULT_END' && e.toolCallId === call.id) {
+          openBlock = undefined;
+          answered = true;
+        }
+      }),
+      catchError((err: unknown) => {
+        const text = `Tool "${tool.name}" failed: ${err instanceof Error ? err.message : String(err)}`;
+        if (answered) return EMPTY;
+        answered = true;
+        if (openBlock === undefined) return from(resultEvents(ctx, call, 'error', text));
+        const blockId = openBlock;
+        openBlock = undefined;
+        return of(ctx.event('TOOL_RESULT_END', { blockId, toolCallId: call.id, status: 'error', output: [{ type: 'text', text }] }));
+      }),
+    );
+    return concat(
+      run,
+      defer(() => (answered ? EMPTY : from(resultEvents(ctx, call, 'error', `Tool "${tool.name}" produced no result.`)))),
+    );
+  });
+}
+
+/**
+ * Runs a step's calls: consecutive concurrency-safe calls in parallel (at most `concurrency`
+ * at once), every other call alone, in order.
+ */
+export function runCalls(
+  prepared: readonly PreparedCall[],
+  concurrency: number,
+  runOne: (p: PreparedCall) => Observable<AgentEvent>,
+): Observable<AgentEvent> {
+  const groups: PreparedCall[][] = [];
+  for (const p of prepared) {
+    const parallel = p.kind === 'run' && p.tool.concurrencySafe;
+    const last = groups[groups.length - 1];
+    const lastParallel = last !== undefined && last.every((q) => q.kind === 'run' && q.tool.concurrencySafe);
+    if (parallel && last && lastParallel) last.push(p);
+    else groups.push([p]);
+  }
+  return from(groups).pipe(
+    mergeMap((group) => (group.length === 1 ? runOne(group[0]!) : from(group).pipe(mergeMap(runOne, concurrency))), 1),
+  );
+}
+
+/** Type of the acting terminal, for the loop. */
+export type ActingStep = Next<ActingInput>;

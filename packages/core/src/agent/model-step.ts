@@ -1,0 +1,109 @@
+import { concat, defer, Observable, of } from 'rxjs';
+import type { AgentEvent, ModelEvent, Usage } from '../event/events.js';
+import type { ModelCallInput } from '../middleware/middleware.js';
+import type { RuntimeContext } from '../middleware/context.js';
+import { ModelError, toErrorInfo } from '../model/model-error.js';
+
+const ZERO_USAGE: Usage = { inputTokens: 0, outputTokens: 0 };
+
+const END_OF: Record<string, 'TEXT_BLOCK_END' | 'THINKING_BLOCK_END' | 'TOOL_CALL_END' | 'DATA_BLOCK_END'> = {
+  TEXT_BLOCK_START: 'TEXT_BLOCK_END',
+  THINKING_BLOCK_START: 'THINKING_BLOCK_END',
+  TOOL_CALL_START: 'TOOL_CALL_END',
+  DATA_BLOCK_START: 'DATA_BLOCK_END',
+};
+
+/**
+ * The innermost step of `onModelCall`: one call of `input.model`, stamped into agent events.
+ * Whatever the model does, each attempt is well formed: `MODEL_CALL_START`, blocks that all
+ * close, then `MODEL_CALL_END` (with `finishReason: 'error'` before a failure is rethrown as a
+ * {@link ModelError}). Unsubscribing aborts the model's request through its own signal.
+ */
+export function callModel(ctx: RuntimeContext, input: ModelCallInput): Observable<AgentEvent> {
+  return defer(() => {
+    const controller = new AbortController();
+    const onOuterAbort = () => controller.abort(input.signal.reason);
+    if (input.signal.aborted) controller.abort(input.signal.reason);
+    else input.signal.addEventListener('abort', onOuterAbort, { once: true });
+
+    const model = input.model.modelName;
+    const open = new Map<string, ModelEvent['type']>();
+    let ended = false;
+    const closeOpen = (): AgentEvent[] => {
+      const closing: AgentEvent[] = [];
+      for (const [blockId, startType] of [...open].reverse()) {
+        closing.push(ctx.event(END_OF[startType]!, { blockId }));
+      }
+      open.clear();
+      return closing;
+    };
+
+    const stamp = (e: ModelEvent): AgentEvent | AgentEvent[] => {
+      switch (e.type) {
+        case 'TEXT_BLOCK_START':
+        case 'THINKING_BLOCK_START':
+        case 'TOOL_CALL_START':
+        case 'DATA_BLOCK_START':
+          open.set(e.blockId, e.type);
+          break;
+        case 'TEXT_BLOCK_END':
+        case 'THINKING_BLOCK_END':
+        case 'TOOL_CALL_END':
+        case 'DATA_BLOCK_END':
+          open.delete(e.blockId);
+          break;
+        case 'MODEL_CALL_END': {
+          ended = true;
+          const end = ctx.event('MODEL_CALL_END', { ...e, model });
+          return open.size ? [...closeOpen(), end] : end;
+        }
+        default:
+          break;
+      }
+      return ctx.event(e.type, e as never) as AgentEvent;
+    };
+
+    const body = new Observable<AgentEvent>((subscriber) => {
+      const subscription = input.model.stream({ ...input, signal: controller.signal }).subscribe({
+        next: (e) => {
+          if (ended) return;
+          const out = stamp(e);
+          if (Array.isArray(out)) for (const x of out) subscriber.next(x);
+          else subscriber.next(out);
+        },
+        error: (err: unknown) => {
+          const error = asModelError(err);
+          for (const x of closeOpen()) subscriber.next(x);
+          subscriber.next(
+            ctx.event('MODEL_CALL_END', { model, usage: ZERO_USAGE, finishReason: 'error', error: toErrorInfo(error) }),
+          );
+          ended = true;
+          subscriber.error(error);
+        },
+        complete: () => {
+          if (!ended) {
+            for (const x of closeOpen()) subscriber.next(x);
+            subscriber.next(ctx.event('MODEL_CALL_END', { model, usage: ZERO_USAGE, finishReason: 'stop' }));
+            ended = true;
+          }
+          subscriber.complete();
+        },
+      });
+      return () => {
+        subscription.unsubscribe();
+        input.signal.removeEventListener('abort', onOuterAbort);
+        if (!ended) controller.abort(new ModelError('model call cancelled', { code: 'cancelled' }));
+      };
+    });
+
+    return concat(of(ctx.event('MODEL_CALL_START', { model, iteration: ctx.iteration })), body);
+  });
+}
+
+/** Wraps anything thrown by a model into a {@link ModelError} (kept as is when it already is one). */
+export function asModelError(err: unknown): ModelError {
+  if (err instanceof ModelError) return err;
+  const message = err instanceof Error ? err.message : String(err);
+  return new ModelError(message, { cause: err, retryable: false });
+}
+

@@ -1,0 +1,52 @@
+import { createEvent, type EventOrigin } from '../event/create.js';
+import type { AgentEventOf, AgentEventType, EventFields } from '../event/events.js';
+import type { ContextToken, RuntimeContext, StateSlot } from '../middleware/context.js';
+
+/** The {@link RuntimeContext} of one reply; the loop advances `iteration`. */
+export class ReplyContext implements RuntimeContext {
+  iteration = 0;
+  private readonly values = new Map<ContextToken<unknown>, unknown>();
+  private readonly origin: EventOrigin;
+
+  constructor(
+    readonly agentName: string,
+    readonly replyId: string,
+    readonly sessionId: string,
+    readonly signal: AbortSignal,
+    private readonly store: Record<string, unknown>,
+  ) {
+    this.origin = { replyId, source: agentName };
+  }
+
+  get<T>(token: ContextToken<T>): T {
+    if (this.values.has(token)) return this.values.get(token) as T;
+    const value = token.defaultValue();
+    this.values.set(token, value);
+    return value;
+  }
+
+  set<T>(token: ContextToken<T>, value: T): void {
+    this.values.set(token, value);
+  }
+
+  has(token: ContextToken<unknown>): boolean {
+    return this.values.has(token);
+  }
+
+  state<T>(key: string): StateSlot<T> {
+    const store = this.store;
+    return {
+      get: () => store[key] as T | undefined,
+      set: (value: T) => {
+        store[key] = value;
+      },
+      delete: () => {
+        delete store[key];
+      },
+    };
+  }
+
+  event<T extends AgentEventType>(type: T, fields: EventFields[T]): AgentEventOf<T> {
+    return createEvent(type, fields, this.origin);
+  }
+}

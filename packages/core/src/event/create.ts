@@ -1,0 +1,34 @@
+import { newId } from '../util/id.js';
+import type { AgentEventOf, AgentEventType, EventFields } from './events.js';
+
+/** Where an event comes from: the reply it belongs to and the agent that emitted it. */
+export interface EventOrigin {
+  readonly replyId: string;
+  readonly source: string;
+}
+
+/**
+ * Builds a complete event of `type` from its own fields and its origin (id and timestamp are
+ * filled in). Middlewares usually call {@link RuntimeContext.event} instead, which knows the origin.
+ *
+ * @example
+ * ```ts
+ * const e = createEvent('CUSTOM', { name: 'progress', value: 0.5 }, { replyId, source: 'assistant' });
+ * ```
+ */
+export function createEvent<T extends AgentEventType>(
+  type: T,
+  fields: EventFields[T],
+  origin: EventOrigin,
+  metadata?: Record<string, unknown>,
+): AgentEventOf<T> {
+  const event = {
+    ...fields,
+    type,
+    id: newId('evt'),
+    replyId: origin.replyId,
+    createdAt: Date.now(),
+    source: origin.source,
+  } as unknown as AgentEventOf<T>;
+  return metadata ? { ...event, metadata } : event;
+}

@@ -1,0 +1,177 @@
+import type { ToolResultContent, ToolResultStatus } from '../message/blocks.js';
+
+/** Token usage of one model call (or a sum of calls). */
+export interface Usage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cacheReadTokens?: number;
+  readonly reasoningTokens?: number;
+}
+
+/** Why a reply ended. */
+export type ReplyFinishReason =
+  | 'completed'
+  | 'interrupted'
+  | 'max_iters'
+  | 'awaiting_confirmation'
+  | 'awaiting_external_execution'
+  | 'error';
+
+/** JSON-serialisable description of a failure, carried by `REPLY_END` and `MODEL_CALL_END`. */
+export interface ErrorInfo {
+  readonly name: string;
+  readonly message: string;
+  readonly code?: string;
+  readonly status?: number;
+  readonly retryable?: boolean;
+}
+
+/** A tool call waiting for a person's confirmation or for an external executor. */
+export interface PendingToolCall {
+  readonly id: string;
+  readonly name: string;
+  readonly input: unknown;
+  /** Why the call needs confirmation (a rule, the mode, the tool's own check). */
+  readonly reason?: string;
+}
+
+/** A person's answer to one call of `REQUIRE_USER_CONFIRM`. */
+export interface ConfirmResult {
+  readonly toolCallId: string;
+  readonly confirmed: boolean;
+  /** Shown to the model when the call is rejected. */
+  readonly reason?: string;
+  /** Replacement arguments (validated again before the call runs). */
+  readonly input?: unknown;
+  /** Confirm and add a rule that allows this tool from now on. */
+  readonly alwaysAllow?: boolean;
+}
+
+/** The output an external executor produced for one call of `REQUIRE_EXTERNAL_EXECUTION`. */
+export interface ExternalResult {
+  readonly toolCallId: string;
+  readonly output: string | readonly ToolResultContent[];
+  readonly isError?: boolean;
+}
+
+/**
+ * Fields of each event type beyond the common {@link EventBase}. The single source of the
+ * {@link AgentEvent} union: extend here, and the union, constructors and guards follow.
+ */
+export interface EventFields {
+  REPLY_START: { readonly sessionId?: string };
+  REPLY_END: { readonly finishReason: ReplyFinishReason; readonly error?: ErrorInfo; readonly usage?: Usage };
+  MODEL_CALL_START: { readonly model: string; readonly iteration?: number };
+  MODEL_CALL_END: {
+    readonly model: string;
+    readonly usage: Usage;
+    readonly finishReason: string;
+    readonly responseModel?: string;
+    readonly error?: ErrorInfo;
+  };
+  TEXT_BLOCK_START: { readonly blockId: string };
+  TEXT_BLOCK_DELTA: { readonly blockId: string; readonly delta: string };
+  TEXT_BLOCK_END: { readonly blockId: string };
+  THINKING_BLOCK_START: { readonly blockId: string };
+  THINKING_BLOCK_DELTA: { readonly blockId: string; readonly delta: string };
+  THINKING_BLOCK_END: { readonly blockId: string };
+  TOOL_CALL_START: { readonly blockId: string; readonly toolCallId: string; readonly name: string };
+  TOOL_CALL_DELTA: { readonly blockId: string; readonly delta: string };
+  TOOL_CALL_END: { readonly blockId: string };
+  TOOL_RESULT_START: { readonly blockId: string; readonly toolCallId: string; readonly name: string };
+  TOOL_RESULT_DELTA: { readonly blockId: string; readonly delta: string };
+  TOOL_RESULT_END: {
+    readonly blockId: string;
+    readonly toolCallId: string;
+    readonly status: ToolResultStatus;
+    /** The complete, authoritative output (deltas are live progress). */
+    readonly output: readonly ToolResultContent[];
+  };
+  HINT_BLOCK: { readonly blockId: string; readonly text: string };
+  DATA_BLOCK_START: { readonly blockId: string; readonly mediaType: string; readonly url?: string };
+  DATA_BLOCK_DELTA: { readonly blockId: string; readonly delta: string };
+  DATA_BLOCK_END: { readonly blockId: string };
+  REQUIRE_USER_CONFIRM: { readonly toolCalls: readonly PendingToolCall[] };
+  USER_CONFIRM_RESULT: { readonly results: readonly ConfirmResult[] };
+  REQUIRE_EXTERNAL_EXECUTION: { readonly toolCalls: readonly PendingToolCall[] };
+  EXTERNAL_EXECUTION_RESULT: { readonly results: readonly ExternalResult[] };
+  CUSTOM: { readonly name: string; readonly value: unknown };
+}
+
+/** Every event type name. */
+export type AgentEventType = keyof EventFields;
+
+/** Fields every event carries. */
+export interface EventBase {
+  readonly id: string;
+  readonly replyId: string;
+  /** Milliseconds since the epoch. */
+  readonly createdAt: number;
+  /** Name of the agent that emitted the event (subagents have their own). */
+  readonly source: string;
+  readonly metadata?: Readonly<Record<string, unknown>>;
+}
+
+type EventShape<K extends AgentEventType> = EventBase & { readonly type: K } & EventFields[K];
+
+/**
+ * Everything a reply emits: a discriminated union on `type`.
+ *
+ * @example
+ * ```ts
+ * agent.reply('hi').subscribe((e: AgentEvent) => {
+ *   if (e.type === 'TEXT_BLOCK_DELTA') process.stdout.write(e.delta);
+ * });
+ * ```
+ */
+export type AgentEvent = { [K in AgentEventType]: EventShape<K> }[AgentEventType];
+
+/**
+ * The event (or events) of the given type(s).
+ *
+ * @example
+ * ```ts
+ * const onDelta = (e: AgentEventOf<'TEXT_BLOCK_DELTA'>) => process.stdout.write(e.delta);
+ * ```
+ */
+export type AgentEventOf<T extends AgentEventType> = Extract<AgentEvent, { readonly type: T }>;
+
+/** Event types a {@link ChatModel} emits (the agent stamps them into full events). */
+export type ModelEventType =
+  | 'TEXT_BLOCK_START'
+  | 'TEXT_BLOCK_DELTA'
+  | 'TEXT_BLOCK_END'
+  | 'THINKING_BLOCK_START'
+  | 'THINKING_BLOCK_DELTA'
+  | 'THINKING_BLOCK_END'
+  | 'TOOL_CALL_START'
+  | 'TOOL_CALL_DELTA'
+  | 'TOOL_CALL_END'
+  | 'DATA_BLOCK_START'
+  | 'DATA_BLOCK_DELTA'
+  | 'DATA_BLOCK_END'
+  | 'MODEL_CALL_END';
+
+/**
+ * What a {@link ChatModel} emits: the content events of a model call without the fields the
+ * agent adds (`id`, `replyId`, `createdAt`, `source`), ending with one `MODEL_CALL_END`.
+ *
+ * @example
+ * ```ts
+ * const chunk: ModelEvent = { type: 'TEXT_BLOCK_DELTA', blockId: 'b1', delta: 'Hel' };
+ * ```
+ */
+export type ModelEvent = { [K in ModelEventType]: { readonly type: K } & EventFields[K] }[ModelEventType];
+
+// Aliases for the most used events.
+/** @see AgentEvent */ export type ReplyStartEvent = AgentEventOf<'REPLY_START'>;
+/** @see AgentEvent */ export type ReplyEndEvent = AgentEventOf<'REPLY_END'>;
+/** @see AgentEvent */ export type ModelCallStartEvent = AgentEventOf<'MODEL_CALL_START'>;
+/** @see AgentEvent */ export type ModelCallEndEvent = AgentEventOf<'MODEL_CALL_END'>;
+/** @see AgentEvent */ export type ToolCallStartEvent = AgentEventOf<'TOOL_CALL_START'>;
+/** @see AgentEvent */ export type ToolResultEndEvent = AgentEventOf<'TOOL_RESULT_END'>;
+/** @see AgentEvent */ export type RequireUserConfirmEvent = AgentEventOf<'REQUIRE_USER_CONFIRM'>;
+/** @see AgentEvent */ export type RequireExternalExecutionEvent = AgentEventOf<'REQUIRE_EXTERNAL_EXECUTION'>;
+/** @see AgentEvent */ export type UserConfirmResultEvent = AgentEventOf<'USER_CONFIRM_RESULT'>;
+/** @see AgentEvent */ export type ExternalExecutionResultEvent = AgentEventOf<'EXTERNAL_EXECUTION_RESULT'>;
+/** @see AgentEvent */ export type CustomEvent = AgentEventOf<'CUSTOM'>;

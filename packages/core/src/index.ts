@@ -1,0 +1,83 @@
+// @rxscope/core — public API. Explicit named exports only.
+
+// messages
+export type {
+  ContentBlock,
+  DataBlock,
+  HintBlock,
+  Msg,
+  Role,
+  TextBlock,
+  ThinkingBlock,
+  ToolCallBlock,
+  ToolResultBlock,
+  ToolResultContent,
+  ToolResultStatus,
+} from './message/blocks.js';
+export { createMsg, textOfMsg, toolCallsOf, toolResultsOf, unansweredToolCalls } from './message/msg.js';
+export { createReplyReducer } from './message/reducer.js';
+export type { OpenBlock, ReplyReducer, ReplyReducerOptions } from './message/reducer.js';
+export { toMessage } from './message/operators.js';
+
+// events
+export type {
+  AgentEvent,
+  AgentEventOf,
+  AgentEventType,
+  ConfirmResult,
+  CustomEvent,
+  ErrorInfo,
+  EventBase,
+  EventFields,
+  ExternalExecutionResultEvent,
+  ExternalResult,
+  ModelCallEndEvent,
+  ModelCallStartEvent,
+  ModelEvent,
+  ModelEventType,
+  PendingToolCall,
+  ReplyEndEvent,
+  ReplyFinishReason,
+  ReplyStartEvent,
+  RequireExternalExecutionEvent,
+  RequireUserConfirmEvent,
+  ToolCallStartEvent,
+  ToolResultEndEvent,
+  Usage,
+  UserConfirmResultEvent,
+} from './event/events.js';
+export { createEvent } from './event/create.js';
+export type { EventOrigin } from './event/create.js';
+export { AGENT_EVENT_TYPES, isAgentEvent, isBlockDelta, isBlockEnd, isBlockStart, isEvent } from './event/guards.js';
+export type { BlockDeltaEvent, BlockEndEvent, BlockStartEvent } from './event/guards.js';
+
+// models
+export type { ChatModel, ModelOptions, ModelRequest, ToolChoice, ToolSchema } from './model/chat-model.js';
+export { ModelError, toErrorInfo } from './model/model-error.js';
+export type { ModelErrorOptions } from './model/model-error.js';
+
+// tools
+export { defineTool } from './tool/tool.js';
+export type { Tool, ToolContext, ToolDefinition, ToolOutput, ToolPermissionDecision } from './tool/tool.js';
+export { parseToolArguments, validateToolInput } from './tool/validate.js';
+export type { ParsedArguments } from './tool/validate.js';
+
+// middleware
+export { ContextToken } from './middleware/context.js';
+export type { RuntimeContext, StateSlot } from './middleware/context.js';
+export { middlewareKey } from './middleware/middleware.js';
+export type { ActingInput, AgentInput, Middleware, ModelCallInput, Next, ReasoningInput } from './middleware/middleware.js';
+export { chainFor, composeChain } from './middleware/chain.js';
+export type { Chain, Layer, OnionHook } from './middleware/chain.js';
+
+// agent
+export { Agent } from './agent/agent.js';
+export type { AgentOptions, ReplyInput } from './agent/agent.js';
+export { AgentError, AgentUsageError } from './agent/errors.js';
+
+// state
+export { AgentStateError, parseAgentState, STATE_VERSION } from './state/snapshot.js';
+export type { AgentStateSnapshot } from './state/snapshot.js';
+
+// utilities
+export { newId } from './util/id.js';

@@ -1,0 +1,27 @@
+import { defer, map, type Observable, type OperatorFunction, reduce } from 'rxjs';
+import type { AgentEvent } from '../event/events.js';
+import type { Msg } from './blocks.js';
+import { createReplyReducer, type ReplyReducerOptions } from './reducer.js';
+
+/**
+ * Folds a reply's events into the reply {@link Msg} (emitted once, when the stream completes),
+ * with the reducer the agent itself uses.
+ *
+ * @example
+ * ```ts
+ * const msg = await lastValueFrom(agent.reply('hi').pipe(toMessage()));
+ * ```
+ */
+export function toMessage(options: ReplyReducerOptions = {}): OperatorFunction<AgentEvent, Msg> {
+  return (source: Observable<AgentEvent>) =>
+    defer(() => {
+      const reducer = createReplyReducer(options);
+      return source.pipe(
+        reduce((r, e) => {
+          r.apply(e);
+          return r;
+        }, reducer),
+        map((r) => r.message()),
+      );
+    });
+}

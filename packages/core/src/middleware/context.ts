@@ -1,0 +1,54 @@
+import type { AgentEventOf, AgentEventType, EventFields } from '../event/events.js';
+
+/**
+ * A typed key for per-reply data in the {@link RuntimeContext}, like Angular's `HttpContextToken`.
+ * Create tokens once (module level) and share them; values live in each reply's context.
+ *
+ * @example
+ * ```ts
+ * const STARTED_AT = new ContextToken<number>('startedAt', () => 0);
+ * // in a hook: ctx.set(STARTED_AT, Date.now()); ... ctx.get(STARTED_AT)
+ * ```
+ */
+export class ContextToken<T> {
+  constructor(
+    readonly description: string,
+    readonly defaultValue: () => T,
+  ) {}
+  toString(): string {
+    return `ContextToken(${this.description})`;
+  }
+}
+
+/**
+ * A slot of state persisted with the agent (saved by `saveState()`, restored with `state`).
+ * Values must be JSON-serialisable.
+ */
+export interface StateSlot<T> {
+  get(): T | undefined;
+  set(value: T): void;
+  delete(): void;
+}
+
+/**
+ * What every hook receives besides its input: identity of the reply, cancellation, per-reply
+ * values and persisted state. One context per reply, so shared middleware instances keep each
+ * reply's data apart.
+ */
+export interface RuntimeContext {
+  readonly agentName: string;
+  readonly replyId: string;
+  readonly sessionId: string;
+  /** Number of the current reasoning step, from 1 (0 before the first step starts). */
+  readonly iteration: number;
+  /** Aborted when the reply is cancelled (unsubscribe) or interrupted. */
+  readonly signal: AbortSignal;
+  /** The value of `token` for this reply (its default until set). */
+  get<T>(token: ContextToken<T>): T;
+  set<T>(token: ContextToken<T>, value: T): void;
+  has(token: ContextToken<unknown>): boolean;
+  /** Persisted state under `key` (use the middleware's key). */
+  state<T>(key: string): StateSlot<T>;
+  /** Builds an event of this reply (id, reply id, source and timestamp filled in). */
+  event<T extends AgentEventType>(type: T, fields: EventFields[T]): AgentEventOf<T>;
+}

@@ -1,0 +1,87 @@
+import type { Observable, ObservableInput } from 'rxjs';
+import type { Agent } from '../agent/agent.js';
+import type { AgentEvent, ExternalExecutionResultEvent, UserConfirmResultEvent } from '../event/events.js';
+import type { Msg, ToolCallBlock } from '../message/blocks.js';
+import type { ChatModel, ModelOptions, ModelRequest, ToolChoice } from '../model/chat-model.js';
+import type { Tool } from '../tool/tool.js';
+import type { RuntimeContext } from './context.js';
+
+/**
+ * The rest of the chain: call it with the (possibly replaced) input to run the inner layers.
+ * It may be called several times (retry, fallback, fan-out); not calling it short-circuits.
+ */
+export type Next<I> = (input: I) => Observable<AgentEvent>;
+
+/** Input of `onAgent`: one whole reply. */
+export interface AgentInput {
+  /** The new messages of this reply (empty when resuming a suspended reply). */
+  readonly messages: readonly Msg[];
+  /** The resume event, when this reply continues a suspended one. */
+  readonly resume?: UserConfirmResultEvent | ExternalExecutionResultEvent;
+}
+
+/** Input of `onReasoning`: one reasoning step (assemble input, call the model, decode). */
+export interface ReasoningInput {
+  /** The conversation the model will see, without the system prompt (the reply so far last). */
+  readonly messages: readonly Msg[];
+  readonly tools: readonly Tool[];
+  readonly toolChoice: ToolChoice;
+  readonly options: ModelOptions;
+  readonly model: ChatModel;
+}
+
+/** Input of `onActing`: the execution of ONE validated, permitted tool call. */
+export interface ActingInput {
+  readonly toolCall: ToolCallBlock;
+  readonly tool: Tool;
+  /** The validated arguments (what `execute` receives). */
+  readonly input: unknown;
+}
+
+/** Input of `onModelCall`: one call of one model (once per attempt). */
+export interface ModelCallInput extends ModelRequest {
+  /** The model to call; a fallback middleware passes another one to `next`. */
+  readonly model: ChatModel;
+}
+
+/**
+ * A middleware: optional hooks around each phase of the agent loop. Instances are stateless
+ * and may be shared by many agents; per-reply data lives in the context.
+ *
+ * @example
+ * ```ts
+ * const timing: Middleware = {
+ *   key: 'timing',
+ *   onModelCall: (agent, ctx, input, next) => defer(() => {
+ *     const t0 = performance.now();
+ *     return next(input).pipe(finalize(() => console.log(`${input.model.modelName}: ${performance.now() - t0} ms`)));
+ *   }),
+ * };
+ * ```
+ */
+export interface Middleware {
+  /** State key (default: the class or function name). */
+  readonly key?: string;
+  onAgent?(agent: Agent, ctx: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent>;
+  onReasoning?(agent: Agent, ctx: RuntimeContext, input: ReasoningInput, next: Next<ReasoningInput>): Observable<AgentEvent>;
+  onActing?(agent: Agent, ctx: RuntimeContext, input: ActingInput, next: Next<ActingInput>): Observable<AgentEvent>;
+  onModelCall?(agent: Agent, ctx: RuntimeContext, input: ModelCallInput, next: Next<ModelCallInput>): Observable<AgentEvent>;
+  /** Transforms the system prompt; applied in order, once per reasoning step. */
+  onSystemPrompt?(agent: Agent, ctx: RuntimeContext, prompt: string): ObservableInput<string> | string;
+  /** Tools this middleware contributes; the agent registers them. */
+  tools?(): readonly Tool[];
+}
+
+/**
+ * The state key of a middleware: its `key`, else its class name.
+ *
+ * @example
+ * ```ts
+ * middlewareKey(new ReplyBudgetMiddleware({ tokenBudget: 1000 })); // 'ReplyBudgetMiddleware'
+ * ```
+ */
+export function middlewareKey(middleware: Middleware): string {
+  if (middleware.key) return middleware.key;
+  const ctorName = (middleware as { constructor?: { name?: string } }).constructor?.name;
+  return ctorName && ctorName !== 'Object' ? ctorName : 'middleware';
+}

@@ -1,0 +1,61 @@
+import type { ErrorInfo } from '../event/events.js';
+
+/** Options of {@link ModelError}. */
+export interface ModelErrorOptions {
+  /** HTTP status, when the failure came from a server. */
+  readonly status?: number;
+  /** True when the same request may succeed later (rate limits, 5xx, dropped connections). */
+  readonly retryable?: boolean;
+  /** How long the server asked to wait (from `Retry-After`). */
+  readonly retryAfterMs?: number;
+  /** Short machine-readable code (`rate_limited`, `timeout`, `malformed_response`...). */
+  readonly code?: string;
+  readonly cause?: unknown;
+}
+
+/**
+ * A typed model failure, so retry and fallback middlewares decide without parsing strings.
+ *
+ * @example
+ * ```ts
+ * throw new ModelError('rate limited', { status: 429, retryable: true, retryAfterMs: 2000, code: 'rate_limited' });
+ * ```
+ */
+export class ModelError extends Error {
+  override readonly name = 'ModelError';
+  readonly status: number | undefined;
+  readonly retryable: boolean;
+  readonly retryAfterMs: number | undefined;
+  readonly code: string | undefined;
+
+  constructor(message: string, options: ModelErrorOptions = {}) {
+    super(message, options.cause !== undefined ? { cause: options.cause } : undefined);
+    this.status = options.status;
+    this.retryable = options.retryable ?? false;
+    this.retryAfterMs = options.retryAfterMs;
+    this.code = options.code;
+  }
+}
+
+/**
+ * Describes any thrown value as a JSON-serialisable {@link ErrorInfo}.
+ *
+ * @example
+ * ```ts
+ * const info = toErrorInfo(new ModelError('boom', { status: 500, retryable: true }));
+ * // { name: 'ModelError', message: 'boom', status: 500, retryable: true }
+ * ```
+ */
+export function toErrorInfo(error: unknown): ErrorInfo {
+  if (error instanceof Error) {
+    const e = error as Error & { status?: unknown; retryable?: unknown; code?: unknown };
+    return {
+      name: error.name,
+      message: error.message,
+      ...(typeof e.code === 'string' ? { code: e.code } : {}),
+      ...(typeof e.status === 'number' ? { status: e.status } : {}),
+      ...(typeof e.retryable === 'boolean' ? { retryable: e.retryable } : {}),
+    };
+  }
+  return { name: 'Error', message: typeof error === 'string' ? error : JSON.stringify(error) ?? String(error) };
+}

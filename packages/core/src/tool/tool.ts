@@ -1,0 +1,112 @@
+import type { ObservableInput } from 'rxjs';
+import { z } from 'zod';
+import type { ToolResultContent } from '../message/blocks.js';
+import type { ToolSchema } from '../model/chat-model.js';
+
+/**
+ * What a tool's `execute` may produce, per emitted value: text, a JSON-serialisable value
+ * (sent to the model as JSON), or content blocks (text and data).
+ */
+export type ToolOutput = string | number | boolean | null | ToolResultContent | readonly ToolResultContent[] | object;
+
+/** What a running tool receives besides its input. */
+export interface ToolContext {
+  /** Aborted when the call is cancelled (unsubscribe, interrupt, timeout): stop work promptly. */
+  readonly signal: AbortSignal;
+  /** Id of the tool call being executed. */
+  readonly callId: string;
+  /** Name of the agent running the tool. */
+  readonly agentName: string;
+  readonly replyId: string;
+  /** Streams partial output as a `TOOL_RESULT_DELTA` (progress shown live; not part of the result). */
+  emit(partial: string): void;
+}
+
+/** A permission verdict a tool can give for one call (see the permission engine). */
+export type ToolPermissionDecision =
+  | { readonly behavior: 'allow' }
+  | { readonly behavior: 'deny'; readonly reason: string }
+  | { readonly behavior: 'ask'; readonly reason?: string };
+
+/** Definition passed to {@link defineTool}. */
+export interface ToolDefinition<S extends z.ZodType> {
+  readonly name: string;
+  readonly description: string;
+  /** zod schema of the arguments; the model gets its JSON Schema. */
+  readonly input: S;
+  /** Reads only: may run without confirmation in `strict` mode and in `plan` mode. Default false. */
+  readonly readOnly?: boolean;
+  /** May run in parallel with neighbouring concurrency-safe calls. Default: same as `readOnly`. */
+  readonly concurrencySafe?: boolean;
+  /** Executed outside the agent: the reply suspends with `REQUIRE_EXTERNAL_EXECUTION`. */
+  readonly external?: boolean;
+  /** Ask a person before running (or decide per input). */
+  readonly needsApproval?: boolean | ((input: z.output<S>) => boolean | Promise<boolean>);
+  /** Richer own permission check, consulted after the rules (see DESIGN §4). */
+  readonly checkPermissions?: (input: z.output<S>) => ToolPermissionDecision | Promise<ToolPermissionDecision>;
+  /**
+   * Runs the tool. Every emitted value is streamed as `TOOL_RESULT_DELTA`, and the values
+   * together form the result. A throw or error notification becomes an error result.
+   */
+  readonly execute?: (input: z.output<S>, ctx: ToolContext) => ObservableInput<ToolOutput>;
+}
+
+/** A registered tool (the output of {@link defineTool}). */
+export interface Tool<I = unknown> {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: z.ZodType<I>;
+  /** JSON Schema of the arguments (computed once). */
+  readonly schema: ToolSchema;
+  readonly readOnly: boolean;
+  readonly concurrencySafe: boolean;
+  readonly external: boolean;
+  readonly needsApproval?: boolean | ((input: I) => boolean | Promise<boolean>);
+  readonly checkPermissions?: (input: I) => ToolPermissionDecision | Promise<ToolPermissionDecision>;
+  readonly execute?: (input: I, ctx: ToolContext) => ObservableInput<ToolOutput>;
+}
+
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/**
+ * Defines a tool with a zod input schema. The JSON Schema sent to the model comes from zod.
+ *
+ * @example
+ * ```ts
+ * const add = defineTool({
+ *   name: 'add',
+ *   description: 'Adds two numbers',
+ *   input: z.object({ a: z.number(), b: z.number() }),
+ *   readOnly: true,
+ *   execute: ({ a, b }) => of(String(a + b)),
+ * });
+ * ```
+ */
+export function defineTool<S extends z.ZodType>(definition: ToolDefinition<S>): Tool<z.output<S>> {
+  if (!TOOL_NAME.test(definition.name)) {
+    throw new TypeError(
+      `Invalid tool name "${definition.name}": use 1-64 letters, digits, "_" or "-" (models reject other names).`,
+    );
+  }
+  if (!definition.execute && !definition.external) {
+    throw new TypeError(`Tool "${definition.name}" needs an execute function, or external: true.`);
+  }
+  const parameters = z.toJSONSchema(definition.input, { io: 'input', unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >;
+  delete parameters['$schema'];
+  const readOnly = definition.readOnly ?? false;
+  return {
+    name: definition.name,
+    description: definition.description,
+    inputSchema: definition.input as z.ZodType<z.output<S>>,
+    schema: { name: definition.name, description: definition.description, parameters },
+    readOnly,
+    concurrencySafe: definition.concurrencySafe ?? readOnly,
+    external: definition.external ?? false,
+    ...(definition.needsApproval !== undefined ? { needsApproval: definition.needsApproval } : {}),
+    ...(definition.checkPermissions ? { checkPermissions: definition.checkPermissions } : {}),
+    ...(definition.execute ? { execute: definition.execute } : {}),
+  };
+}

@@ -1,0 +1,54 @@
+import type { z } from 'zod';
+import type { Tool } from './tool.js';
+
+/** Outcome of {@link parseToolArguments}. */
+export type ParsedArguments = { readonly ok: true; readonly input: unknown } | { readonly ok: false; readonly message: string };
+
+/**
+ * Parses a tool call's raw JSON arguments and validates them against the tool's schema. On
+ * failure, `message` is written for the model: it names each offending field and the expected
+ * type, so the model can correct the call.
+ *
+ * @example
+ * ```ts
+ * const r = parseToolArguments(add, '{"a":"2","b":3}');
+ * // { ok: false, message: 'Invalid arguments for tool "add":\n- a: expected number, received string ...' }
+ * ```
+ */
+export function parseToolArguments(tool: Tool, raw: string): ParsedArguments {
+  let value: unknown;
+  const text = raw.trim();
+  try {
+    value = text === '' ? {} : JSON.parse(text);
+  } catch (e) {
+    return {
+      ok: false,
+      message:
+        `Invalid arguments for tool "${tool.name}": not valid JSON (${(e as Error).message}). ` +
+        `Send a JSON object matching the tool's parameter schema.`,
+    };
+  }
+  return validateToolInput(tool, value);
+}
+
+/**
+ * Validates an already parsed input (e.g. an input edited by a person) against the tool's schema.
+ *
+ * @example
+ * ```ts
+ * const r = validateToolInput(add, { a: 1, b: 2 }); // { ok: true, input: { a: 1, b: 2 } }
+ * ```
+ */
+export function validateToolInput(tool: Tool, value: unknown): ParsedArguments {
+  const result = tool.inputSchema.safeParse(value);
+  if (result.success) return { ok: true, input: result.data };
+  return { ok: false, message: describeIssues(tool.name, result.error.issues) };
+}
+
+function describeIssues(toolName: string, issues: readonly z.core.$ZodIssue[]): string {
+  const lines = issues.map((issue) => {
+    const field = issue.path.length ? issue.path.map(String).join('.') : '(arguments)';
+    return `- ${field}: ${issue.message.replace(/^Invalid input: /, '')}`;
+  });
+  return `Invalid arguments for tool "${toolName}":\n${lines.join('\n')}\nFix these fields and call the tool again.`;
+}
