@@ -108,8 +108,7 @@ export class Agent {
     const maxIters = options.maxIters ?? 20;
     if (!Number.isInteger(maxIters) || maxIters < 0) throw new AgentUsageError(`maxIters must be a non-negative integer, got ${maxIters}.`);
     this.agentChain = chainFor(this.middlewares, 'onAgent');
-    this.promptLayers = this.middlewares.filter((m) => m.onSystemPrompt);
-    const self = this;
+    this.promptLayers = this.middlewares.filter((m) => m.onSystemPrompt !== undefined);
     this.host = {
       agent: this,
       model: this.model,
@@ -123,10 +122,10 @@ export class Agent {
       resetToolChoice: options.resetToolChoice ?? true,
       modelOptions: options.modelOptions ?? {},
       maxConcurrentTools: Math.max(1, options.maxConcurrentTools ?? 8),
-      systemPrompt: (ctx) => self.systemPrompt(ctx),
-      context: () => self.contextMessages,
+      systemPrompt: (ctx) => this.systemPrompt(ctx),
+      context: () => this.contextMessages,
       append: (messages) => {
-        if (messages.length) self.contextMessages = [...self.contextMessages, ...messages];
+        if (messages.length) this.contextMessages = [...this.contextMessages, ...messages];
       },
     };
   }
@@ -166,16 +165,18 @@ export class Agent {
    * ```
    */
   call(input: ReplyInput): Promise<Msg> {
+    // reduce() always emits, so the stream is never empty.
+    // eslint-disable-next-line rxjs-x/no-ignored-default-value
     return lastValueFrom(
       defer(() => {
         const reducer = createReplyReducer({ source: this.name });
         let end: ReplyEndEvent | undefined;
         return this.reply(input).pipe(
-          reduce((_, e) => {
+          reduce((count, e) => {
             reducer.apply(e);
             if (e.type === 'REPLY_END' && e.source === this.name) end = e;
-            return e;
-          }, undefined as AgentEvent | undefined),
+            return count + 1;
+          }, 0),
           map(() => {
             if (!end) throw new AgentError({ name: 'Error', message: 'the reply ended without REPLY_END' }, '');
             if (end.finishReason === 'error') throw new AgentError(end.error ?? { name: 'Error', message: 'unknown error' }, end.replyId);
@@ -230,7 +231,7 @@ export class Agent {
     const run = new ReplyRun(this.host, ctx);
     this.current = { run, controller };
     let ended = false;
-    const outer = this.middlewares.some((m) => m.onAgent) ? createReplyReducer({ source: this.name }) : undefined;
+    const outer = this.middlewares.some((m) => m.onAgent !== undefined) ? createReplyReducer({ source: this.name }) : undefined;
     let started = false;
     return this.agentChain(this, ctx, { messages }, (i) => run.events(i)).pipe(
       tap((e) => {
@@ -272,7 +273,7 @@ export class Agent {
         `Agent "${this.name}" has no suspended reply waiting for ${value.type}; send a user message instead.`,
       );
     }
-    return [value as Msg];
+    return [value];
   }
 
   private systemPrompt(ctx: ReplyContext): Observable<string> {

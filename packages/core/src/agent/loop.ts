@@ -155,7 +155,7 @@ export class ReplyRun {
       options: host.modelOptions,
       model: host.model,
     };
-    return host.reasoningChain(host.agent, ctx, input, (i) => this.reason(i)).pipe(tap(this.apply));
+    return host.reasoningChain(host.agent, ctx, input, (i) => this.reason(i)).pipe(tap((e) => this.apply(e)));
   }
 
   private reason(input: ReasoningInput): Observable<AgentEvent> {
@@ -183,7 +183,7 @@ export class ReplyRun {
     const { host, ctx } = this;
     const prepared = calls.map((c) => prepareCall(c, host.tools));
     const acting = (i: ActingInput) => host.actingChain(host.agent, ctx, i, (j) => executeTool(ctx, j));
-    return runCalls(prepared, host.maxConcurrentTools, (p) => runCall(ctx, p, acting)).pipe(tap(this.apply));
+    return runCalls(prepared, host.maxConcurrentTools, (p) => runCall(ctx, p, acting)).pipe(tap((e) => this.apply(e)));
   }
 
   private readonly apply = (e: AgentEvent): void => {

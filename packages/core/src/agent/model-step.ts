@@ -60,7 +60,7 @@ export function callModel(ctx: RuntimeContext, input: ModelCallInput): Observabl
         default:
           break;
       }
-      return ctx.event(e.type, e as never) as AgentEvent;
+      return ctx.event(e.type, e);
     };
 
     const body = new Observable<AgentEvent>((subscriber) => {

@@ -97,7 +97,7 @@ export function parseAgentState(value: unknown): AgentStateSnapshot {
     );
   }
   const result = agentStateSchema.safeParse(value);
-  if (result.success) return result.data as AgentStateSnapshot;
+  if (result.success) return result.data;
   const issue = result.error.issues[0]!;
   const path = issue.path.map(String).join('.') || '(root)';
   throw new AgentStateError(`Invalid agent state at "${path}": ${issue.message}`, path);

@@ -19,8 +19,8 @@ function isContent(v: unknown): v is ToolResultContent {
 export function toolOutputToContent(value: ToolOutput): ToolResultContent[] {
   if (typeof value === 'string') return [{ type: 'text', text: value }];
   if (isContent(value)) return [value];
-  if (Array.isArray(value) && value.length > 0 && value.every(isContent)) return [...(value as ToolResultContent[])];
-  return [{ type: 'text', text: JSON.stringify(value) ?? String(value) }];
+  if (Array.isArray(value) && value.length > 0 && value.every(isContent)) return [...(value as readonly ToolResultContent[])];
+  return [{ type: 'text', text: JSON.stringify(value) ?? 'null' }];
 }
 
 /**
