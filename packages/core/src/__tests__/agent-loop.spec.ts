@@ -1,13 +1,13 @@
 import { lastValueFrom, map, merge, toArray } from 'rxjs';
 import { z } from 'zod';
-import { Agent } from '../agent/agent';
-import { AgentError, AgentUsageError } from '../agent/errors';
-import { createMsg, textOfMsg, toolResultsOf } from '../message/msg';
-import type { Middleware } from '../middleware/middleware';
-import { ModelError } from '../model/model-error';
-import { defineTool } from '../tool/tool';
-import { ModelTestingController, ScriptedChatModel } from '../testing/index';
-import { addTool, endOf, ofType, runReply, textOf } from './helpers';
+import { Agent } from '../agent/agent.js';
+import { AgentError, AgentUsageError } from '../agent/errors.js';
+import { createMsg, textOfMsg, toolResultsOf } from '../message/msg.js';
+import type { Middleware } from '../middleware/middleware.js';
+import { ModelError } from '../model/model-error.js';
+import { defineTool } from '../tool/tool.js';
+import { ModelTestingController, ScriptedChatModel } from '../testing/index.js';
+import { addTool, endOf, ofType, runReply, textOf } from './helpers.js';
 
 describe('Agent ReAct loop', () => {
   it('streams a text reply and stores user message and reply in the conversation', async () => {

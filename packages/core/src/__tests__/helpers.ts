@@ -1,9 +1,9 @@
 import { lastValueFrom, type Observable, toArray } from 'rxjs';
 import { z } from 'zod';
-import type { Agent } from '../agent/agent';
-import type { AgentEvent, AgentEventOf, AgentEventType } from '../event/events';
-import { defineTool } from '../tool/tool';
-import { assertConsistentConversation, assertReplyGrammar } from '../testing/grammar';
+import type { Agent } from '../agent/agent.js';
+import type { AgentEvent, AgentEventOf, AgentEventType } from '../event/events.js';
+import { defineTool } from '../tool/tool.js';
+import { assertConsistentConversation, assertReplyGrammar } from '../testing/grammar.js';
 
 /**
  * Collects one reply and checks the stream grammar and the conversation on it: every scenario

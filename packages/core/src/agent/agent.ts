@@ -24,6 +24,7 @@ import { toErrorInfo } from '../model/model-error.js';
 import { parseAgentState, STATE_VERSION, type AgentStateSnapshot } from '../state/snapshot.js';
 import type { Tool } from '../tool/tool.js';
 import { newId } from '../util/id.js';
+import { closingEvents } from './closing.js';
 import { AgentError, AgentUsageError } from './errors.js';
 import { ReplyRun, type LoopHost } from './loop.js';
 import { ReplyQueue } from './mutex.js';
@@ -244,16 +245,8 @@ export class Agent {
         // Only a failure of an onAgent layer itself reaches here; the loop ends its own failures.
         if (ended) return from([]);
         ended = true;
-        const closing: AgentEvent[] = [];
-        if (!started) closing.push(ctx.event('REPLY_START', { sessionId: this.sessionId }));
-        for (const b of outer?.openBlocks().reverse() ?? []) {
-          if (b.kind === 'tool_result') {
-            closing.push(ctx.event('TOOL_RESULT_END', { blockId: b.blockId, toolCallId: b.toolCallId ?? '', status: 'error', output: [] }));
-          } else {
-            const type = ({ text: 'TEXT_BLOCK_END', thinking: 'THINKING_BLOCK_END', tool_call: 'TOOL_CALL_END', data: 'DATA_BLOCK_END' } as const)[b.kind];
-            closing.push(ctx.event(type, { blockId: b.blockId }));
-          }
-        }
+        const closing: AgentEvent[] = started ? [] : [ctx.event('REPLY_START', { sessionId: this.sessionId })];
+        if (outer) closing.push(...closingEvents(ctx, outer, 'error', `the reply failed: ${toErrorInfo(err).message}`));
         closing.push(ctx.event('REPLY_END', { finishReason: 'error', error: toErrorInfo(err) }));
         return from(closing);
       }),

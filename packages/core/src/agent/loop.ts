@@ -25,7 +25,8 @@ import type { ActingInput, AgentInput, ModelCallInput, ReasoningInput } from '..
 import type { ModelOptions, ChatModel, ToolChoice } from '../model/chat-model.js';
 import { toErrorInfo } from '../model/model-error.js';
 import type { Tool } from '../tool/tool.js';
-import { executeTool, prepareCall, resultEvents, runCall, runCalls } from './acting.js';
+import { executeTool, prepareCall, runCall, runCalls } from './acting.js';
+import { closingEvents } from './closing.js';
 import { callModel } from './model-step.js';
 import type { ReplyContext } from './reply-context.js';
 
@@ -216,40 +217,7 @@ export class ReplyRun {
           ? 'the iteration limit was reached'
           : `the reply was interrupted${this.interruptReason ? ` (${this.interruptReason})` : ''}`;
     const { ctx, reducer } = this;
-    const out: AgentEvent[] = [];
-    for (const block of reducer.openBlocks().reverse()) {
-      const blockId = block.blockId;
-      if (block.kind === 'tool_result') {
-        out.push(
-          ctx.event('TOOL_RESULT_END', {
-            blockId,
-            toolCallId: block.toolCallId ?? '',
-            status: reason === 'error' ? 'error' : 'interrupted',
-            output: [{ type: 'text', text: `Tool call did not finish: ${why}.` }],
-          }),
-        );
-      } else if (block.kind === 'text') out.push(ctx.event('TEXT_BLOCK_END', { blockId }));
-      else if (block.kind === 'thinking') out.push(ctx.event('THINKING_BLOCK_END', { blockId }));
-      else if (block.kind === 'tool_call') out.push(ctx.event('TOOL_CALL_END', { blockId }));
-      else out.push(ctx.event('DATA_BLOCK_END', { blockId }));
-    }
-    const openCall = reducer.openModelCall();
-    if (openCall !== undefined) {
-      out.push(
-        ctx.event('MODEL_CALL_END', {
-          model: openCall,
-          usage: { inputTokens: 0, outputTokens: 0 },
-          finishReason: reason === 'error' ? 'error' : 'interrupted',
-        }),
-      );
-    }
-    for (const e of out) reducer.apply(e);
-    for (const call of reducer.unansweredCalls()) {
-      for (const e of resultEvents(ctx, call, 'interrupted', `Tool call was not executed: ${why}.`)) {
-        reducer.apply(e);
-        out.push(e);
-      }
-    }
+    const out = closingEvents(ctx, reducer, reason === 'error' ? 'error' : 'interrupted', why);
     const u = this.usage;
     out.push(
       ctx.event('REPLY_END', {

@@ -51,8 +51,13 @@ export interface ToolDefinition<S extends z.ZodType> {
   readonly execute?: (input: z.output<S>, ctx: ToolContext) => ObservableInput<ToolOutput>;
 }
 
-/** A registered tool (the output of {@link defineTool}). */
-export interface Tool<I = unknown> {
+/**
+ * A registered tool (the output of {@link defineTool}). `Tool` without a type argument accepts
+ * a tool of any input type (the input is validated at run time by `inputSchema`).
+ */
+// `any` (not `unknown`) as the default: tools with specific inputs must fit in `Tool[]` lists.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export interface Tool<I = any> {
   readonly name: string;
   readonly description: string;
   readonly inputSchema: z.ZodType<I>;
