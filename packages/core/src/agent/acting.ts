@@ -1,11 +1,11 @@
-import { catchError, concat, defer, EMPTY, from, mergeMap, Observable, of, tap } from 'rxjs';
+import { catchError, concat, defer, EMPTY, from, isObservable, mergeMap, Observable, type ObservableInput, of, tap } from 'rxjs';
 import type { AgentEvent } from '../event/events.js';
 import type { ToolCallBlock, ToolResultContent, ToolResultStatus } from '../message/blocks.js';
 import type { RuntimeContext } from '../middleware/context.js';
 import type { ActingInput, Next } from '../middleware/middleware.js';
 import { newId } from '../util/id.js';
 import { appendContent, contentToText, toolOutputToContent } from '../tool/output.js';
-import type { Tool, ToolContext } from '../tool/tool.js';
+import type { Tool, ToolContext, ToolOutput } from '../tool/tool.js';
 import { parseToolArguments } from '../tool/validate.js';
 
 /** A tool call after lookup and validation: either ready to run or answered with an error. */
@@ -76,7 +76,7 @@ export function executeTool(ctx: RuntimeContext, input: ActingInput): Observable
     subscriber.next(ctx.event('TOOL_RESULT_START', { blockId, toolCallId: toolCall.id, name: tool.name }));
     const subscription = defer(() => {
       if (!tool.execute) throw new Error(`Tool "${tool.name}" is external and cannot run inside the agent.`);
-      return from(tool.execute(input.input, toolCtx));
+      return toolValues(tool.execute(input.input, toolCtx));
     }).subscribe({
       next: (value) => {
         const content = toolOutputToContent(value);
@@ -99,6 +99,26 @@ export function executeTool(ctx: RuntimeContext, input: ActingInput): Observable
       if (!done) controller.abort(new Error(`tool call ${toolCall.id} cancelled`));
     };
   });
+}
+
+/**
+ * What `execute` returned, as a stream of output values: a string or a plain value is one value
+ * (a string is iterable, but is never split into characters); Observables, promises, arrays and
+ * (async) iterables emit what they hold.
+ */
+function toolValues(out: ObservableInput<ToolOutput> | ToolOutput): Observable<ToolOutput> {
+  if (typeof out !== 'object' || out === null) return of(out);
+  if (
+    isObservable(out) ||
+    out instanceof Promise ||
+    Array.isArray(out) ||
+    Symbol.iterator in out ||
+    Symbol.asyncIterator in out ||
+    typeof (out as { then?: unknown }).then === 'function'
+  ) {
+    return from(out as ObservableInput<ToolOutput>);
+  }
+  return of(out);
 }
 
 /**

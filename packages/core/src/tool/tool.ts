@@ -45,10 +45,11 @@ export interface ToolDefinition<S extends z.ZodType> {
   /** Richer own permission check, consulted after the rules (see DESIGN §4). */
   readonly checkPermissions?: (input: z.output<S>) => ToolPermissionDecision | Promise<ToolPermissionDecision>;
   /**
-   * Runs the tool. Every emitted value is streamed as `TOOL_RESULT_DELTA`, and the values
-   * together form the result. A throw or error notification becomes an error result.
+   * Runs the tool: return a value, a Promise, an Observable or an (async) iterable. Every
+   * emitted value is streamed as `TOOL_RESULT_DELTA`, and the values together form the result
+   * (a returned string is one value). A throw or error notification becomes an error result.
    */
-  readonly execute?: (input: z.output<S>, ctx: ToolContext) => ObservableInput<ToolOutput>;
+  readonly execute?: (input: z.output<S>, ctx: ToolContext) => ObservableInput<ToolOutput> | ToolOutput;
 }
 
 /**
@@ -68,7 +69,7 @@ export interface Tool<I = any> {
   readonly external: boolean;
   readonly needsApproval?: boolean | ((input: I) => boolean | Promise<boolean>);
   readonly checkPermissions?: (input: I) => ToolPermissionDecision | Promise<ToolPermissionDecision>;
-  readonly execute?: (input: I, ctx: ToolContext) => ObservableInput<ToolOutput>;
+  readonly execute?: (input: I, ctx: ToolContext) => ObservableInput<ToolOutput> | ToolOutput;
 }
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
