@@ -10,6 +10,7 @@ import {
   type Observable,
   of,
   queueScheduler,
+  subscribeOn,
   Subject,
   switchMap,
   takeUntil,
@@ -63,8 +64,8 @@ const isStep = (v: AgentEvent | Step): v is Step => v instanceof ReasonStep || v
 
 /**
  * One reply of the ReAct loop: the innermost `onAgent` step. It emits `REPLY_START`, runs
- * reasoning and acting steps flatly (`expand` on the queue scheduler: a thousand iterations use
- * no more stack than one), and always ends with `REPLY_END`, after closing every open block and
+ * reasoning and acting steps flatly (`expand`, each step subscribed on the queue scheduler: a
+ * thousand iterations use no more stack than one), and always ends with `REPLY_END`, after closing every open block and
  * answering every unanswered tool call. The reply's message is folded with the same reducer a
  * consumer uses, and appended to the conversation when the reply ends (or is cancelled).
  */
@@ -101,7 +102,9 @@ export class ReplyRun {
     return defer(() => {
       this.host.append(input.messages);
       const steps = of<AgentEvent | Step>(new ReasonStep(this.host.maxIters <= 0)).pipe(
-        expand((v) => (isStep(v) ? this.runStep(v) : EMPTY), Infinity, queueScheduler),
+        // Each step is subscribed on the queue scheduler: when steps complete synchronously, the next
+        // one starts after the current returns (a trampoline), so the stack stays flat.
+        expand((v) => (isStep(v) ? this.runStep(v).pipe(subscribeOn(queueScheduler)) : EMPTY)),
         filter((v): v is AgentEvent => !isStep(v)),
         catchError((err: unknown) => {
           this.failure = err;
