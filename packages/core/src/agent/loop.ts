@@ -112,8 +112,10 @@ export class ReplyRun {
         }),
         takeUntil(this.interrupts),
       );
+      const start = this.ctx.event('REPLY_START', { sessionId: this.ctx.sessionId });
+      this.reducer.apply(start);
       return concat(
-        of(this.ctx.event('REPLY_START', { sessionId: this.ctx.sessionId })),
+        of(start),
         steps,
         defer(() => from(this.finish())),
       ).pipe(finalize(() => this.finish()));

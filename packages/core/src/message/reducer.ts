@@ -25,7 +25,7 @@ export interface OpenBlock {
 
 /** Options of {@link createReplyReducer}. */
 export interface ReplyReducerOptions {
-  /** Id of the message being built (default: a new id). */
+  /** Id of the message being built (default: the reply id, so every consumer gets the same id). */
   readonly id?: string;
   /** Author name written into the message (default: the `source` of the first event). */
   readonly name?: string;
@@ -67,7 +67,7 @@ export function createReplyReducer(options: ReplyReducerOptions = {}): ReplyRedu
   const byBlock = new Map<string, Entry>();
   const callOrder = new Map<string, number>();
   let modelCall: string | undefined;
-  const id = options.initial?.id ?? options.id ?? newId('msg');
+  let id = options.initial?.id ?? options.id;
   let name = options.initial?.name ?? options.name;
   let createdAt = options.initial?.createdAt;
 
@@ -105,6 +105,7 @@ export function createReplyReducer(options: ReplyReducerOptions = {}): ReplyRedu
     if (options.source !== undefined && event.source !== options.source) return;
     name ??= event.source;
     createdAt ??= event.createdAt;
+    id ??= event.replyId;
     switch (event.type) {
       case 'TEXT_BLOCK_START':
         open('text', event);
@@ -171,7 +172,7 @@ export function createReplyReducer(options: ReplyReducerOptions = {}): ReplyRedu
   return {
     apply,
     message: () => ({
-      id,
+      id: id ?? newId('msg'),
       role: 'assistant',
       name: name ?? 'assistant',
       content: entries.map(toBlock),
