@@ -46,8 +46,8 @@ export type {
   Usage,
   UserConfirmResultEvent,
 } from './event/events.js';
-export { createEvent } from './event/create.js';
-export type { EventOrigin } from './event/create.js';
+export { createDeltaEvent, createEvent } from './event/create.js';
+export type { DeltaEventType, EventOrigin } from './event/create.js';
 export { AGENT_EVENT_TYPES, isAgentEvent, isBlockDelta, isBlockEnd, isBlockStart, isEvent } from './event/guards.js';
 export type { BlockDeltaEvent, BlockEndEvent, BlockStartEvent } from './event/guards.js';
 

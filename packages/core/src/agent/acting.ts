@@ -70,7 +70,7 @@ export function executeTool(ctx: RuntimeContext, input: ActingInput): Observable
       agentName: ctx.agentName,
       replyId: ctx.replyId,
       emit: (partial) => {
-        if (!done && !subscriber.closed) subscriber.next(ctx.event('TOOL_RESULT_DELTA', { blockId, delta: partial }));
+        if (!done && !subscriber.closed) subscriber.next(ctx.delta('TOOL_RESULT_DELTA', blockId, partial));
       },
     };
     subscriber.next(ctx.event('TOOL_RESULT_START', { blockId, toolCallId: toolCall.id, name: tool.name }));
@@ -81,7 +81,7 @@ export function executeTool(ctx: RuntimeContext, input: ActingInput): Observable
       next: (value) => {
         const content = toolOutputToContent(value);
         appendContent(output, content);
-        subscriber.next(ctx.event('TOOL_RESULT_DELTA', { blockId, delta: contentToText(content) }));
+        subscriber.next(ctx.delta('TOOL_RESULT_DELTA', blockId, contentToText(content)));
       },
       error: (err: unknown) => {
         done = true;

@@ -3,14 +3,10 @@ import {
   concat,
   defer,
   EMPTY,
-  expand,
-  filter,
   finalize,
   from,
   type Observable,
   of,
-  queueScheduler,
-  subscribeOn,
   Subject,
   switchMap,
   takeUntil,
@@ -29,6 +25,7 @@ import type { Tool } from '../tool/tool.js';
 import { executeTool, prepareCall, runCall, runCalls } from './acting.js';
 import { closingEvents } from './closing.js';
 import { callModel } from './model-step.js';
+import { runSteps } from './steps.js';
 import type { ReplyContext } from './reply-context.js';
 
 /** What the loop needs from its agent (resolved once per agent). */
@@ -64,8 +61,8 @@ const isStep = (v: AgentEvent | Step): v is Step => v instanceof ReasonStep || v
 
 /**
  * One reply of the ReAct loop: the innermost `onAgent` step. It emits `REPLY_START`, runs
- * reasoning and acting steps flatly (`expand`, each step subscribed on the queue scheduler: a
- * thousand iterations use no more stack than one), and always ends with `REPLY_END`, after closing every open block and
+ * reasoning and acting steps flatly (`runSteps`, an `expand` with a trampoline: a thousand
+ * iterations use no more stack than one), and always ends with `REPLY_END`, after closing every open block and
  * answering every unanswered tool call. The reply's message is folded with the same reducer a
  * consumer uses, and appended to the conversation when the reply ends (or is cancelled).
  */
@@ -101,11 +98,7 @@ export class ReplyRun {
   events(input: AgentInput): Observable<AgentEvent> {
     return defer(() => {
       this.host.append(input.messages);
-      const steps = of<AgentEvent | Step>(new ReasonStep(this.host.maxIters <= 0)).pipe(
-        // Each step is subscribed on the queue scheduler: when steps complete synchronously, the next
-        // one starts after the current returns (a trampoline), so the stack stays flat.
-        expand((v) => (isStep(v) ? this.runStep(v).pipe(subscribeOn(queueScheduler)) : EMPTY)),
-        filter((v): v is AgentEvent => !isStep(v)),
+      const steps = runSteps<AgentEvent, Step>(new ReasonStep(this.host.maxIters <= 0), (step) => this.runStep(step), isStep).pipe(
         catchError((err: unknown) => {
           this.failure = err;
           return EMPTY;

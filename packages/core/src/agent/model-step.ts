@@ -52,6 +52,11 @@ export function callModel(ctx: RuntimeContext, input: ModelCallInput): Observabl
         case 'DATA_BLOCK_END':
           open.delete(e.blockId);
           break;
+        case 'TEXT_BLOCK_DELTA':
+        case 'THINKING_BLOCK_DELTA':
+        case 'TOOL_CALL_DELTA':
+        case 'DATA_BLOCK_DELTA':
+          return ctx.delta(e.type, e.blockId, e.delta);
         case 'MODEL_CALL_END': {
           ended = true;
           const end = ctx.event('MODEL_CALL_END', { ...e, model });

@@ -1,4 +1,4 @@
-import { createEvent, type EventOrigin } from '../event/create.js';
+import { createDeltaEvent, createEvent, type DeltaEventType, type EventOrigin } from '../event/create.js';
 import type { AgentEventOf, AgentEventType, EventFields } from '../event/events.js';
 import type { ContextToken, RuntimeContext, StateSlot } from '../middleware/context.js';
 
@@ -48,5 +48,9 @@ export class ReplyContext implements RuntimeContext {
 
   event<T extends AgentEventType>(type: T, fields: EventFields[T]): AgentEventOf<T> {
     return createEvent(type, fields, this.origin);
+  }
+
+  delta<T extends DeltaEventType>(type: T, blockId: string, delta: string): AgentEventOf<T> {
+    return createDeltaEvent(type, blockId, delta, this.origin);
   }
 }

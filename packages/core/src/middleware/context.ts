@@ -1,3 +1,4 @@
+import type { DeltaEventType } from '../event/create.js';
 import type { AgentEventOf, AgentEventType, EventFields } from '../event/events.js';
 
 /**
@@ -51,4 +52,6 @@ export interface RuntimeContext {
   state<T>(key: string): StateSlot<T>;
   /** Builds an event of this reply (id, reply id, source and timestamp filled in). */
   event<T extends AgentEventType>(type: T, fields: EventFields[T]): AgentEventOf<T>;
+  /** Builds a delta event of this reply (the fast path for streamed pieces). */
+  delta<T extends DeltaEventType>(type: T, blockId: string, delta: string): AgentEventOf<T>;
 }
