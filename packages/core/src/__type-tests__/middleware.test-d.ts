@@ -7,6 +7,7 @@ import {
   type ActingInput,
   type Agent,
   type AgentEvent,
+  type AgentEventOf,
   type AgentInput,
   ContextToken,
   type Middleware,
@@ -217,4 +218,12 @@ export function useContext(ctx: RuntimeContext): void {
   ctx.event('TEXT_BLOCK_DELTA', { blockId: 'b' });
   // @ts-expect-error -- no such event type
   ctx.event('PROGRESS', { value: 1 });
+
+  // ctx.delta: the shortcut for the five delta types only.
+  exact<AgentEventOf<'TEXT_BLOCK_DELTA'>>()(ctx.delta('TEXT_BLOCK_DELTA', 'b', 'Hel'));
+  exact<AgentEventOf<'TOOL_RESULT_DELTA'>>()(ctx.delta('TOOL_RESULT_DELTA', 'b', '50%'));
+  // @ts-expect-error -- CUSTOM is not a delta event
+  ctx.delta('CUSTOM', 'b', 'x');
+  // @ts-expect-error -- the delta is a string
+  ctx.delta('TEXT_BLOCK_DELTA', 'b', 1);
 }
