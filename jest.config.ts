@@ -15,6 +15,7 @@ function project(name: string): Project {
       '^@rxscope/core$': '<rootDir>/../core/src/index.ts',
       '^@rxscope/core/testing$': '<rootDir>/../core/src/testing/index.ts',
       '^@rxscope/core/testing/node$': '<rootDir>/../core/src/testing/node/index.ts',
+      '^@rxscope/core/node$': '<rootDir>/../core/src/node/index.ts',
       '^@rxscope/middleware-builtin$': '<rootDir>/../middleware-builtin/src/index.ts',
       '^@rxscope/harness$': '<rootDir>/../harness/src/index.ts',
       '^(\\.{1,2}/.*)\\.js$': '$1',
@@ -23,8 +24,29 @@ function project(name: string): Project {
   };
 }
 
+/**
+ * A runnable workspace package outside packages/ (examples, bench). Its tests run the built
+ * program (`tsc -b` output) as a child process; only `@rxscope/core` is mapped to its sources.
+ */
+function program(name: string, dir: string): Project {
+  const root = `<rootDir>/${dir.split('/').map(() => '..').join('/')}`;
+  return {
+    displayName: name,
+    rootDir: `<rootDir>/${dir}`,
+    testEnvironment: 'node',
+    transform: {
+      '^.+\\.ts$': ['ts-jest', { tsconfig: `${root}/tsconfig.jest.json`, diagnostics: false }],
+    },
+    moduleNameMapper: {
+      '^@rxscope/core$': `${root}/packages/core/src/index.ts`,
+      '^(\\.{1,2}/.*)\\.js$': '$1',
+    },
+    testMatch: ['<rootDir>/src/**/*.spec.ts'],
+  };
+}
+
 const config: Config = {
-  projects: [project('core')],
+  projects: [project('core'), program('quickstart', 'examples/quickstart'), program('bench', 'bench')],
 };
 
 export default config;

@@ -72,12 +72,22 @@ export type { Chain, Layer, OnionHook } from './middleware/chain.js';
 
 // agent
 export { Agent } from './agent/agent.js';
-export type { AgentOptions, ReplyInput } from './agent/agent.js';
+export type { AgentOptions, ReplyInput, ResumeInput } from './agent/agent.js';
 export { AgentError, AgentUsageError } from './agent/errors.js';
 
-// state
+// permissions
+export { decidePermission } from './permission/engine.js';
+export type { PermissionDecision } from './permission/engine.js';
+export { Permissions } from './permission/permissions.js';
+export { describeRule, ruleMatches } from './permission/rules.js';
+export type { PermissionBehavior, PermissionMode, PermissionRule, PermissionState } from './permission/rules.js';
+
+// state and sessions
 export { AgentStateError, parseAgentState, STATE_VERSION } from './state/snapshot.js';
-export type { AgentStateSnapshot } from './state/snapshot.js';
+export type { AgentStateSnapshot, PendingReply } from './state/snapshot.js';
+export { migrateState } from './state/migrations.js';
+export { InMemorySessionStore, SessionConflictError, SessionStoreError } from './state/session-store.js';
+export type { SessionStore, StoredSession } from './state/session-store.js';
 
 // utilities
 export { newId } from './util/id.js';

@@ -10,10 +10,18 @@ import {
   type Observable,
   of,
   reduce,
+  switchMap,
   take,
   tap,
 } from 'rxjs';
-import type { AgentEvent, ExternalExecutionResultEvent, ReplyEndEvent, UserConfirmResultEvent } from '../event/events.js';
+import type {
+  AgentEvent,
+  ConfirmResult,
+  ExternalExecutionResultEvent,
+  ExternalResult,
+  ReplyEndEvent,
+  UserConfirmResultEvent,
+} from '../event/events.js';
 import type { Msg } from '../message/blocks.js';
 import { createMsg } from '../message/msg.js';
 import { createReplyReducer } from '../message/reducer.js';
@@ -21,17 +29,35 @@ import { chainFor } from '../middleware/chain.js';
 import type { Middleware } from '../middleware/middleware.js';
 import type { ChatModel, ModelOptions, ToolChoice } from '../model/chat-model.js';
 import { toErrorInfo } from '../model/model-error.js';
-import { parseAgentState, STATE_VERSION, type AgentStateSnapshot } from '../state/snapshot.js';
+import { decidePermission } from '../permission/engine.js';
+import { Permissions } from '../permission/permissions.js';
+import type { PermissionState } from '../permission/rules.js';
+import type { SessionStore } from '../state/session-store.js';
+import { parseAgentState, STATE_VERSION, type AgentStateSnapshot, type PendingReply } from '../state/snapshot.js';
 import type { Tool } from '../tool/tool.js';
+import { validateToolInput } from '../tool/validate.js';
 import { newId } from '../util/id.js';
+import { resultEvents } from './acting.js';
 import { closingEvents } from './closing.js';
 import { AgentError, AgentUsageError } from './errors.js';
-import { ReplyRun, type LoopHost } from './loop.js';
+import { ReplyRun, type LoopHost, type ResumeRequest } from './loop.js';
 import { ReplyQueue } from './mutex.js';
 import { ReplyContext } from './reply-context.js';
 
-/** What `reply()` and `call()` accept. */
-export type ReplyInput = string | Msg | readonly Msg[] | UserConfirmResultEvent | ExternalExecutionResultEvent;
+/**
+ * What `reply()` and `call()` accept. Resume events need only `type` and `results` (the agent
+ * fills the other fields; a `replyId`, if given, must match the suspended reply).
+ */
+export type ReplyInput =
+  | string
+  | Msg
+  | readonly Msg[]
+  | ResumeInput<UserConfirmResultEvent>
+  | ResumeInput<ExternalExecutionResultEvent>;
+
+/** A resume event with only the fields a caller must give. */
+export type ResumeInput<E extends UserConfirmResultEvent | ExternalExecutionResultEvent> = Pick<E, 'type' | 'results'> &
+  Partial<Omit<E, 'type' | 'results'>>;
 
 /** Options of {@link Agent}. */
 export interface AgentOptions {
@@ -45,18 +71,37 @@ export interface AgentOptions {
   readonly middlewares?: readonly Middleware[];
   /** Reasoning steps that may end in tool calls before one final call without tools. Default 20. */
   readonly maxIters?: number;
-  /** Tool choice of the first reasoning step of each reply. Default `'auto'`. */
+  /**
+   * Tool choice sent to the model. `'auto'` and `'none'` apply to every reasoning step; a forced
+   * choice (`'required'` or a tool name) applies to the first step of each reply only, unless
+   * `resetToolChoice` is false. Default `'auto'`.
+   */
   readonly toolChoice?: ToolChoice;
-  /** After a forced choice (`required` or a name) has been honoured once, use `auto`. Default true. */
+  /** Use `'auto'` after the first reasoning step of a reply when `toolChoice` is forced. Default true. */
   readonly resetToolChoice?: boolean;
   /** Sampling options sent with every model call. */
   readonly modelOptions?: ModelOptions;
   /** Concurrency-safe calls running at once. Default 8. */
   readonly maxConcurrentTools?: number;
-  /** Session id exposed as `ctx.sessionId` and saved with the state. Default: a new id. */
+  /** Session id exposed as `ctx.sessionId`, saved with the state, and the key in `store`. */
   readonly sessionId?: string;
   /** A snapshot from `saveState()`, validated here (throws `AgentStateError`). */
   readonly state?: unknown;
+  /** Initial permission mode and rules (a restored state's settings win). */
+  readonly permissions?: Partial<PermissionState>;
+  /**
+   * What a plain message does while a reply waits for confirmation or external results:
+   * `'reject-pending'` (default) answers the pending calls as rejected and starts a new reply;
+   * `'refuse'` refuses the message with an {@link AgentUsageError}.
+   */
+  readonly whilePending?: 'reject-pending' | 'refuse';
+  /**
+   * Where the state lives between replies: loaded when a reply starts, saved on every
+   * suspension and every end (errors and interruptions included). Requires `sessionId`.
+   */
+  readonly store?: SessionStore;
+  /** Receives errors that have no stream to travel on (a save after cancellation). Default: console.error. */
+  readonly onBackgroundError?: (error: unknown) => void;
 }
 
 /**
@@ -75,14 +120,23 @@ export class Agent {
   readonly model: ChatModel;
   readonly middlewares: readonly Middleware[];
   readonly tools: readonly Tool[];
+  /** Permission mode and rules; change them at runtime, they persist with the state. */
+  readonly permissions: Permissions;
   private readonly host: LoopHost;
   private readonly queue = new ReplyQueue();
   private readonly agentChain;
   private readonly promptLayers: readonly Middleware[];
   private readonly sysPrompt: string;
+  private readonly toolMap: ReadonlyMap<string, Tool>;
+  private readonly whilePending: 'reject-pending' | 'refuse';
+  private readonly store: SessionStore | undefined;
+  private readonly onBackgroundError: (error: unknown) => void;
   private contextMessages: Msg[] = [];
   private summary: string | undefined;
   private middlewareState: Record<string, unknown> = {};
+  private pendingReply: PendingReply | undefined;
+  private storeVersion = 0;
+  private lastSave: Promise<unknown> = Promise.resolve();
   private current: { run: ReplyRun; controller: AbortController } | undefined;
 
   constructor(options: AgentOptions) {
@@ -90,21 +144,25 @@ export class Agent {
     this.model = options.model;
     this.middlewares = options.middlewares ?? [];
     this.sysPrompt = options.sysPrompt ?? '';
+    this.whilePending = options.whilePending ?? 'reject-pending';
+    this.store = options.store;
+    this.onBackgroundError = options.onBackgroundError ?? ((e) => console.error('[rxscope]', e));
+    this.permissions = new Permissions(options.permissions);
+    if (options.store && !options.sessionId) {
+      throw new AgentUsageError('An agent with a session store needs a sessionId (the key its state is stored under).');
+    }
     if (options.state !== undefined) {
-      const snapshot = parseAgentState(options.state);
-      this.contextMessages = [...snapshot.context];
-      this.summary = snapshot.summary;
-      this.middlewareState = structuredClone({ ...snapshot.middlewareState });
-      this.sessionId = options.sessionId ?? snapshot.sessionId;
+      this.restore(parseAgentState(options.state));
+      this.sessionId = options.sessionId ?? parseAgentState(options.state).sessionId;
     } else {
       this.sessionId = options.sessionId ?? newId('session');
     }
     const tools = new Map<string, Tool>();
-    const all = [...(options.tools ?? []), ...this.middlewares.flatMap((m) => m.tools?.() ?? [])];
-    for (const tool of all) {
+    for (const tool of [...(options.tools ?? []), ...this.middlewares.flatMap((m) => m.tools?.() ?? [])]) {
       if (tools.has(tool.name)) throw new AgentUsageError(`Two tools are named "${tool.name}"; tool names must be unique.`);
       tools.set(tool.name, tool);
     }
+    this.toolMap = tools;
     this.tools = [...tools.values()];
     const maxIters = options.maxIters ?? 20;
     if (!Number.isInteger(maxIters) || maxIters < 0) throw new AgentUsageError(`maxIters must be a non-negative integer, got ${maxIters}.`);
@@ -128,12 +186,24 @@ export class Agent {
       append: (messages) => {
         if (messages.length) this.contextMessages = [...this.contextMessages, ...messages];
       },
+      setPending: (pending) => {
+        this.pendingReply = pending;
+      },
+      decide: (tool, input) => decidePermission(tool, input, this.permissions.state),
+      alwaysAllow: (toolName) => this.permissions.addRule({ behavior: 'allow', tool: toolName }),
+      persist: () => this.persist(),
+      reportError: (error) => this.onBackgroundError(error),
     };
   }
 
   /** The conversation so far (user messages and reply messages). */
   get context(): readonly Msg[] {
     return this.contextMessages;
+  }
+
+  /** The suspended reply waiting for `USER_CONFIRM_RESULT` or `EXTERNAL_EXECUTION_RESULT`, if any. */
+  get pending(): PendingReply | undefined {
+    return this.pendingReply;
   }
 
   /** True while a reply runs. */
@@ -144,6 +214,7 @@ export class Agent {
   /**
    * Runs one reply. Cold: nothing happens until subscribe; each subscription is one reply;
    * unsubscribing cancels it (model request and tools included). Replies queue one at a time.
+   * Pass a `USER_CONFIRM_RESULT` or `EXTERNAL_EXECUTION_RESULT` to continue a suspended reply.
    *
    * @example
    * ```ts
@@ -152,12 +223,12 @@ export class Agent {
    * ```
    */
   reply(input: ReplyInput): Observable<AgentEvent> {
-    return this.queue.run(defer(() => this.startReply(input)));
+    return this.queue.run(defer(() => (this.store ? this.loadFromStore() : of(undefined)).pipe(switchMap(() => this.startReply(input)))));
   }
 
   /**
-   * Runs one reply and resolves with its message (`metadata.finishReason`, `metadata.usage`),
-   * or rejects with an {@link AgentError} when it ends with an error.
+   * Runs one reply and resolves with its message (`metadata.finishReason`, `metadata.usage`,
+   * `metadata.replyId`), or rejects with an {@link AgentError} when it ends with an error.
    *
    * @example
    * ```ts
@@ -206,7 +277,8 @@ export class Agent {
   }
 
   /**
-   * A JSON-serialisable, versioned snapshot of the conversation and middleware state.
+   * A JSON-serialisable, versioned snapshot: conversation, summary, middleware state,
+   * permission settings and the suspended reply (with its reply id and iteration).
    *
    * @example
    * ```ts
@@ -221,20 +293,56 @@ export class Agent {
       context: this.contextMessages,
       ...(this.summary !== undefined ? { summary: this.summary } : {}),
       middlewareState: structuredClone(this.middlewareState),
+      permissions: this.permissions.state,
+      ...(this.pendingReply ? { pending: this.pendingReply } : {}),
       savedAt: Date.now(),
     };
   }
 
+  private restore(snapshot: AgentStateSnapshot): void {
+    this.contextMessages = [...snapshot.context];
+    this.summary = snapshot.summary;
+    this.middlewareState = structuredClone({ ...snapshot.middlewareState });
+    this.permissions.replace(snapshot.permissions);
+    this.pendingReply = snapshot.pending;
+  }
+
+  private loadFromStore(): Observable<void> {
+    const store = this.store!;
+    return from(
+      this.lastSave.then(async () => {
+        const stored = await store.load(this.sessionId);
+        if (stored && stored.version !== this.storeVersion) {
+          this.restore(stored.state);
+          this.storeVersion = stored.version;
+        }
+      }),
+    );
+  }
+
+  private persist(): Promise<void> | undefined {
+    const store = this.store;
+    if (!store) return undefined;
+    const save = this.lastSave.then(async () => {
+      this.storeVersion = await store.save(this.sessionId, this.saveState(), this.storeVersion);
+    });
+    this.lastSave = save.catch(() => undefined);
+    return save;
+  }
+
   private startReply(input: ReplyInput): Observable<AgentEvent> {
-    const messages = this.normalizeInput(input);
+    const prepared = this.prepareInput(input);
     const controller = new AbortController();
-    const ctx = new ReplyContext(this.name, newId('reply'), this.sessionId, controller.signal, this.middlewareState);
-    const run = new ReplyRun(this.host, ctx);
+    const replyId = prepared.resume?.pending.replyId ?? newId('reply');
+    const ctx = new ReplyContext(this.name, replyId, this.sessionId, controller.signal, this.middlewareState);
+    const run = new ReplyRun(this.host, ctx, prepared.resume);
     this.current = { run, controller };
     let ended = false;
-    const outer = this.middlewares.some((m) => m.onAgent !== undefined) ? createReplyReducer({ source: this.name }) : undefined;
     let started = false;
-    return this.agentChain(this, ctx, { messages }, (i) => run.events(i)).pipe(
+    const outer = this.middlewares.some((m) => m.onAgent !== undefined) ? createReplyReducer({ source: this.name }) : undefined;
+    const agentInput = prepared.resume ? { messages: [], resume: prepared.resume.event } : { messages: prepared.messages };
+    const head: AgentEvent[] = prepared.rejected ? [prepared.rejected(ctx)] : [];
+    const events = this.agentChain(this, ctx, agentInput, (i) => run.events(i)).pipe(
       tap((e) => {
         if (e.source !== this.name) return;
         outer?.apply(e);
@@ -243,7 +351,10 @@ export class Agent {
       }),
       catchError((err: unknown) => {
         // Only a failure of an onAgent layer itself reaches here; the loop ends its own failures.
-        if (ended) return from([]);
+        if (ended) {
+          this.onBackgroundError(err);
+          return from([]);
+        }
         ended = true;
         const closing: AgentEvent[] = started ? [] : [ctx.event('REPLY_START', { sessionId: this.sessionId })];
         if (outer) closing.push(...closingEvents(ctx, outer, 'error', `the reply failed: ${toErrorInfo(err).message}`));
@@ -255,18 +366,107 @@ export class Agent {
         if (this.current?.run === run) this.current = undefined;
       }),
     );
+    if (!head.length) return events;
+    // The notice about rejected pending calls goes right after REPLY_START.
+    let first = true;
+    return events.pipe(concatMap((e) => (first && e.type === 'REPLY_START' ? ((first = false), from([e, ...head])) : of(e))));
   }
 
-  private normalizeInput(input: ReplyInput): Msg[] {
-    if (typeof input === 'string') return [createMsg('user', input)];
-    if (Array.isArray(input)) return [...(input as readonly Msg[])];
-    const value = input as Msg | UserConfirmResultEvent | ExternalExecutionResultEvent;
-    if ('type' in value && (value.type === 'USER_CONFIRM_RESULT' || value.type === 'EXTERNAL_EXECUTION_RESULT')) {
+  /**
+   * Turns the input into new messages or a validated resume. Refusals throw before anything
+   * changes; a plain message while a reply waits answers the pending calls first (policy
+   * `reject-pending`), noted in the new reply by a `CUSTOM` `pending_calls_rejected` event.
+   */
+  private prepareInput(input: ReplyInput): {
+    messages: Msg[];
+    resume?: ResumeRequest;
+    rejected?: (ctx: ReplyContext) => AgentEvent;
+  } {
+    if (typeof input === 'object' && !Array.isArray(input) && 'type' in input) {
+      const resume = input;
+      if (resume.type === 'USER_CONFIRM_RESULT' || resume.type === 'EXTERNAL_EXECUTION_RESULT') {
+        return { messages: [], resume: this.validateResume(resume) };
+      }
+    }
+    const messages =
+      typeof input === 'string' ? [createMsg('user', input)] : Array.isArray(input) ? [...(input as readonly Msg[])] : [input as Msg];
+    const pending = this.pendingReply;
+    if (!pending) return { messages };
+    const waiting = [...pending.confirm, ...pending.external];
+    if (this.whilePending === 'refuse') {
       throw new AgentUsageError(
-        `Agent "${this.name}" has no suspended reply waiting for ${value.type}; send a user message instead.`,
+        `Agent "${this.name}" is waiting for ${pending.confirm.length ? 'USER_CONFIRM_RESULT' : 'EXTERNAL_EXECUTION_RESULT'} ` +
+          `for tool call(s) ${waiting.map((c) => `${c.id} (${c.name})`).join(', ')} of reply ${pending.replyId}; ` +
+          'answer them before sending a new message.',
       );
     }
-    return [value];
+    // Close the suspended reply: every waiting call answered, the message stored.
+    const reducer = createReplyReducer({ initial: pending.message, source: this.name });
+    const origin = new ReplyContext(this.name, pending.replyId, this.sessionId, new AbortController().signal, {});
+    for (const call of pending.confirm) {
+      for (const e of resultEvents(origin, call, 'denied', 'The user sent a new message instead of confirming this call.')) reducer.apply(e);
+    }
+    for (const call of pending.external) {
+      for (const e of resultEvents(origin, call, 'interrupted', 'The user sent a new message before this call was executed.')) {
+        reducer.apply(e);
+      }
+    }
+    this.contextMessages = [...this.contextMessages, reducer.message()];
+    this.pendingReply = undefined;
+    return {
+      messages,
+      rejected: (ctx) =>
+        ctx.event('CUSTOM', {
+          name: 'pending_calls_rejected',
+          value: { replyId: pending.replyId, toolCallIds: waiting.map((c) => c.id) },
+        }),
+    };
+  }
+
+  private validateResume(
+    event: ResumeInput<UserConfirmResultEvent> | ResumeInput<ExternalExecutionResultEvent>,
+  ): ResumeRequest {
+    const pending = this.pendingReply;
+    const refuse = (why: string): never => {
+      throw new AgentUsageError(`Cannot resume with ${event.type}: ${why}`);
+    };
+    if (!pending) return refuse(`agent "${this.name}" has no suspended reply; send a user message instead.`);
+    if (event.replyId !== undefined && event.replyId !== pending.replyId) {
+      refuse(`it is for reply ${event.replyId}, but the suspended reply is ${pending.replyId}.`);
+    }
+    const expected = event.type === 'USER_CONFIRM_RESULT' ? pending.confirm : pending.external;
+    if (!expected.length) {
+      refuse(
+        `reply ${pending.replyId} is waiting for ${event.type === 'USER_CONFIRM_RESULT' ? 'EXTERNAL_EXECUTION_RESULT' : 'USER_CONFIRM_RESULT'}.`,
+      );
+    }
+    const results = Array.isArray(event.results) ? (event.results as readonly (ConfirmResult | ExternalResult)[]) : refuse('results must be an array.');
+    const ids = new Set(expected.map((c) => c.id));
+    const seen = new Set<string>();
+    for (const r of results) {
+      if (!ids.has(r.toolCallId)) refuse(`unknown tool call id "${r.toolCallId}"; pending: ${[...ids].join(', ')}.`);
+      if (seen.has(r.toolCallId)) refuse(`tool call ${r.toolCallId} is answered twice.`);
+      seen.add(r.toolCallId);
+    }
+    const missing = [...ids].filter((id) => !seen.has(id));
+    if (missing.length) refuse(`every pending call must be answered; missing: ${missing.join(', ')}.`);
+    if (event.type === 'USER_CONFIRM_RESULT') {
+      const normalized = (results as readonly ConfirmResult[]).map((r) => {
+        if (typeof r.confirmed !== 'boolean') refuse(`result for ${r.toolCallId} needs "confirmed": true or false.`);
+        if (!r.confirmed || r.input === undefined) return r;
+        const call = expected.find((c) => c.id === r.toolCallId)!;
+        const tool = this.toolMap.get(call.name);
+        if (!tool) return refuse(`tool "${call.name}" is no longer registered.`);
+        const checked = validateToolInput(tool, r.input);
+        if (!checked.ok) refuse(`the edited input of ${r.toolCallId} is invalid. ${checked.message}`);
+        return { ...r, input: checked.ok ? checked.input : r.input };
+      });
+      return { pending, event: { ...(event as UserConfirmResultEvent), results: normalized } };
+    }
+    for (const r of results as readonly ExternalResult[]) {
+      if (typeof r.output !== 'string' && !Array.isArray(r.output)) refuse(`result for ${r.toolCallId} needs an "output" (string or content blocks).`);
+    }
+    return { pending, event: event as ExternalExecutionResultEvent };
   }
 
   private systemPrompt(ctx: ReplyContext): Observable<string> {
@@ -284,4 +484,3 @@ export class Agent {
     );
   }
 }
-

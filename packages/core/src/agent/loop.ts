@@ -5,6 +5,7 @@ import {
   EMPTY,
   finalize,
   from,
+  map,
   type Observable,
   of,
   Subject,
@@ -13,20 +14,31 @@ import {
   tap,
 } from 'rxjs';
 import type { Agent } from './agent.js';
-import type { AgentEvent, ReplyFinishReason, Usage } from '../event/events.js';
+import type {
+  AgentEvent,
+  ExternalExecutionResultEvent,
+  PendingToolCall,
+  ReplyFinishReason,
+  Usage,
+  UserConfirmResultEvent,
+} from '../event/events.js';
 import type { Msg, ToolCallBlock } from '../message/blocks.js';
 import { createMsg } from '../message/msg.js';
 import { createReplyReducer, type ReplyReducer } from '../message/reducer.js';
 import type { Chain } from '../middleware/chain.js';
 import type { ActingInput, AgentInput, ModelCallInput, ReasoningInput } from '../middleware/middleware.js';
-import type { ModelOptions, ChatModel, ToolChoice } from '../model/chat-model.js';
+import type { ChatModel, ModelOptions, ToolChoice } from '../model/chat-model.js';
 import { toErrorInfo } from '../model/model-error.js';
+import type { PermissionDecision } from '../permission/engine.js';
+import type { PendingReply } from '../state/snapshot.js';
+import { toolOutputToContent } from '../tool/output.js';
 import type { Tool } from '../tool/tool.js';
-import { executeTool, prepareCall, runCall, runCalls } from './acting.js';
+import { newId } from '../util/id.js';
+import { executeTool, prepareCall, runCall, runCalls, type PreparedCall } from './acting.js';
 import { closingEvents } from './closing.js';
 import { callModel } from './model-step.js';
-import { runSteps } from './steps.js';
 import type { ReplyContext } from './reply-context.js';
+import { runSteps } from './steps.js';
 
 /** What the loop needs from its agent (resolved once per agent). */
 export interface LoopHost {
@@ -44,7 +56,24 @@ export interface LoopHost {
   readonly maxConcurrentTools: number;
   systemPrompt(ctx: ReplyContext): Observable<string>;
   context(): readonly Msg[];
+  /** Appends messages to the conversation. */
   append(messages: readonly Msg[]): void;
+  /** Records (or clears) the suspended reply. */
+  setPending(pending: PendingReply | undefined): void;
+  /** Permission verdict for a validated call (synchronous unless a tool's own check is async). */
+  decide(tool: Tool, input: unknown): PermissionDecision | Promise<PermissionDecision>;
+  /** Adds an allow rule for a tool ("always allow" in a confirmation). */
+  alwaysAllow(toolName: string): void;
+  /** Saves the state to the session store; `undefined` when there is no store (nothing to wait for). */
+  persist(): Promise<void> | undefined;
+  /** Reports an error that has no stream left to travel on (a save after cancellation). */
+  reportError(error: unknown): void;
+}
+
+/** A validated resume: the suspended reply and the answer to its pending calls. */
+export interface ResumeRequest {
+  readonly pending: PendingReply;
+  readonly event: UserConfirmResultEvent | ExternalExecutionResultEvent;
 }
 
 class ReasonStep {
@@ -53,18 +82,33 @@ class ReasonStep {
 class ActStep {
   constructor(readonly calls: readonly ToolCallBlock[]) {}
 }
+class ResumeStep {
+  constructor(readonly request: ResumeRequest) {}
+}
+class SuspendStep {
+  constructor(
+    readonly confirm: readonly PendingToolCall[],
+    readonly external: readonly PendingToolCall[],
+  ) {}
+}
 class DoneStep {
   constructor(readonly reason: ReplyFinishReason) {}
 }
-type Step = ReasonStep | ActStep | DoneStep;
-const isStep = (v: AgentEvent | Step): v is Step => v instanceof ReasonStep || v instanceof ActStep || v instanceof DoneStep;
+type Step = ReasonStep | ActStep | ResumeStep | SuspendStep | DoneStep;
+const isStep = (v: AgentEvent | Step): v is Step =>
+  v instanceof ReasonStep || v instanceof ActStep || v instanceof ResumeStep || v instanceof SuspendStep || v instanceof DoneStep;
+
+/** A call decided in an acting step: run it, answer it now, or leave it pending. */
+type Triage =
+  | { readonly kind: 'now'; readonly prepared: PreparedCall }
+  | { readonly kind: 'confirm' | 'external'; readonly call: PendingToolCall };
 
 /**
  * One reply of the ReAct loop: the innermost `onAgent` step. It emits `REPLY_START`, runs
  * reasoning and acting steps flatly (`runSteps`, an `expand` with a trampoline: a thousand
- * iterations use no more stack than one), and always ends with `REPLY_END`, after closing every open block and
- * answering every unanswered tool call. The reply's message is folded with the same reducer a
- * consumer uses, and appended to the conversation when the reply ends (or is cancelled).
+ * iterations use no more stack than one), and always ends with `REPLY_END`, after closing every
+ * open block and answering every unanswered tool call, or after suspending for confirmation or
+ * external execution. The reply's message is folded with the same reducer a consumer uses.
  */
 export class ReplyRun {
   readonly reducer: ReplyReducer;
@@ -72,20 +116,31 @@ export class ReplyRun {
   private interruptReason: string | undefined;
   private failure: unknown;
   private done: DoneStep | undefined;
+  private suspended: SuspendStep | undefined;
   private finished = false;
   private toolSteps = 0;
-  private usage: { inputTokens: number; outputTokens: number; cacheReadTokens: number; reasoningTokens: number } = {
-    inputTokens: 0,
-    outputTokens: 0,
-    cacheReadTokens: 0,
-    reasoningTokens: 0,
-  };
+  private readonly usage: { inputTokens: number; outputTokens: number; cacheReadTokens: number; reasoningTokens: number };
 
   constructor(
     private readonly host: LoopHost,
     private readonly ctx: ReplyContext,
+    private readonly resume?: ResumeRequest,
   ) {
-    this.reducer = createReplyReducer({ source: ctx.agentName, name: ctx.agentName });
+    const pending = resume?.pending;
+    this.reducer = createReplyReducer({
+      source: ctx.agentName,
+      name: ctx.agentName,
+      ...(pending ? { initial: pending.message } : {}),
+    });
+    this.toolSteps = pending?.toolSteps ?? 0;
+    ctx.iteration = pending?.iteration ?? 0;
+    const u = pending?.usage;
+    this.usage = {
+      inputTokens: u?.inputTokens ?? 0,
+      outputTokens: u?.outputTokens ?? 0,
+      cacheReadTokens: u?.cacheReadTokens ?? 0,
+      reasoningTokens: u?.reasoningTokens ?? 0,
+    };
   }
 
   /** Gracefully stops the reply: the running step is cancelled and the reply ends `interrupted`. */
@@ -98,7 +153,8 @@ export class ReplyRun {
   events(input: AgentInput): Observable<AgentEvent> {
     return defer(() => {
       this.host.append(input.messages);
-      const steps = runSteps<AgentEvent, Step>(new ReasonStep(this.host.maxIters <= 0), (step) => this.runStep(step), isStep).pipe(
+      const first: Step = this.resume ? new ResumeStep(this.resume) : new ReasonStep(this.host.maxIters <= 0);
+      const steps = runSteps<AgentEvent, Step>(first, (step) => this.runStep(step), isStep).pipe(
         catchError((err: unknown) => {
           this.failure = err;
           return EMPTY;
@@ -107,11 +163,14 @@ export class ReplyRun {
       );
       const start = this.ctx.event('REPLY_START', { sessionId: this.ctx.sessionId });
       this.reducer.apply(start);
-      return concat(
-        of(start),
-        steps,
-        defer(() => from(this.finish())),
-      ).pipe(finalize(() => this.finish()));
+      const head: AgentEvent[] = [start];
+      if (this.resume) head.push(this.ctx.event(this.resume.event.type, { results: this.resume.event.results } as never));
+      return concat(from(head), steps, defer(() => this.finish())).pipe(
+        finalize(() => {
+          // Cancelled by unsubscribe: store a consistent state; nothing can be emitted any more.
+          if (!this.finished) this.settle().persist?.catch((err: unknown) => this.host.reportError(err));
+        }),
+      );
     });
   }
 
@@ -120,13 +179,19 @@ export class ReplyRun {
       this.done = step;
       return EMPTY;
     }
+    if (step instanceof SuspendStep) {
+      this.suspended = step;
+      const out: (AgentEvent | Step)[] = [];
+      if (step.confirm.length) out.push(this.ctx.event('REQUIRE_USER_CONFIRM', { toolCalls: step.confirm }));
+      if (step.external.length) out.push(this.ctx.event('REQUIRE_EXTERNAL_EXECUTION', { toolCalls: step.external }));
+      out.push(new DoneStep(step.confirm.length ? 'awaiting_confirmation' : 'awaiting_external_execution'));
+      return from(out);
+    }
     if (step instanceof ActStep) {
       this.toolSteps++;
-      return concat(
-        this.acting(step.calls),
-        defer(() => of(new ReasonStep(this.toolSteps >= this.host.maxIters))),
-      );
+      return this.acting(step.calls);
     }
+    if (step instanceof ResumeStep) return this.resumeStep(step.request);
     this.ctx.iteration++;
     return concat(
       this.reasoning(step.final),
@@ -178,17 +243,119 @@ export class ReplyRun {
     );
   }
 
-  private acting(calls: readonly ToolCallBlock[]): Observable<AgentEvent> {
-    const { host, ctx } = this;
-    const prepared = calls.map((c) => prepareCall(c, host.tools));
-    const acting = (i: ActingInput) => host.actingChain(host.agent, ctx, i, (j) => executeTool(ctx, j));
-    return runCalls(prepared, host.maxConcurrentTools, (p) => runCall(ctx, p, acting)).pipe(tap((e) => this.apply(e)));
+  /**
+   * One acting step: validate every call, decide its permission, then run what may run (and
+   * answer what was denied or invalid) in call order; calls that wait for a person or an
+   * external executor suspend the reply once the others are done.
+   */
+  private acting(calls: readonly ToolCallBlock[]): Observable<AgentEvent | Step> {
+    return defer(() => {
+      const triaged = calls.map((call) => this.triage(prepareCall(call, this.host.tools)));
+      // Stay synchronous unless a permission check is asynchronous.
+      return triaged.some((t) => t instanceof Promise)
+        ? from(Promise.all(triaged.map((t) => Promise.resolve(t)))).pipe(switchMap((all) => this.execute(all)))
+        : this.execute(triaged as Triage[]);
+    });
   }
 
-  private readonly apply = (e: AgentEvent): void => {
+  private triage(prepared: PreparedCall): Triage | Promise<Triage> {
+    if (prepared.kind === 'answer') return { kind: 'now', prepared };
+    const { call, tool, input } = prepared;
+    const failed = (err: unknown): Triage => ({
+      kind: 'now',
+      prepared: {
+        kind: 'answer',
+        call,
+        status: 'error',
+        text: `Permission check of "${tool.name}" failed: ${err instanceof Error ? err.message : String(err)}`,
+      },
+    });
+    const route = (decision: PermissionDecision): Triage => {
+      if (decision.behavior === 'deny') return { kind: 'now', prepared: { kind: 'answer', call, status: 'denied', text: decision.reason } };
+      if (decision.behavior === 'ask') return { kind: 'confirm', call: { id: call.id, name: call.name, input, reason: decision.reason } };
+      if (tool.external) return { kind: 'external', call: { id: call.id, name: call.name, input } };
+      return { kind: 'now', prepared };
+    };
+    try {
+      const decision = this.host.decide(tool, input);
+      return decision instanceof Promise ? decision.then(route, failed) : route(decision);
+    } catch (err) {
+      return failed(err);
+    }
+  }
+
+  /** Runs the calls decided `now` (in call order), then continues or suspends. */
+  private execute(triaged: readonly Triage[]): Observable<AgentEvent | Step> {
+    const { host, ctx } = this;
+    const now = triaged.flatMap((t) => (t.kind === 'now' ? [t.prepared] : []));
+    const confirm = triaged.flatMap((t) => (t.kind === 'confirm' ? [t.call] : []));
+    const external = triaged.flatMap((t) => (t.kind === 'external' ? [t.call] : []));
+    const acting = (i: ActingInput) => host.actingChain(host.agent, ctx, i, (j) => executeTool(ctx, j));
+    return concat(
+      runCalls(now, host.maxConcurrentTools, (p) => runCall(ctx, p, acting)).pipe(tap((e) => this.apply(e))),
+      defer(() =>
+        of(
+          confirm.length || external.length
+            ? new SuspendStep(confirm, external)
+            : new ReasonStep(this.toolSteps >= host.maxIters),
+        ),
+      ),
+    );
+  }
+
+  /** Continues a suspended reply with the answer to its pending calls (validated by the agent). */
+  private resumeStep({ pending, event }: ResumeRequest): Observable<AgentEvent | Step> {
+    const { host, ctx } = this;
+    if (event.type === 'EXTERNAL_EXECUTION_RESULT') {
+      const answers = new Map(event.results.map((r) => [r.toolCallId, r]));
+      const out: AgentEvent[] = [];
+      for (const call of pending.external) {
+        const r = answers.get(call.id)!;
+        const blockId = newId('blk');
+        const output = typeof r.output === 'string' ? toolOutputToContent(r.output) : [...r.output];
+        out.push(ctx.event('TOOL_RESULT_START', { blockId, toolCallId: call.id, name: call.name }));
+        out.push(ctx.event('TOOL_RESULT_END', { blockId, toolCallId: call.id, status: r.isError ? 'error' : 'success', output }));
+      }
+      for (const e of out) this.apply(e);
+      return concat(from(out), of(this.afterResume(pending.confirm, [])));
+    }
+    const answers = new Map(event.results.map((r) => [r.toolCallId, r]));
+    const triaged: Triage[] = [];
+    for (const call of pending.confirm) {
+      const answer = answers.get(call.id)!;
+      const tool = host.tools.get(call.name)!;
+      if (!answer.confirmed) {
+        const text = `The user rejected this call${answer.reason ? `: ${answer.reason}` : '.'}`;
+        triaged.push({ kind: 'now', prepared: { kind: 'answer', call: blockOf(call), status: 'denied', text } });
+        continue;
+      }
+      if (answer.alwaysAllow) host.alwaysAllow(call.name);
+      const input = answer.input !== undefined ? answer.input : call.input;
+      if (tool.external) triaged.push({ kind: 'external', call: { id: call.id, name: call.name, input } });
+      else triaged.push({ kind: 'now', prepared: { kind: 'run', call: blockOf(call, input), tool, input } });
+    }
+    return this.executeResumed(triaged, pending.external);
+  }
+
+  private executeResumed(triaged: readonly Triage[], stillExternal: readonly PendingToolCall[]): Observable<AgentEvent | Step> {
+    return this.execute(triaged).pipe(
+      map((v) => {
+        if (!isStep(v)) return v;
+        const newlyExternal = v instanceof SuspendStep ? v.external : [];
+        return this.afterResume([], [...stillExternal, ...newlyExternal]);
+      }),
+    );
+  }
+
+  private afterResume(confirm: readonly PendingToolCall[], external: readonly PendingToolCall[]): Step {
+    if (confirm.length || external.length) return new SuspendStep(confirm, external);
+    return new ReasonStep(this.toolSteps >= this.host.maxIters);
+  }
+
+  private apply(e: AgentEvent): void {
     this.reducer.apply(e);
     if (e.type === 'MODEL_CALL_END' && e.source === this.ctx.agentName) this.addUsage(e.usage);
-  };
+  }
 
   private addUsage(u: Usage): void {
     this.usage.inputTokens += u.inputTokens;
@@ -197,40 +364,75 @@ export class ReplyRun {
     this.usage.reasoningTokens += u.reasoningTokens ?? 0;
   }
 
+  private usageSoFar(): Usage {
+    const u = this.usage;
+    return {
+      inputTokens: u.inputTokens,
+      outputTokens: u.outputTokens,
+      ...(u.cacheReadTokens ? { cacheReadTokens: u.cacheReadTokens } : {}),
+      ...(u.reasoningTokens ? { reasoningTokens: u.reasoningTokens } : {}),
+    };
+  }
+
   /**
-   * Closes what is open, answers unanswered calls, emits `REPLY_END` and stores the message.
-   * Runs once: at the end of the stream, or on unsubscribe (then nothing is emitted).
+   * Ends the reply: closing events, the conversation (or the suspended reply) updated, the
+   * state saved to the session store, then `REPLY_END` (an error end if saving failed).
    */
-  private finish(): AgentEvent[] {
-    if (this.finished) return [];
+  private finish(): Observable<AgentEvent> {
+    const { events, reason, persist } = this.settle();
+    const end = (saveError?: unknown): AgentEvent[] => {
+      const failed = saveError !== undefined;
+      return [
+        ...events,
+        this.ctx.event('REPLY_END', {
+          finishReason: failed ? 'error' : reason,
+          usage: this.usageSoFar(),
+          ...(failed ? { error: toErrorInfo(saveError) } : reason === 'error' ? { error: toErrorInfo(this.failure) } : {}),
+        }),
+      ];
+    };
+    if (!persist) return from(end());
+    return from(persist.then(() => end(), (err: unknown) => end(err ?? new Error('saving the session failed')))).pipe(
+      switchMap((out) => from(out)),
+    );
+  }
+
+  /** Runs once: closes the reply and updates the agent; returns the closing events and the save. */
+  private settle(): { events: AgentEvent[]; reason: ReplyFinishReason; persist: Promise<void> | undefined } {
+    if (this.finished) return { events: [], reason: 'interrupted', persist: undefined };
     this.finished = true;
     this.interrupts.complete();
     const cancelled = !this.done && this.failure === undefined && this.interruptReason === undefined;
     const reason: ReplyFinishReason =
       this.failure !== undefined ? 'error' : this.interruptReason !== undefined || cancelled ? 'interrupted' : this.done!.reason;
+    const { ctx, reducer, host } = this;
+    if ((reason === 'awaiting_confirmation' || reason === 'awaiting_external_execution') && this.suspended) {
+      host.setPending({
+        replyId: ctx.replyId,
+        iteration: ctx.iteration,
+        toolSteps: this.toolSteps,
+        message: reducer.message(),
+        confirm: this.suspended.confirm,
+        external: this.suspended.external,
+        usage: this.usageSoFar(),
+      });
+      return { events: [], reason, persist: host.persist() };
+    }
     const why =
       reason === 'error'
         ? `the reply failed: ${toErrorInfo(this.failure).message}`
         : reason === 'max_iters'
           ? 'the iteration limit was reached'
           : `the reply was interrupted${this.interruptReason ? ` (${this.interruptReason})` : ''}`;
-    const { ctx, reducer } = this;
-    const out = closingEvents(ctx, reducer, reason === 'error' ? 'error' : 'interrupted', why);
-    const u = this.usage;
-    out.push(
-      ctx.event('REPLY_END', {
-        finishReason: reason,
-        usage: {
-          inputTokens: u.inputTokens,
-          outputTokens: u.outputTokens,
-          ...(u.cacheReadTokens ? { cacheReadTokens: u.cacheReadTokens } : {}),
-          ...(u.reasoningTokens ? { reasoningTokens: u.reasoningTokens } : {}),
-        },
-        ...(reason === 'error' ? { error: toErrorInfo(this.failure) } : {}),
-      }),
-    );
+    const events = closingEvents(ctx, reducer, reason === 'error' ? 'error' : 'interrupted', why);
+    host.setPending(undefined);
     const msg = reducer.message();
-    if (msg.content.length) this.host.append([msg]);
-    return out;
+    if (msg.content.length) host.append([msg]);
+    return { events, reason, persist: host.persist() };
   }
 }
+
+function blockOf(call: PendingToolCall, input: unknown = call.input): ToolCallBlock {
+  return { type: 'tool_call', id: call.id, name: call.name, arguments: JSON.stringify(input ?? {}) };
+}
+

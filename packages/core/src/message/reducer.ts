@@ -175,7 +175,8 @@ export function createReplyReducer(options: ReplyReducerOptions = {}): ReplyRedu
       id: id ?? newId('msg'),
       role: 'assistant',
       name: name ?? 'assistant',
-      content: entries.map(toBlock),
+      // Text and thinking blocks that never received a delta (cut off at once) carry nothing.
+      content: entries.filter((e) => e.open || !(e.kind === 'text' || e.kind === 'thinking') || e.text !== '').map(toBlock),
       createdAt: createdAt ?? Date.now(),
     }),
     openBlocks: () =>

@@ -46,7 +46,7 @@ export interface RuntimeContext {
   readonly signal: AbortSignal;
   /** The value of `token` for this reply (its default until set). */
   get<T>(token: ContextToken<T>): T;
-  set<T>(token: ContextToken<T>, value: T): void;
+  set<T>(token: ContextToken<T>, value: NoInfer<T>): void;
   has(token: ContextToken<unknown>): boolean;
   /** Persisted state under `key` (use the middleware's key). */
   state<T>(key: string): StateSlot<T>;

@@ -1,8 +1,11 @@
 import { z } from 'zod';
+import type { PendingToolCall, Usage } from '../event/events.js';
 import type { Msg } from '../message/blocks.js';
+import type { PermissionState } from '../permission/rules.js';
+import { migrateState } from './migrations.js';
 
-/** The snapshot format version this build writes. */
-export const STATE_VERSION = 1;
+/** The snapshot format version this build writes (older versions are migrated on load). */
+export const STATE_VERSION = 2;
 
 const text = z.object({ type: z.literal('text'), text: z.string() });
 const data = z.object({ type: z.literal('data'), mediaType: z.string(), data: z.string().optional(), url: z.string().optional() });
@@ -31,6 +34,34 @@ export const msgSchema = z.object({
   metadata: z.record(z.string(), z.unknown()).optional(),
 });
 
+const ruleSchema = z.object({
+  behavior: z.enum(['allow', 'deny', 'ask']),
+  tool: z.string(),
+  argument: z.string().optional(),
+  pattern: z.string().optional(),
+  reason: z.string().optional(),
+});
+
+const pendingCallSchema = z.object({ id: z.string(), name: z.string(), input: z.unknown(), reason: z.string().optional() });
+
+const usageSchema = z.object({
+  inputTokens: z.number(),
+  outputTokens: z.number(),
+  cacheReadTokens: z.number().optional(),
+  reasoningTokens: z.number().optional(),
+});
+
+/** zod schema of a suspended reply. */
+export const pendingReplySchema = z.object({
+  replyId: z.string(),
+  iteration: z.number().int().nonnegative(),
+  toolSteps: z.number().int().nonnegative(),
+  message: msgSchema,
+  confirm: z.array(pendingCallSchema),
+  external: z.array(pendingCallSchema),
+  usage: usageSchema,
+});
+
 /** zod schema of {@link AgentStateSnapshot}. */
 export const agentStateSchema = z.object({
   version: z.literal(STATE_VERSION),
@@ -39,8 +70,29 @@ export const agentStateSchema = z.object({
   context: z.array(msgSchema),
   summary: z.string().optional(),
   middlewareState: z.record(z.string(), z.unknown()),
+  permissions: z.object({ mode: z.enum(['default', 'strict', 'plan', 'bypass']), rules: z.array(ruleSchema) }),
+  pending: pendingReplySchema.optional(),
   savedAt: z.number().optional(),
 });
+
+/**
+ * A reply suspended for confirmation or external execution: everything needed to continue it,
+ * in this process or another one.
+ */
+export interface PendingReply {
+  readonly replyId: string;
+  /** Reasoning steps taken so far (`ctx.iteration`). */
+  readonly iteration: number;
+  /** Reasoning steps that ended in tool calls (counted against `maxIters`). */
+  readonly toolSteps: number;
+  /** The reply message so far; its pending calls have no result yet. */
+  readonly message: Msg;
+  /** Calls waiting for a person's confirmation. */
+  readonly confirm: readonly PendingToolCall[];
+  /** Calls waiting for an external executor. */
+  readonly external: readonly PendingToolCall[];
+  readonly usage: Usage;
+}
 
 /**
  * A JSON-serialisable, versioned snapshot of an agent: conversation, summary and middleware
@@ -59,6 +111,9 @@ export interface AgentStateSnapshot {
   readonly context: readonly Msg[];
   readonly summary?: string;
   readonly middlewareState: Readonly<Record<string, unknown>>;
+  readonly permissions: PermissionState;
+  /** The suspended reply, if the agent waits for a confirmation or an external result. */
+  readonly pending?: PendingReply;
   readonly savedAt?: number;
 }
 
@@ -81,7 +136,8 @@ export class AgentStateError extends Error {
 }
 
 /**
- * Validates an unknown value as a snapshot, reporting the first bad path.
+ * Validates an unknown value as a snapshot (migrating older versions first), reporting the first
+ * bad path.
  *
  * @example
  * ```ts
@@ -96,7 +152,7 @@ export function parseAgentState(value: unknown): AgentStateSnapshot {
       'version',
     );
   }
-  const result = agentStateSchema.safeParse(value);
+  const result = agentStateSchema.safeParse(typeof version === 'number' ? migrateState(value as { version: number }) : value);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
   const path = issue.path.map(String).join('.') || '(root)';

@@ -19,7 +19,7 @@ export interface ToolContext {
   readonly agentName: string;
   readonly replyId: string;
   /** Streams partial output as a `TOOL_RESULT_DELTA` (progress shown live; not part of the result). */
-  emit(partial: string): void;
+  readonly emit: (partial: string) => void;
 }
 
 /** A permission verdict a tool can give for one call (see the permission engine). */
