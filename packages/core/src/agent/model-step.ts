@@ -69,6 +69,12 @@ export function callModel(ctx: RuntimeContext, input: ModelCallInput): Observabl
     };
 
     const body = new Observable<AgentEvent>((subscriber) => {
+      if (controller.signal.aborted) {
+        // Cancelled before the request went out (an interrupt from an outer layer): do not send it.
+        ended = true;
+        subscriber.error(new ModelError('model call cancelled before it started', { code: 'cancelled' }));
+        return undefined;
+      }
       const subscription = input.model.stream({ ...input, signal: controller.signal }).subscribe({
         next: (e) => {
           if (ended) return;
