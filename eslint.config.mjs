@@ -17,7 +17,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.spec.ts', '**/testing/**/*.ts', '**/*.test-d.ts'],
+    files: ['**/*.spec.ts', '**/__tests__/**/*.ts', '**/testing/**/*.ts', '**/*.test-d.ts'],
     rules: {
       '@typescript-eslint/no-non-null-assertion': 'off',
       '@typescript-eslint/no-unsafe-assignment': 'off',
@@ -25,6 +25,11 @@ export default tseslint.config(
       'rxjs-x/no-ignored-subscription': 'off',
       'rxjs-x/no-subject-value': 'off',
       'rxjs-x/no-topromise': 'off',
+      // Tests await whole replies with lastValueFrom and subscribe to observe cancellation.
+      'rxjs-x/no-ignored-default-value': 'off',
+      'rxjs-x/no-ignored-error': 'off',
+      '@typescript-eslint/require-await': 'off',
+      '@typescript-eslint/unbound-method': 'off',
     },
   },
 );

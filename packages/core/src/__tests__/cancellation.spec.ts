@@ -13,7 +13,7 @@ function teardownLogger(log: string[]): Middleware {
     (hook: string) =>
     (_a: unknown, ctx: { signal: AbortSignal }, input: never, next: (i: never) => Observable<never>) =>
       defer(() => next(input).pipe(finalize(() => log.push(`${hook} (signal aborted: ${ctx.signal.aborted})`))));
-  return { onAgent: wrap('agent'), onReasoning: wrap('reasoning'), onActing: wrap('acting'), onModelCall: wrap('model') } as Middleware;
+  return { onAgent: wrap('agent'), onReasoning: wrap('reasoning'), onActing: wrap('acting'), onModelCall: wrap('model') };
 }
 
 describe('cancellation by unsubscribing', () => {

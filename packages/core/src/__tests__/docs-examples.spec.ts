@@ -1,4 +1,4 @@
-/* eslint-disable rxjs-x/no-ignored-default-value -- toArray() and toMessage() always emit */
+ 
 /**
  * The code of docs/getting-started.md, docs/middleware.md and docs/events.md, run as tests: every
  * class and snippet below appears in the docs with `@rxscope/core` imports, and each test checks

@@ -39,7 +39,7 @@ function chatServer(store: SessionStore, model: ChatModel): Server {
       res.writeHead(200, { 'content-type': 'application/x-ndjson' });
       const subscription = agent.reply(input).subscribe({
         next: (event) => res.write(`${JSON.stringify(event)}\n`),
-        error: (err: Error) => res.end(`${JSON.stringify({ type: 'REFUSED', message: err.message })}\n`),
+        error: (err: unknown) => res.end(`${JSON.stringify({ type: 'REFUSED', message: (err as Error).message })}\n`),
         complete: () => res.end(),
       });
       res.on('close', () => subscription.unsubscribe()); // the client went away: cancel the reply

@@ -19,7 +19,7 @@ function interrupter(agentRef: { agent?: Agent }, hook: 'onReasoning' | 'onModel
         }
         return next(input);
       }),
-  } as Middleware;
+  };
 }
 
 describe('interrupt() at every phase boundary', () => {
