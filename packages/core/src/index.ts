@@ -91,3 +91,11 @@ export type { SessionStore, StoredSession } from './state/session-store.js';
 
 // utilities
 export { newId } from './util/id.js';
+
+// models: adapters ------------------------------------------------------------------------------
+export { OpenAIChatModel } from './model/openai/openai-chat-model.js';
+export type { OpenAIChatModelOptions } from './model/openai/openai-chat-model.js';
+export { toOpenAIMessages } from './model/openai/openai-messages.js';
+export type { OpenAIContentPart, OpenAIWireMessage, ToOpenAIMessagesOptions } from './model/openai/openai-messages.js';
+export { parseRetryAfter, toModelError } from './model/to-model-error.js';
+// end of models: adapters ------------------------------------------------------------------------

@@ -20,7 +20,7 @@ export type ServerFault =
   | 'unknown_tool'
   /** A response whose `choices` array is empty. */
   | 'empty_choices'
-  /** Sends the first chunk, then nothing until the client aborts or the server closes. */
+  /** Sends the first chunk of content, then nothing until the client aborts or the server closes (non-streaming: headers only). */
   | 'stall';
 
 /** One tool call the server should make the "model" request. */
@@ -125,9 +125,13 @@ export interface OpenAITestServer {
   readonly port: number;
   /** Every request received, in order (chat completions and any other path). */
   readonly requests: readonly RecordedRequest[];
-  /** Number of open sockets (0 when nothing leaks). */
-  openConnections(): number;
-  /** Resolves once at most `count` sockets are open (default 0); rejects after `timeoutMs` (default 2000). */
+  /**
+   * Number of open sockets that carried a request (0 when nothing leaks). A connection a client's
+   * pool opened ahead of time and never used is not counted (fetch may open one after an abort
+   * and close it by itself a few seconds later); pass `{ includeUnused: true }` to count it.
+   */
+  openConnections(options?: { readonly includeUnused?: boolean }): number;
+  /** Resolves once at most `count` connections (as counted by `openConnections()`) are open (default 0); rejects after `timeoutMs` (default 2000). */
   waitForConnections(count?: number, timeoutMs?: number): Promise<void>;
   /** Appends turns to the script. */
   enqueue(...turns: ServerTurn[]): void;
@@ -173,6 +177,13 @@ export async function startOpenAITestServer(options: OpenAITestServerOptions = {
   let chatIndex = 0;
   const requests: MutableRecordedRequest[] = [];
   const sockets = new Set<Socket>();
+  /** Sockets that carried at least one request. */
+  const used = new WeakSet<Socket>();
+  const usedCount = () => {
+    let n = 0;
+    for (const socket of sockets) if (used.has(socket)) n++;
+    return n;
+  };
   const timers = new Set<NodeJS.Timeout>();
   /** Responses the server cut off on purpose (a fault), not the client. */
   const dropped = new WeakSet<ServerResponse>();
@@ -200,6 +211,7 @@ export async function startOpenAITestServer(options: OpenAITestServerOptions = {
   });
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    used.add(req.socket);
     const url = new URL(req.url ?? '/', 'http://localhost');
     const record: MutableRecordedRequest = {
       method: req.method ?? 'GET',
@@ -329,7 +341,8 @@ export async function startOpenAITestServer(options: OpenAITestServerOptions = {
         plan = [...lines.slice(0, Math.max(1, Math.min(2, r.chunks.length - 1))), 'DROP'];
         break;
       case 'stall':
-        plan = [lines[0]!, 'STALL'];
+        // The role chunk and the first piece of content, then silence.
+        plan = [...lines.slice(0, Math.max(1, Math.min(2, r.chunks.length - 1))), 'STALL'];
         break;
       case 'malformed_sse':
         plan = [lines[0]!, `data: {"id":"${r.id}","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"oops"\n\n`, ...lines.slice(1)];
@@ -386,18 +399,18 @@ export async function startOpenAITestServer(options: OpenAITestServerOptions = {
     url: `http://127.0.0.1:${port}/v1`,
     port,
     requests,
-    openConnections: () => sockets.size,
+    openConnections: (opts = {}) => (opts.includeUnused ? sockets.size : usedCount()),
     waitForConnections: (count = 0, timeoutMs = 2000) =>
       new Promise<void>((resolve, reject) => {
         const check = () => {
-          if (sockets.size > count) return;
+          if (usedCount() > count) return;
           connectionWaiters.delete(check);
           clearTimeout(timer);
           resolve();
         };
         const timer = setTimeout(() => {
           connectionWaiters.delete(check);
-          reject(new Error(`OpenAI test server: ${sockets.size} connection(s) still open after ${timeoutMs} ms (expected at most ${count}).`));
+          reject(new Error(`OpenAI test server: ${usedCount()} connection(s) still open after ${timeoutMs} ms (expected at most ${count}).`));
         }, timeoutMs);
         connectionWaiters.add(check);
         check();
