@@ -1,0 +1,42 @@
+import { fork } from 'node:child_process';
+import type { ServerTurn } from '@rxscope/core/testing/node';
+
+/** rxscope's OpenAI-compatible test server, running in a child process. */
+export interface ServerProcess {
+  /** Base URL, `http://127.0.0.1:PORT/v1`. */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+export interface ServerProcessOptions {
+  /** The turn every chat completion request gets. */
+  readonly turn: ServerTurn;
+  /** Delay before each streamed chunk, ms. Default 0. */
+  readonly chunkDelayMs?: number;
+}
+
+/**
+ * Starts the test server in its own process (`server-process.ts`), so its CPU time and garbage
+ * stay out of the measured process: what the benchmark measures is the client side plus the
+ * loopback round trip, as against a real server. Connections are kept alive, as real clients do.
+ */
+export function startServerProcess(options: ServerProcessOptions): Promise<ServerProcess> {
+  const child = fork(new URL('./server-process.js', import.meta.url), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [] });
+  return new Promise<ServerProcess>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`the test server process exited early (code ${code})`)));
+    child.once('message', (msg: { url: string }) => {
+      child.removeAllListeners('exit');
+      resolve({
+        url: msg.url,
+        close: () =>
+          new Promise<void>((done) => {
+            if (child.exitCode !== null) return done();
+            child.once('exit', () => done());
+            child.disconnect();
+          }),
+      });
+    });
+    child.send(options);
+  });
+}
