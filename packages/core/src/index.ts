@@ -97,5 +97,8 @@ export { OpenAIChatModel } from './model/openai/openai-chat-model.js';
 export type { OpenAIChatModelOptions } from './model/openai/openai-chat-model.js';
 export { toOpenAIMessages } from './model/openai/openai-messages.js';
 export type { OpenAIContentPart, OpenAIWireMessage, ToOpenAIMessagesOptions } from './model/openai/openai-messages.js';
+export { LangChainChatModel } from './model/langchain/langchain-chat-model.js';
+export type { LangChainChatModelOptions } from './model/langchain/langchain-chat-model.js';
+export { toLangChainMessages } from './model/langchain/langchain-messages.js';
 export { parseRetryAfter, toModelError } from './model/to-model-error.js';
 // end of models: adapters ------------------------------------------------------------------------

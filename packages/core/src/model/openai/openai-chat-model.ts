@@ -171,16 +171,24 @@ export class OpenAIChatModel implements ChatModel {
         subscriber.error(controller.signal.aborted && reason instanceof ModelError ? reason : toModelError(err));
       };
 
+      let settled = false;
       touch();
       const call = this.streaming ? this.runStreaming(request, controller.signal, emit, touch) : this.runOnce(request, controller.signal, emit);
       call.then(
-        () => subscriber.complete(),
-        (err: unknown) => fail(err),
+        () => {
+          settled = true;
+          subscriber.complete();
+        },
+        (err: unknown) => {
+          settled = true;
+          fail(err);
+        },
       );
       return () => {
         if (idle !== undefined) clearTimeout(idle);
         request.signal.removeEventListener('abort', onAbort);
-        controller.abort(new ModelError('model call cancelled', { code: 'cancelled' }));
+        // Abort only a call still running: aborting a finished one costs an Error and an abort cascade per call.
+        if (!settled) controller.abort(new ModelError('model call cancelled', { code: 'cancelled' }));
       };
     });
   }
