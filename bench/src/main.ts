@@ -6,6 +6,7 @@
  *   npm run bench -- --scenario model-overhead --only rxscope    one contender (e.g. under --cpu-prof)
  *   npm run bench -- --json               results as JSON on stdout
  */
+import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { describeMachine } from './harness/machine.js';
@@ -46,7 +47,9 @@ async function main(): Promise<number> {
   if (!(globalThis as { gc?: unknown }).gc) log('note: run with node --expose-gc for a GC between batches\n');
 
   const machine = describeMachine();
-  const command = `node ${[...process.execArgv, 'bench/dist/main.js', ...argv].join(' ')} (npm run bench${argv.length ? ` -- ${argv.join(' ')}` : ''})`;
+  const revision = sourceRevision();
+  const command = `npm run bench${argv.length ? ` -- ${argv.join(' ')}` : ''}`;
+  const nodeCommand = ['node', ...process.execArgv, 'bench/dist/main.js', ...argv].join(' ');
   log(`${machine}\n\n`);
 
   const results: ScenarioResult[] = [];
@@ -65,12 +68,23 @@ async function main(): Promise<number> {
   }
 
   if (write) {
-    writeSections(DOC, new Map(results.map((r) => [r.id, formatSection(r, { machine, command })])));
+    writeSections(DOC, new Map(results.map((r) => [r.id, formatSection(r, { machine, command, nodeCommand, revision })])));
     log(`wrote ${DOC}\n`);
   }
-  if (values.json) process.stdout.write(`${JSON.stringify({ machine, command, results }, null, 2)}\n`);
+  if (values.json) process.stdout.write(`${JSON.stringify({ machine, command: nodeCommand, revision, results }, null, 2)}\n`);
   const missed = results.flatMap((r) => r.requirements).filter((r) => !r.met);
   return values.strict && missed.length ? 1 : 0;
+}
+
+/** The commit measured, and whether packages/ or bench/ had uncommitted changes. */
+function sourceRevision(): string {
+  try {
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: fileURLToPath(new URL('../..', import.meta.url)), encoding: 'utf8' }).trim();
+    const dirty = git('status', '--porcelain', '--', 'packages', 'bench') !== '';
+    return `${git('rev-parse', '--short', 'HEAD')}${dirty ? ' with uncommitted changes in packages/ or bench/' : ''}`;
+  } catch {
+    return 'unknown (not a git checkout)';
+  }
 }
 
 main().then(

@@ -4,7 +4,12 @@ import type { ScenarioResult } from './runner.js';
 /** Context of a run, printed with every section. */
 export interface RunInfo {
   readonly machine: string;
+  /** As a person types it (`npm run bench -- ...`). */
   readonly command: string;
+  /** What it runs (`node --expose-gc bench/dist/main.js ...`). */
+  readonly nodeCommand: string;
+  /** Commit measured. */
+  readonly revision: string;
 }
 
 const ms = (v: number) => (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v >= 1 ? v.toFixed(2) : v.toFixed(3));
@@ -47,7 +52,7 @@ export function formatSection(r: ScenarioResult, info: RunInfo): string {
     r.description,
     '',
     `- Date: ${r.startedAt.slice(0, 16).replace('T', ' ')} UTC`,
-    `- Command: \`${info.command}\``,
+    `- Command: \`${info.command}\` (runs \`${info.nodeCommand}\` after \`tsc -b\`), at commit ${info.revision}`,
     `- Machine: ${info.machine}`,
     `- Sizes: ${c.warmup} warm-up operations per contender, then ${c.rounds} rounds × ${c.batch} operations per contender (${c.rounds * c.batch} measured each), contenders alternating in a rotated order${c.quick ? ' — **quick run: not representative**' : ''}`,
     ...r.notes.map((n) => `- ${n}`),

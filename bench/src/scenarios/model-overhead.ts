@@ -36,7 +36,7 @@ export const modelOverhead: Scenario = {
     'One streamed chat completion (system + user message; the reply is 20 text chunks, then a usage chunk, `stream_options: {include_usage: true}`) ' +
     "from rxscope's OpenAI-compatible test server on 127.0.0.1 with zero added latency (in a child process, HTTP keep-alive), consumed to the end: " +
     'the text concatenated and the usage read. `openai` drives the plain client; `rxscope` subscribes to `OpenAIChatModel.stream(request)` ' +
-    '(what the agent loop calls) until it completes; `langchain` iterates `ChatOpenAI.stream(messages)` for reference. ' +
+    '(what the agent loop calls, with the reply\'s never-aborted signal) until it completes; `langchain` iterates `ChatOpenAI.stream(messages)` for reference. ' +
     'Each operation is a whole HTTP exchange, so the ratios are what a caller pays end to end.',
   baseline: 'openai',
   requirements: [
@@ -58,7 +58,14 @@ export const modelOverhead: Scenario = {
     ];
 
     const model = new OpenAIChatModel({ model: MODEL, apiKey, baseURL: server.url, maxRetries: 0 });
-    const messages = [createMsg('system', SYSTEM), createMsg('user', USER)];
+    // One request, as the agent loop makes it: its signal belongs to the reply, not to the call.
+    const request: ModelRequest = {
+      messages: [createMsg('system', SYSTEM), createMsg('user', USER)],
+      tools: [],
+      toolChoice: 'auto',
+      options: {},
+      signal: new AbortController().signal,
+    };
 
     const chat = new ChatOpenAI({ model: MODEL, apiKey, configuration: { baseURL: server.url }, maxRetries: 0, streamUsage: true });
     const lcMessages = [new SystemMessage(SYSTEM), new HumanMessage(USER)];
@@ -89,7 +96,6 @@ export const modelOverhead: Scenario = {
           label: '`OpenAIChatModel.stream(request)` subscribed to completion',
           run: () =>
             new Promise<Outcome>((resolve, reject) => {
-              const request: ModelRequest = { messages, tools: [], toolChoice: 'auto', options: {}, signal: new AbortController().signal };
               let text = '';
               let usage: Usage | undefined;
               model.stream(request).subscribe({
