@@ -17,7 +17,7 @@ export function parseRetryAfter(value: string | null | undefined, now: number = 
   if (!text) return undefined;
   if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
   const date = Date.parse(text);
-  if (Number.isNaN(date)) return undefined;
+  if (Number.isNaN(date) || !/[a-z]/i.test(text)) return undefined;
   return Math.max(0, date - now);
 }
 
