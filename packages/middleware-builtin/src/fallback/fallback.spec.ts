@@ -1,4 +1,3 @@
-/* eslint-disable rxjs-x/no-ignored-default-value -- toArray() always emits */
 import { lastValueFrom, toArray } from 'rxjs';
 import { Agent, type AgentEvent, type AgentEventOf, type AgentEventType, ModelError, textOfMsg } from '@rxscope/core';
 import { assertConsistentConversation, assertReplyGrammar, ScriptedChatModel } from '@rxscope/core/testing';

@@ -1,4 +1,3 @@
-/* eslint-disable rxjs-x/no-ignored-default-value -- toArray() always emits */
 import { lastValueFrom, toArray, VirtualAction, VirtualTimeScheduler } from 'rxjs';
 import { z } from 'zod';
 import { Agent, type AgentEvent, type AgentEventOf, type AgentEventType, defineTool, ModelError, textOfMsg } from '@rxscope/core';
