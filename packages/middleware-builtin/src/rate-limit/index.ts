@@ -79,7 +79,13 @@ export class RateLimitMiddleware implements Middleware {
       const ticket = this.gate.enter((waitedMs, queued) => {
         const value: RateLimitEventValue = { waitedMs };
         const events = queued ? concat(of(ctx.event('CUSTOM', { name: 'rate_limit', value })), next(input)) : next(input);
-        call.add(events.subscribe(subscriber));
+        call.add(
+          events.subscribe({
+            next: (e) => subscriber.next(e),
+            error: (err: unknown) => subscriber.error(err),
+            complete: () => subscriber.complete(),
+          }),
+        );
       });
       // Runs on completion, error and unsubscribe alike (at once if the call already ended).
       return () => {

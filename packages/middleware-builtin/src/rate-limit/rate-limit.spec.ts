@@ -21,6 +21,7 @@ function virtualClock() {
     advanceTo(ms: number) {
       scheduler.maxFrames = ms;
       scheduler.flush();
+      scheduler.frame = Math.max(scheduler.frame, ms);
     },
   };
 }
