@@ -2,7 +2,7 @@ import { lastValueFrom, toArray } from 'rxjs';
 import { Agent, type AgentEvent, type AgentEventOf, type AgentEventType, ModelError, textOfMsg } from '@rxscope/core';
 import { assertConsistentConversation, assertReplyGrammar, ScriptedChatModel } from '@rxscope/core/testing';
 import { RetryMiddleware } from '../retry/index.js';
-import { FallbackMiddleware, type FallbackEventValue } from './index.js';
+import { FallbackMiddleware } from './index.js';
 
 const ofType = <T extends AgentEventType>(events: readonly AgentEvent[], type: T) =>
   events.filter((e): e is AgentEventOf<T> => e.type === type);
@@ -35,7 +35,7 @@ describe('FallbackMiddleware', () => {
     ]);
     expect(ofType(events, 'CUSTOM')[0]).toMatchObject({
       name: 'fallback',
-      value: { from: 'primary', to: 'backup', error: { status: 401 } } satisfies Partial<FallbackEventValue>,
+      value: { from: 'primary', to: 'backup', error: { status: 401 } },
     });
     expect(textOf(events)).toBe('from backup');
     expect(ofType(events, 'REPLY_END')[0]!.finishReason).toBe('completed');

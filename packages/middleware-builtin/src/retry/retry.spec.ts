@@ -60,7 +60,7 @@ describe('RetryMiddleware', () => {
     expect(ok).toMatchObject({ finishReason: 'stop' });
     expect(ofType(events, 'CUSTOM')[0]).toMatchObject({
       name: 'retry',
-      value: { attempt: 2, maxRetries: 3, delayMs: 1, model: 'scripted-model', error: { status: 503 } } satisfies Partial<RetryEventValue>,
+      value: { attempt: 2, maxRetries: 3, delayMs: 1, model: 'scripted-model', error: { status: 503 } },
     });
     expect(ofType(events, 'REPLY_END')[0]!.finishReason).toBe('completed');
     expect(textOfMsg(agent.context[1]!)).toBe('Hello!');
