@@ -1,0 +1,53 @@
+import { SpanKind, trace } from '@opentelemetry/api';
+import { type ActingInput, type ErrorInfo, type RuntimeContext, toErrorInfo, type ToolResultEndEvent } from '@rxscope/core';
+import { asException, ATTR, exceptionOf, json, markFailed } from './attributes.js';
+import { resultText } from './content.js';
+import type { ReplyTrace, SpanRun } from './traced.js';
+
+/** The `execute_tool` span of one tool call, a child of the reply span. */
+export function toolSpan(ctx: RuntimeContext, input: ActingInput, reply: ReplyTrace, capture: boolean): SpanRun {
+  const { toolCall, tool } = input;
+  reply.executed.add(toolCall.id);
+  const span = reply.tracer.startSpan(
+    `execute_tool ${tool.name}`,
+    {
+      kind: SpanKind.INTERNAL,
+      attributes: {
+        [ATTR.operation]: 'execute_tool',
+        [ATTR.toolName]: tool.name,
+        [ATTR.toolCallId]: toolCall.id,
+        [ATTR.toolDescription]: tool.description,
+        [ATTR.toolType]: 'function',
+        [ATTR.agentName]: ctx.agentName,
+        [ATTR.conversationId]: ctx.sessionId,
+        ...(capture ? { [ATTR.toolArguments]: json(input.input) } : {}),
+      },
+    },
+    reply.context,
+  );
+  let result: ToolResultEndEvent | undefined;
+  return {
+    context: trace.setSpan(reply.context, span),
+    event: (e) => {
+      if (e.type === 'TOOL_RESULT_END' && e.toolCallId === toolCall.id) result = e;
+    },
+    end: (outcome) => {
+      if (result) {
+        span.setAttribute(ATTR.toolStatus, result.status);
+        if (result.status === 'success' && capture) span.setAttribute(ATTR.toolResult, resultText(result.output));
+        if (result.status === 'error') {
+          const info: ErrorInfo = { name: 'ToolError', message: resultText(result.output), code: 'tool_error' };
+          span.recordException(exceptionOf(info));
+          markFailed(span, info);
+        }
+      }
+      if (outcome.kind === 'error') {
+        span.recordException(asException(outcome.error));
+        markFailed(span, toErrorInfo(outcome.error));
+      } else if (outcome.kind === 'cancelled' && !result) {
+        span.setAttribute(ATTR.cancelled, true);
+      }
+      span.end();
+    },
+  };
+}
