@@ -46,7 +46,7 @@ function program(name: string, dir: string): Project {
 }
 
 const config: Config = {
-  projects: [project('core'), project('middleware-builtin'), program('quickstart', 'examples/quickstart'), program('bench', 'bench')],
+  projects: [project('core'), project('middleware-builtin'), program('quickstart', 'examples/quickstart'), program('tracing-example', 'examples/tracing'), program('bench', 'bench')],
 };
 
 export default config;
