@@ -5,5 +5,19 @@ export { TracingMiddleware } from './tracing/index.js';
 export type { TracingOptions } from './tracing/index.js';
 
 // --- budgets, limits, prompts, guards ---
+export { ReplyBudgetMiddleware } from './reply-budget/index.js';
+export type { ReplyBudgetOptions, ReplyBudgetStatus } from './reply-budget/index.js';
+export { ModelCallLimitMiddleware } from './model-call-limit/index.js';
+export type { ModelCallLimitOptions, ModelCallLimitStatus } from './model-call-limit/index.js';
+export { ToolCallLimitMiddleware } from './tool-call-limit/index.js';
+export type { ToolCallLimitOptions, ToolCallLimitStatus, ToolLimits } from './tool-call-limit/index.js';
+export { LimitExceededError } from './steering/index.js';
+export type { LimitExceededErrorOptions, LimitScope } from './steering/index.js';
+export { DynamicPromptMiddleware, formatCurrentTime } from './dynamic-prompt/index.js';
+export type { CurrentTimeOptions, DynamicPromptOptions, PromptSection, PromptSectionValue } from './dynamic-prompt/index.js';
+export { clampArgument, confinePath, ToolGuardMiddleware } from './tool-guard/index.js';
+export type { ToolCallInfo, ToolGuardOptions, ToolGuardRule, ToolInputRewrite } from './tool-guard/index.js';
+export { resilient } from './resilient/index.js';
+export type { MiddlewareFailure, MiddlewareHook, ResilientOptions } from './resilient/index.js';
 
 // --- resilience and data protection ---
