@@ -195,6 +195,21 @@ describe('OpenAIChatModel against the OpenAI-compatible test server', () => {
     });
   });
 
+  it('sends maxTokens as max_completion_tokens to OpenAI reasoning models, as ChatOpenAI does', async () => {
+    const m = model([{ text: 'a' }, { text: 'b' }], { model: 'o3-mini' });
+    await collect(m);
+    expect(server.requests[0]!.body).not.toHaveProperty('max_tokens');
+    await collect(m, request({ options: { maxTokens: 64 } }));
+    expect(server.requests[1]!.body).toMatchObject({ model: 'o3-mini', max_completion_tokens: 64 });
+    expect(server.requests[1]!.body).not.toHaveProperty('max_tokens');
+  });
+
+  it('passes maxRetries through to ChatOpenAI when set', async () => {
+    const events = await collect(model([{ fault: 'server_error', retryAfterSeconds: 0 }, { text: 'second try' }], { maxRetries: 1 }));
+    expect(server.requests).toHaveLength(2);
+    expect(events.find((e) => e.type === 'TEXT_BLOCK_DELTA')).toMatchObject({ delta: 'second try' });
+  });
+
   it('non-streaming mode sends stream: false and yields the same events', async () => {
     const turn: ServerTurn = {
       reasoning: 'Hmm.',

@@ -1,8 +1,8 @@
-import { ChatOpenAI, ChatOpenAICompletions, type ClientOptions, type OpenAIClient } from '@langchain/openai';
+import { ChatOpenAI, ChatOpenAICompletions, type ClientOptions, type OpenAIClient, wrapOpenAIClientError } from '@langchain/openai';
 import { Observable } from 'rxjs';
 import type { ModelEvent, Usage } from '../../event/events.js';
 import { BlockAssembler } from '../block-assembler.js';
-import type { ChatModel, ModelOptions, ModelRequest } from '../chat-model.js';
+import type { ChatModel, ModelRequest, ToolSchema } from '../chat-model.js';
 import { ModelError } from '../model-error.js';
 import { toModelError } from '../to-model-error.js';
 import { toOpenAIMessages, toOpenAITool, toOpenAIToolChoice } from './openai-messages.js';
@@ -63,6 +63,14 @@ const OPTION_NAMES: Readonly<Record<string, string>> = {
   logitBias: 'logit_bias',
 };
 
+/** Wire form of each tool schema, computed once per schema (tools are the same objects every call). */
+const wireTools = new WeakMap<ToolSchema, ReturnType<typeof toOpenAITool>>();
+function openAITool(tool: ToolSchema): ReturnType<typeof toOpenAITool> {
+  let wire = wireTools.get(tool);
+  if (!wire) wireTools.set(tool, (wire = toOpenAITool(tool)));
+  return wire;
+}
+
 /**
  * A {@link ChatModel} for OpenAI and any OpenAI-compatible server (vLLM, Ollama, LM Studio,
  * llama.cpp, DeepSeek, OpenRouter...), built on `ChatOpenAI` from `@langchain/openai`.
@@ -77,22 +85,26 @@ const OPTION_NAMES: Readonly<Record<string, string>> = {
  * (`empty_response`) fails too, retryably, instead of passing for a complete answer.
  *
  * **The lean path.** `ChatOpenAI.stream()` costs about 0.7 ms per call over the plain `openai`
- * client. This adapter keeps ChatOpenAI's request assembly and client but calls its
- * lower-level `completionWithRetry` directly, and so skips:
- * - the Runnable layer: config merging, `AsyncLocalStorage` context, `_combineCallOptions`;
+ * client. This adapter keeps ChatOpenAI's request assembly and its client, and does itself only
+ * what is specific to us, so it skips:
+ * - the Runnable layer: `ensureConfig`/config merging, `AsyncLocalStorage` context, `_combineCallOptions`;
  * - callbacks and tracing: `CallbackManager.configure` (environment lookups, LangSmith tracer),
  *   `handleChatModelStart` (serialising the model with `toJSON()` and the messages for the run
  *   tree, a second `invocationParams` for tracing with tool redaction), `handleLLMNewToken` per
  *   chunk, `handleLLMEnd`/`handleLLMError`;
  * - the message round trip `Msg` → `BaseMessage` → wire: messages go to the wire format directly;
  * - per-chunk `AIMessageChunk`/`ChatGenerationChunk` objects and their `concat` into a final
- *   message, plus the v1 content translation and run-id stamping: chunks become events directly.
+ *   message, the v1 content translation and run-id stamping: chunks become events directly;
+ * - with `maxRetries: 0` (the default), the `AsyncCaller` of `completionWithRetry` (a p-queue and
+ *   a p-retry with nothing to retry): the call goes to ChatOpenAI's `openai` client with the
+ *   same error wrapping (`wrapOpenAIClientError`); with `maxRetries > 0` it goes through
+ *   `completionWithRetry`, retries included.
  *
- * It keeps: `invocationParams` (model, sampling fields, `stream_options: {include_usage: true}`,
- * `max_completion_tokens` for reasoning models, `modelKwargs`), the `AsyncCaller` behind
- * `completionWithRetry` (`maxRetries`, `maxConcurrency`), LangChain's construction of the
- * `openai` client (base URL, environment, user agent) and its error wrapping. `chatOpenAI` is
- * the same model for LangChain-native use (it shares the completions client).
+ * It keeps: ChatOpenAI's `invocationParams` (model, sampling fields, `stream_options:
+ * {include_usage: true}`, `max_completion_tokens` for reasoning models, `modelKwargs`; computed
+ * once per model, since without per-call LangChain options they do not change), its construction
+ * of the `openai` client (base URL, environment, headers, user agent, timeout) and its error
+ * wrapping. `chatOpenAI` is the same model for LangChain-native use.
  *
  * @example
  * ```ts
@@ -110,6 +122,9 @@ export class OpenAIChatModel implements ChatModel {
   private readonly completions: ChatOpenAICompletions;
   private readonly streaming: boolean;
   private readonly maxRetries: number;
+  private streamBase: Readonly<Record<string, unknown>> | undefined;
+  private onceBase: Readonly<Record<string, unknown>> | undefined;
+  private maxTokensKey: 'max_tokens' | 'max_completion_tokens' = 'max_tokens';
 
   constructor(private readonly options: OpenAIChatModelOptions) {
     this.modelName = options.model;
@@ -193,35 +208,67 @@ export class OpenAIChatModel implements ChatModel {
     });
   }
 
-  /** The request body: ChatOpenAI's invocation params, our messages/tools, per-call options. */
+  /**
+   * ChatOpenAI's invocation params for this model without per-call options (model, sampling
+   * fields, `stream_options`, `max_tokens`/`max_completion_tokens`, `modelKwargs`), computed once
+   * per mode; undefined fields dropped.
+   */
+  private baseParams(stream: boolean): Readonly<Record<string, unknown>> {
+    const cached = stream ? this.streamBase : this.onceBase;
+    if (cached) return cached;
+    const params: Record<string, unknown> = {};
+    const all = this.completions.invocationParams(undefined, { streaming: stream });
+    // ChatOpenAI sets one of the two keys (maybe undefined): max_completion_tokens for reasoning models.
+    this.maxTokensKey = 'max_completion_tokens' in all ? 'max_completion_tokens' : 'max_tokens';
+    for (const [key, value] of Object.entries(all)) {
+      if (value !== undefined) params[key] = value;
+    }
+    if (!stream) delete params['stream_options'];
+    if (stream) this.streamBase = params;
+    else this.onceBase = params;
+    return params;
+  }
+
+  /**
+   * The request body: the base params plus what ChatOpenAI's `invocationParams` adds per call
+   * (tools, `tool_choice`, `stop`, `seed`), our messages, and the request's sampling options.
+   */
   private body(request: ModelRequest, stream: boolean): CreateParams {
-    const hasTools = request.tools.length > 0;
-    const { temperature, topP, maxTokens, stop, seed, ...rest } = request.options;
+    const base = this.baseParams(stream);
     const params: Record<string, unknown> = {
-      ...this.completions.invocationParams(
-        {
-          ...(hasTools ? { tools: request.tools.map(toOpenAITool), tool_choice: toOpenAIToolChoice(request.toolChoice) } : {}),
-          ...(stop !== undefined ? { stop: [...stop] } : {}),
-          ...(seed !== undefined ? { seed } : {}),
-        },
-        { streaming: stream },
-      ),
+      ...base,
       messages: toOpenAIMessages(request.messages, { sendReasoning: this.options.sendReasoning ?? false }),
       stream,
     };
-    if (!stream) delete params['stream_options'];
-    if (temperature !== undefined) params['temperature'] = temperature;
-    if (topP !== undefined) params['top_p'] = topP;
-    if (maxTokens !== undefined) params['max_completion_tokens' in params ? 'max_completion_tokens' : 'max_tokens'] = maxTokens;
-    for (const [key, value] of Object.entries(rest as ModelOptions)) {
-      if (value !== undefined) params[OPTION_NAMES[key] ?? key] = value;
+    if (request.tools.length) {
+      params['tools'] = request.tools.map(openAITool);
+      params['tool_choice'] = toOpenAIToolChoice(request.toolChoice);
+    }
+    const o = request.options;
+    for (const key in o) {
+      const value = o[key];
+      if (value === undefined) continue;
+      switch (key) {
+        case 'stop':
+          params['stop'] = [...(value as readonly string[])];
+          break;
+        case 'maxTokens':
+          params[this.maxTokensKey] = value;
+          break;
+        case 'temperature':
+        case 'seed':
+          params[key] = value;
+          break;
+        default:
+          params[OPTION_NAMES[key] ?? key] = value;
+      }
     }
     return params as unknown as CreateParams;
   }
 
   private async runStreaming(request: ModelRequest, signal: AbortSignal, emit: (e: ModelEvent) => void, touch: () => void): Promise<void> {
     const body = { ...this.body(request, true), stream: true } as OpenAIClient.Chat.ChatCompletionCreateParamsStreaming;
-    const chunks = await this.completions.completionWithRetry(body, { signal, maxRetries: this.maxRetries });
+    const chunks = this.maxRetries > 0 ? await this.completions.completionWithRetry(body, { signal, maxRetries: this.maxRetries }) : await this.create(body, signal);
     const blocks = new BlockAssembler(emit);
     let usage: WireUsage | undefined;
     let finishReason: string | undefined;
@@ -262,7 +309,8 @@ export class OpenAIChatModel implements ChatModel {
 
   private async runOnce(request: ModelRequest, signal: AbortSignal, emit: (e: ModelEvent) => void): Promise<void> {
     const body = { ...this.body(request, false), stream: false } as OpenAIClient.Chat.ChatCompletionCreateParamsNonStreaming;
-    const completion: Completion = await this.completions.completionWithRetry(body, { signal, maxRetries: this.maxRetries });
+    const completion: Completion =
+      this.maxRetries > 0 ? await this.completions.completionWithRetry(body, { signal, maxRetries: this.maxRetries }) : await this.create(body, signal);
     if (signal.aborted) throw signal.reason;
     if (!completion || typeof completion !== 'object') {
       throw new ModelError('the model server answered with something that is not a chat completion', { code: 'malformed_response', retryable: true });
@@ -280,6 +328,21 @@ export class OpenAIChatModel implements ChatModel {
     });
     blocks.close();
     emit(this.end(completion.usage, choice.finish_reason ?? (blocks.toolCallCount ? 'tool_calls' : 'stop'), completion.model));
+  }
+
+  /**
+   * `completionWithRetry` without its `AsyncCaller` (a p-queue and a p-retry with nothing to
+   * retry when `maxRetries` is 0): the same client call and the same error wrapping.
+   */
+  private create(body: OpenAIClient.Chat.ChatCompletionCreateParamsStreaming, signal: AbortSignal): Promise<AsyncIterable<OpenAIClient.Chat.Completions.ChatCompletionChunk>>;
+  private create(body: OpenAIClient.Chat.ChatCompletionCreateParamsNonStreaming, signal: AbortSignal): Promise<Completion>;
+  private async create(body: CreateParams, signal: AbortSignal): Promise<unknown> {
+    this.completions._getClientOptions(undefined); // creates ChatOpenAI's client on first use
+    try {
+      return await this.completions.client.chat.completions.create(body, { signal });
+    } catch (e) {
+      throw wrapOpenAIClientError(e);
+    }
   }
 
   private end(usage: WireUsage | undefined, finishReason: string, responseModel: string | undefined): ModelEvent {
