@@ -58,7 +58,7 @@ export function timeIn(timeZone: string, now: Date): LocalTime {
   for (const p of format.formatToParts(now)) part[p.type] = p.value;
   const offset = (part['timeZoneName'] ?? 'GMT').replace('GMT', '') || '+00:00';
   return {
-    timeZone: format.resolvedOptions().timeZone,
+    timeZone,
     date: `${part['year']}-${part['month']}-${part['day']}`,
     time: `${part['hour']}:${part['minute']}`,
     weekday: part['weekday'] ?? '',
