@@ -195,10 +195,11 @@ describe('OpenAIChatModel against the OpenAI-compatible test server', () => {
     });
   });
 
-  it('sends maxTokens as max_completion_tokens to OpenAI reasoning models, as ChatOpenAI does', async () => {
+  it('sends maxTokens as max_completion_tokens and system as developer to OpenAI reasoning models, as ChatOpenAI does', async () => {
     const m = model([{ text: 'a' }, { text: 'b' }], { model: 'o3-mini' });
-    await collect(m);
+    await collect(m, request({ messages: [createMsg('system', 'Be brief.'), createMsg('user', 'hi')] }));
     expect(server.requests[0]!.body).not.toHaveProperty('max_tokens');
+    expect(server.requests[0]!.body.messages![0]).toEqual({ role: 'developer', content: 'Be brief.' });
     await collect(m, request({ options: { maxTokens: 64 } }));
     expect(server.requests[1]!.body).toMatchObject({ model: 'o3-mini', max_completion_tokens: 64 });
     expect(server.requests[1]!.body).not.toHaveProperty('max_tokens');

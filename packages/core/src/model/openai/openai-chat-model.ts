@@ -5,7 +5,7 @@ import { BlockAssembler } from '../block-assembler.js';
 import type { ChatModel, ModelRequest, ToolSchema } from '../chat-model.js';
 import { ModelError } from '../model-error.js';
 import { toModelError } from '../to-model-error.js';
-import { toOpenAIMessages, toOpenAITool, toOpenAIToolChoice } from './openai-messages.js';
+import { toOpenAIMessages, toOpenAITool, toOpenAIToolChoice, type ToOpenAIMessagesOptions } from './openai-messages.js';
 
 type Completion = OpenAIClient.Chat.Completions.ChatCompletion;
 type WireUsage = OpenAIClient.Completions.CompletionUsage;
@@ -125,6 +125,7 @@ export class OpenAIChatModel implements ChatModel {
   private streamBase: Readonly<Record<string, unknown>> | undefined;
   private onceBase: Readonly<Record<string, unknown>> | undefined;
   private maxTokensKey: 'max_tokens' | 'max_completion_tokens' = 'max_tokens';
+  private messageOptions: ToOpenAIMessagesOptions = {};
 
   constructor(private readonly options: OpenAIChatModelOptions) {
     this.modelName = options.model;
@@ -220,6 +221,11 @@ export class OpenAIChatModel implements ChatModel {
     const all = this.completions.invocationParams(undefined, { streaming: stream });
     // ChatOpenAI sets one of the two keys (maybe undefined): max_completion_tokens for reasoning models.
     this.maxTokensKey = 'max_completion_tokens' in all ? 'max_completion_tokens' : 'max_tokens';
+    // The same test ChatOpenAI uses to send system messages as `developer` messages.
+    this.messageOptions = {
+      sendReasoning: this.options.sendReasoning ?? false,
+      systemRole: this.maxTokensKey === 'max_completion_tokens' ? 'developer' : 'system',
+    };
     for (const [key, value] of Object.entries(all)) {
       if (value !== undefined) params[key] = value;
     }
@@ -237,7 +243,7 @@ export class OpenAIChatModel implements ChatModel {
     const base = this.baseParams(stream);
     const params: Record<string, unknown> = {
       ...base,
-      messages: toOpenAIMessages(request.messages, { sendReasoning: this.options.sendReasoning ?? false }),
+      messages: toOpenAIMessages(request.messages, this.messageOptions),
       stream,
     };
     if (request.tools.length) {

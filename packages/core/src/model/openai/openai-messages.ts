@@ -11,7 +11,7 @@ export type OpenAIContentPart =
 
 /** A message of the OpenAI Chat Completions wire format. */
 export type OpenAIWireMessage =
-  | { readonly role: 'system'; readonly content: string }
+  | { readonly role: 'system' | 'developer'; readonly content: string }
   | { readonly role: 'user'; readonly content: string | readonly OpenAIContentPart[] }
   | {
       readonly role: 'assistant';
@@ -29,6 +29,8 @@ export type OpenAIWireMessage =
 export interface ToOpenAIMessagesOptions {
   /** Send the assistant's thinking back as `reasoning_content` (for servers that want it). Default false. */
   readonly sendReasoning?: boolean;
+  /** Role of system messages: `developer` for OpenAI reasoning models (as ChatOpenAI sends them). Default `system`. */
+  readonly systemRole?: 'system' | 'developer';
 }
 
 /**
@@ -49,7 +51,7 @@ export function toOpenAIMessages(messages: readonly Msg[], options: ToOpenAIMess
   for (const turn of toConversationTurns(messages)) {
     switch (turn.kind) {
       case 'system':
-        out.push({ role: 'system', content: turn.text });
+        out.push({ role: options.systemRole ?? 'system', content: turn.text });
         break;
       case 'user':
         out.push({ role: 'user', content: userContent(turn.parts) });
