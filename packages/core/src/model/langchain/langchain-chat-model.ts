@@ -9,7 +9,14 @@ import { toModelError } from '../to-model-error.js';
 import { toOpenAITool } from '../openai/openai-messages.js';
 import { toLangChainMessages } from './langchain-messages.js';
 
-/** Options of {@link LangChainChatModel}. */
+/**
+ * Options of {@link LangChainChatModel}.
+ *
+ * @example
+ * ```ts
+ * const options: LangChainChatModelOptions = { model: new ChatOllama({ model: 'llama3.2' }), streaming: true, callOptions: { tags: ['agent'] } };
+ * ```
+ */
 export interface LangChainChatModelOptions {
   /** Any LangChain chat model (`ChatAnthropic`, `ChatGoogleGenerativeAI`, `ChatOllama`, `ChatOpenAI`...). */
   readonly model: BaseChatModel;

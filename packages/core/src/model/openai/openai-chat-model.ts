@@ -13,7 +13,15 @@ type CreateParams = OpenAIClient.Chat.ChatCompletionCreateParams;
 /** Fields some OpenAI-compatible servers add: reasoning as `reasoning_content` (DeepSeek, vLLM) or `reasoning` (OpenRouter, Ollama). */
 type WithReasoning = { reasoning_content?: string | null; reasoning?: string | null };
 
-/** Options of {@link OpenAIChatModel}. */
+/**
+ * Options of {@link OpenAIChatModel}.
+ *
+ * @example
+ * ```ts
+ * const options: OpenAIChatModelOptions = { model: 'gpt-4o-mini', temperature: 0.2, idleTimeoutMs: 30_000 };
+ * const model = new OpenAIChatModel(options);
+ * ```
+ */
 export interface OpenAIChatModelOptions {
   /** Model id sent to the server, e.g. `gpt-4o-mini`. */
   readonly model: string;

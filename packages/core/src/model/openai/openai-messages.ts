@@ -2,14 +2,28 @@ import type { DataBlock, Msg, TextBlock } from '../../message/blocks.js';
 import type { ToolChoice, ToolSchema } from '../chat-model.js';
 import { toConversationTurns } from '../conversation.js';
 
-/** A content part of an OpenAI chat message. */
+/**
+ * A content part of an OpenAI chat message.
+ *
+ * @example
+ * ```ts
+ * const part: OpenAIContentPart = { type: 'image_url', image_url: { url: 'https://example.com/cat.png' } };
+ * ```
+ */
 export type OpenAIContentPart =
   | { readonly type: 'text'; readonly text: string }
   | { readonly type: 'image_url'; readonly image_url: { readonly url: string } }
   | { readonly type: 'input_audio'; readonly input_audio: { readonly data: string; readonly format: 'wav' | 'mp3' } }
   | { readonly type: 'file'; readonly file: { readonly filename: string; readonly file_data: string } };
 
-/** A message of the OpenAI Chat Completions wire format. */
+/**
+ * A message of the OpenAI Chat Completions wire format.
+ *
+ * @example
+ * ```ts
+ * const result: OpenAIWireMessage = { role: 'tool', tool_call_id: 'call_1', content: 'Sunny' };
+ * ```
+ */
 export type OpenAIWireMessage =
   | { readonly role: 'system' | 'developer'; readonly content: string }
   | { readonly role: 'user'; readonly content: string | readonly OpenAIContentPart[] }
@@ -25,7 +39,14 @@ export type OpenAIWireMessage =
     }
   | { readonly role: 'tool'; readonly tool_call_id: string; readonly content: string };
 
-/** Options of {@link toOpenAIMessages}. */
+/**
+ * Options of {@link toOpenAIMessages}.
+ *
+ * @example
+ * ```ts
+ * const wire = toOpenAIMessages(messages, { sendReasoning: true, systemRole: 'developer' });
+ * ```
+ */
 export interface ToOpenAIMessagesOptions {
   /** Send the assistant's thinking back as `reasoning_content` (for servers that want it). Default false. */
   readonly sendReasoning?: boolean;
@@ -107,12 +128,26 @@ function dataPart(block: DataBlock): OpenAIContentPart {
   return { type: 'text', text: `[attachment: ${block.mediaType}${block.url ? ` ${block.url}` : ''}]` };
 }
 
-/** A tool as an OpenAI function tool. */
+/**
+ * A tool as an OpenAI function tool.
+ *
+ * @example
+ * ```ts
+ * toOpenAITool(add.schema); // { type: 'function', function: { name: 'add', description: 'Adds two numbers', parameters: {...} } }
+ * ```
+ */
 export function toOpenAITool(tool: ToolSchema): { type: 'function'; function: { name: string; description: string; parameters: Record<string, unknown> } } {
   return { type: 'function', function: { name: tool.name, description: tool.description, parameters: { ...tool.parameters } } };
 }
 
-/** Our tool choice in the wire format: `'auto' | 'none' | 'required' | {type: 'function', function: {name}}`. */
+/**
+ * Our tool choice in the wire format: `'auto' | 'none' | 'required' | {type: 'function', function: {name}}`.
+ *
+ * @example
+ * ```ts
+ * toOpenAIToolChoice({ name: 'add' }); // { type: 'function', function: { name: 'add' } }
+ * ```
+ */
 export function toOpenAIToolChoice(choice: ToolChoice): 'auto' | 'none' | 'required' | { type: 'function'; function: { name: string } } {
   return typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } };
 }

@@ -2,7 +2,14 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
-/** A fault the {@link startOpenAITestServer} can inject into one turn. */
+/**
+ * A fault the {@link startOpenAITestServer} can inject into one turn.
+ *
+ * @example
+ * ```ts
+ * const server = await startOpenAITestServer({ script: [{ fault: 'drop_mid_stream', text: ['a', 'b', 'c'] }] });
+ * ```
+ */
 export type ServerFault =
   /** HTTP 429 with a `Retry-After` header (`retryAfterSeconds`, default 1) and an OpenAI error body. */
   | 'rate_limit'
@@ -23,7 +30,14 @@ export type ServerFault =
   /** Sends the first chunk of content, then nothing until the client aborts or the server closes (non-streaming: headers only). */
   | 'stall';
 
-/** One tool call the server should make the "model" request. */
+/**
+ * One tool call the server should make the "model" request.
+ *
+ * @example
+ * ```ts
+ * const call: ServerToolCall = { name: 'get_weather', arguments: { city: 'Paris' }, id: 'call_1' };
+ * ```
+ */
 export interface ServerToolCall {
   readonly name: string;
   /** Raw JSON text, or a value serialised to JSON. */
@@ -32,7 +46,14 @@ export interface ServerToolCall {
   readonly id?: string;
 }
 
-/** One scripted response of the test server. */
+/**
+ * One scripted response of the test server.
+ *
+ * @example
+ * ```ts
+ * const turn: ServerTurn = { reasoning: 'Think.', text: ['Hel', 'lo'], usage: { prompt_tokens: 12, completion_tokens: 3, cached_tokens: 8 } };
+ * ```
+ */
 export interface ServerTurn {
   /** Answer text: one chunk, or the chunks to stream. */
   readonly text?: string | readonly string[];
@@ -56,7 +77,15 @@ export interface ServerTurn {
   readonly chunkDelayMs?: number;
 }
 
-/** A message of a recorded chat request, as sent on the wire. */
+/**
+ * A message of a recorded chat request, as sent on the wire.
+ *
+ * @example
+ * ```ts
+ * const last: RecordedWireMessage = server.requests[1]!.body.messages!.at(-1)!;
+ * expect(last).toMatchObject({ role: 'tool', content: '5' });
+ * ```
+ */
 export interface RecordedWireMessage {
   readonly role: string;
   readonly content?: string | readonly RecordedContentPart[] | null;
@@ -66,7 +95,15 @@ export interface RecordedWireMessage {
   readonly [field: string]: unknown;
 }
 
-/** A content part of a recorded message (`text`, `image_url`, `input_audio`, `file`...). */
+/**
+ * A content part of a recorded message (`text`, `image_url`, `input_audio`, `file`...).
+ *
+ * @example
+ * ```ts
+ * const parts = server.requests[0]!.body.messages![1]!.content as RecordedContentPart[];
+ * expect(parts[1]!.image_url!.url).toMatch(/^data:image\/png;base64,/);
+ * ```
+ */
 export interface RecordedContentPart {
   readonly type: string;
   readonly text?: string;
@@ -74,7 +111,15 @@ export interface RecordedContentPart {
   readonly [field: string]: unknown;
 }
 
-/** The JSON body of a recorded request: the chat completion fields, typed loosely. */
+/**
+ * The JSON body of a recorded request: the chat completion fields, typed loosely.
+ *
+ * @example
+ * ```ts
+ * const body: RecordedBody = server.requests[0]!.body;
+ * expect(body).toMatchObject({ stream: true, stream_options: { include_usage: true }, tool_choice: 'auto' });
+ * ```
+ */
 export interface RecordedBody {
   readonly model?: string;
   readonly messages?: readonly RecordedWireMessage[];
@@ -88,7 +133,16 @@ export interface RecordedBody {
   readonly [field: string]: unknown;
 }
 
-/** A request the server received. */
+/**
+ * A request the server received.
+ *
+ * @example
+ * ```ts
+ * const [first] = server.requests;
+ * expect(first!.headers.authorization).toBe('Bearer sk-test');
+ * expect(first!.clientClosed).toBe(false);
+ * ```
+ */
 export interface RecordedRequest {
   readonly method: string;
   /** Path without the query string, e.g. `/v1/chat/completions`. */
@@ -104,7 +158,14 @@ export interface RecordedRequest {
   readonly clientClosed: boolean;
 }
 
-/** Options of {@link startOpenAITestServer}. */
+/**
+ * Options of {@link startOpenAITestServer}.
+ *
+ * @example
+ * ```ts
+ * const server = await startOpenAITestServer({ handler: (req, i) => ({ text: `answer #${i}` }), chunkDelayMs: 5 });
+ * ```
+ */
 export interface OpenAITestServerOptions {
   /** Turns answered in order, one per chat completion request. */
   readonly script?: readonly ServerTurn[];
@@ -118,7 +179,16 @@ export interface OpenAITestServerOptions {
   readonly keepAlive?: boolean;
 }
 
-/** A running OpenAI-compatible test server (see {@link startOpenAITestServer}). */
+/**
+ * A running OpenAI-compatible test server (see {@link startOpenAITestServer}).
+ *
+ * @example
+ * ```ts
+ * const server: OpenAITestServer = await startOpenAITestServer({ script: [{ text: 'hi' }] });
+ * const model = new OpenAIChatModel({ model: 'gpt-4o-mini', apiKey: 'test', baseURL: server.url });
+ * await server.close();
+ * ```
+ */
 export interface OpenAITestServer {
   /** Base URL for clients, e.g. `http://127.0.0.1:54321/v1`. */
   readonly url: string;
