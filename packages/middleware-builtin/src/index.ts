@@ -21,3 +21,13 @@ export { resilient } from './resilient/index.js';
 export type { MiddlewareFailure, MiddlewareHook, ResilientOptions } from './resilient/index.js';
 
 // --- resilience and data protection ---
+export { RetryMiddleware } from './retry/index.js';
+export type { RetryEventValue, RetryOptions } from './retry/index.js';
+export { FallbackMiddleware } from './fallback/index.js';
+export type { FallbackEventValue, FallbackOptions } from './fallback/index.js';
+export { RateLimitMiddleware } from './rate-limit/index.js';
+export type { RateLimitEventValue, RateLimitOptions } from './rate-limit/index.js';
+export { ReplyTimeoutError, TimeoutMiddleware, ToolTimeoutError } from './timeout/index.js';
+export type { TimeoutOptions } from './timeout/index.js';
+export { detectPii, PII_TYPES, PiiRedactionMiddleware } from './pii-redaction/index.js';
+export type { PiiMatch, PiiOutputOptions, PiiRedactionOptions, PiiStrategy, PiiType } from './pii-redaction/index.js';
