@@ -10,6 +10,8 @@
  *   `MODEL_CALL_END {finishReason: 'error', error}` is emitted; the HTTP request is aborted.
  *   `firstTokenMs` limits the wait for the first content (a block start or delta); `idleMs` the
  *   silence between two events (from the start of the call too, unless `firstTokenMs` is set).
+ *   The clock starts with the call's first event (`MODEL_CALL_START`), so time spent waiting in
+ *   a `RateLimitMiddleware` queue inside this layer does not count; `replyMs` bounds it.
  * - **Tool call** (`toolCallMs`): the tool's `signal` is aborted and the call gets an `error`
  *   result `Tool "x" failed: timed out after N ms`; the reply goes on (the model sees the error).
  *   The failure travels as a {@link ToolTimeoutError}, so an outer `onActing` layer may retry it.
@@ -123,7 +125,7 @@ export class TimeoutMiddleware implements Middleware {
       let firstToken: Subscription | undefined;
       let sawContent = false;
       let idleArmed = false;
-      let lastEventAt = scheduler.now();
+      let lastEventAt = 0;
 
       const fire = (message: string) => {
         if (subscriber.closed) return;
@@ -146,17 +148,24 @@ export class TimeoutMiddleware implements Middleware {
         );
       };
 
-      if (modelCallMs !== undefined) timers.add(scheduler.schedule(() => fire(`the model call took longer than ${modelCallMs} ms`), modelCallMs));
-      if (firstTokenMs !== undefined) {
-        firstToken = scheduler.schedule(() => fire(`the model sent no content within ${firstTokenMs} ms`), firstTokenMs);
-        timers.add(firstToken);
-      } else if (idleMs !== undefined) armIdle(idleMs);
+      // The clock starts with the call's first event (its MODEL_CALL_START, or the notice of a
+      // rate limiter inside this layer): time spent queueing for the call does not count.
+      let started = false;
+      const startClock = () => {
+        started = true;
+        if (modelCallMs !== undefined) timers.add(scheduler.schedule(() => fire(`the model call took longer than ${modelCallMs} ms`), modelCallMs));
+        if (firstTokenMs !== undefined) {
+          firstToken = scheduler.schedule(() => fire(`the model sent no content within ${firstTokenMs} ms`), firstTokenMs);
+          timers.add(firstToken);
+        } else if (idleMs !== undefined) armIdle(idleMs);
+      };
 
       inner.add(
         next(input).subscribe({
           next: (e) => {
             tracker.track(e);
             lastEventAt = scheduler.now();
+            if (!started) startClock();
             if (!sawContent && isStreamedContent(e)) {
               sawContent = true;
               firstToken?.unsubscribe();

@@ -2,6 +2,7 @@ import { lastValueFrom, NEVER, Observable, toArray, VirtualAction, VirtualTimeSc
 import { z } from 'zod';
 import { Agent, type AgentEvent, type AgentEventOf, type AgentEventType, defineTool, type Middleware, textOfMsg } from '@rxscope/core';
 import { assertConsistentConversation, assertReplyGrammar, ModelTestingController, ScriptedChatModel } from '@rxscope/core/testing';
+import { RateLimitMiddleware } from '../rate-limit/index.js';
 import { RetryMiddleware } from '../retry/index.js';
 import { TimeoutMiddleware } from './index.js';
 
@@ -121,6 +122,22 @@ describe('TimeoutMiddleware', () => {
       controller.expectOne();
       clock.advanceTo(800);
       expect(assertReplyGrammar(reply.events).error).toMatchObject({ code: 'timeout' });
+    });
+
+    it('the clock starts when the call starts: waiting in a rate limiter\'s queue inside does not count', () => {
+      const clock = virtualClock();
+      const controller = new ModelTestingController();
+      const gate = new RateLimitMiddleware({ maxConcurrent: 1, scheduler: clock.scheduler });
+      const timeout = new TimeoutMiddleware({ modelCallMs: 1_000, scheduler: clock.scheduler });
+      const a = start(new Agent({ name: 'a', model: controller.model, middlewares: [timeout, gate] }), 'a');
+      const b = start(new Agent({ name: 'b', model: controller.model, middlewares: [timeout, gate] }), 'b');
+      clock.advanceTo(900);
+      controller.expectOne('a').flush({ text: 'A' }); // b's call starts now, at 900
+      clock.advanceTo(1_500);
+      expect(b.done()).toBe(false);
+      clock.advanceTo(1_900);
+      expect(assertReplyGrammar(a.events).finishReason).toBe('completed');
+      expect(assertReplyGrammar(b.events).error).toMatchObject({ code: 'timeout' });
     });
 
     it('a call that finishes in time leaves no timer behind', () => {
