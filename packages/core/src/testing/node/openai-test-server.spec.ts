@@ -205,6 +205,19 @@ describe('startOpenAITestServer', () => {
     expect((await json<ErrorBody>(missing)).error.message).toContain('POST /v1/embeddings');
   });
 
+  it('closes each connection after its response, unless keepAlive', async () => {
+    server = await startOpenAITestServer({ script: [{ text: 'a' }, { text: 'b' }] });
+    await (await post(server, { stream: true })).text();
+    await server.waitForConnections(0, 500);
+    await server.close();
+
+    server = await startOpenAITestServer({ keepAlive: true, script: [{ text: 'a' }, { text: 'b' }] });
+    await (await post(server, { stream: true })).text();
+    await (await post(server, {})).json();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(server.openConnections()).toBeGreaterThan(0); // kept for the client's pool; close() ends them
+  });
+
   it('waits chunkDelayMs before each chunk', async () => {
     server = await startOpenAITestServer({ chunkDelayMs: 25, script: [{ text: ['a', 'b', 'c'] }] });
     const t0 = performance.now();
