@@ -1,5 +1,5 @@
 // SHA-256 (FIPS 180-4), synchronous and dependency-free so that hashing works the same in
-// browsers and Node without `node:crypto` (Web Crypto's digest is asynchronous, which a
+// browsers and Node without Node's crypto module (Web Crypto's digest is asynchronous, which a
 // streaming redactor cannot wait for).
 
 const K = new Uint32Array([
