@@ -84,11 +84,13 @@ export function callModel(ctx: RuntimeContext, input: ModelCallInput): Observabl
         },
         error: (err: unknown) => {
           const error = asModelError(err);
-          for (const x of closeOpen()) subscriber.next(x);
-          subscriber.next(
-            ctx.event('MODEL_CALL_END', { model, usage: ZERO_USAGE, finishReason: 'error', error: toErrorInfo(error) }),
-          );
-          ended = true;
+          if (!ended) {
+            for (const x of closeOpen()) subscriber.next(x);
+            subscriber.next(
+              ctx.event('MODEL_CALL_END', { model, usage: ZERO_USAGE, finishReason: 'error', error: toErrorInfo(error) }),
+            );
+            ended = true;
+          }
           subscriber.error(error);
         },
         complete: () => {
