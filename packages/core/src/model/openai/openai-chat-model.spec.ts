@@ -182,7 +182,7 @@ describe('OpenAIChatModel against the OpenAI-compatible test server', () => {
   it('sends sampling options from the constructor, overridden per call, plus extra options as they are', async () => {
     const m = model([{ text: 'a' }, { text: 'b' }], { temperature: 0.1, topP: 0.5, maxTokens: 100, stop: ['END'], seed: 7, modelKwargs: { user: 'u1' } });
     await collect(m);
-    expect(server.requests[0]!.body).toMatchObject({ temperature: 0.1, top_p: 0.5, max_tokens: 100, stop: ['END'], user: 'u1' });
+    expect(server.requests[0]!.body).toMatchObject({ temperature: 0.1, top_p: 0.5, max_tokens: 100, stop: ['END'], seed: 7, user: 'u1' });
     await collect(m, request({ options: { temperature: 0.9, topP: 1, maxTokens: 5, stop: ['X'], seed: 3, parallelToolCalls: false, reasoning_effort: 'low' } }));
     expect(server.requests[1]!.body).toMatchObject({
       temperature: 0.9,
@@ -266,8 +266,15 @@ describe('OpenAIChatModel against the OpenAI-compatible test server', () => {
   it('aborting the request signal fails the call with a cancelled ModelError and closes the socket', async () => {
     const controller = new AbortController();
     const m = model([{ text: ['a', 'b', 'c', 'd'], chunkDelayMs: 40 }]);
-    setTimeout(() => controller.abort(), 60);
-    const err = await failure(m, request({ signal: controller.signal }));
+    const err = await new Promise<ModelError>((resolve, reject) => {
+      m.stream(request({ signal: controller.signal })).subscribe({
+        next: (e) => {
+          if (e.type === 'TEXT_BLOCK_DELTA') controller.abort(); // mid-stream, from outside
+        },
+        error: (e: unknown) => resolve(e as ModelError),
+        complete: () => reject(new Error('completed despite the abort')),
+      });
+    });
     expect(err).toBeInstanceOf(ModelError);
     expect(err.code).toBe('cancelled');
     expect(err.retryable).toBe(false);
@@ -393,6 +400,19 @@ describe('OpenAIChatModel against the OpenAI-compatible test server', () => {
       expect(performance.now() - t0).toBeLessThan(1500);
       await server.waitForConnections(0, 1000);
       expect(server.requests[0]!.clientClosed).toBe(true);
+    });
+
+    it('timeout bounds the wait for the response headers: a retryable timeout', async () => {
+      const hanging = await startOpenAITestServer({ handler: () => new Promise(() => undefined) });
+      try {
+        const m = new OpenAIChatModel({ model: 'gpt-test', apiKey: 'k', baseURL: hanging.url, timeout: 150 });
+        const t0 = performance.now();
+        const err = await failure(m);
+        expect(err).toMatchObject({ retryable: true, code: 'timeout' });
+        expect(performance.now() - t0).toBeLessThan(1500);
+      } finally {
+        await hanging.close();
+      }
     });
 
     it('a refused connection is a retryable connection error', async () => {

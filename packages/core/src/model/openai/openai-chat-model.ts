@@ -42,7 +42,11 @@ export interface OpenAIChatModelOptions {
    * retry middleware, which sees every attempt.
    */
   readonly maxRetries?: number;
-  /** Client timeout in ms, until the response headers arrive (the `openai` SDK's `timeout`). */
+  /**
+   * Longest wait, in ms, for the response (streaming: its headers; non-streaming: the whole
+   * response) before the call fails with a retryable `timeout` {@link ModelError}. Also the
+   * `openai` SDK's `timeout` (per attempt when `maxRetries > 0`).
+   */
   readonly timeout?: number;
   /**
    * Longest silence, in ms, before the call fails with a retryable `timeout` {@link ModelError}:
@@ -58,6 +62,12 @@ export interface OpenAIChatModelOptions {
   readonly configuration?: ClientOptions;
   /** Provider name for telemetry. Default `'openai'`. */
   readonly provider?: string;
+}
+
+/** Per-call timer hooks: `touch` on every piece of data (idle timeout), `responded` once the response arrived (`timeout`). */
+interface CallHooks {
+  readonly touch: () => void;
+  readonly responded: () => void;
 }
 
 /** Camel-case request options we translate; any other key of {@link ModelOptions} is sent as is. */
@@ -187,6 +197,23 @@ export class OpenAIChatModel implements ChatModel {
           );
         }, idleMs);
       };
+      // Our own timer for `timeout` (the SDK has one too): its failure is classified the same everywhere.
+      const timeoutMs = this.options.timeout;
+      let waiting: ReturnType<typeof setTimeout> | undefined =
+        timeoutMs === undefined
+          ? undefined
+          : setTimeout(() => {
+              controller.abort(
+                new ModelError(`no response from the model server within ${timeoutMs} ms`, { code: 'timeout', retryable: true }),
+              );
+            }, timeoutMs);
+      const hooks: CallHooks = {
+        touch,
+        responded: () => {
+          if (waiting !== undefined) clearTimeout(waiting);
+          waiting = undefined;
+        },
+      };
       const emit = (e: ModelEvent) => {
         if (!subscriber.closed) subscriber.next(e);
       };
@@ -197,7 +224,7 @@ export class OpenAIChatModel implements ChatModel {
 
       let settled = false;
       touch();
-      const call = this.streaming ? this.runStreaming(request, controller.signal, emit, touch) : this.runOnce(request, controller.signal, emit);
+      const call = this.streaming ? this.runStreaming(request, controller.signal, emit, hooks) : this.runOnce(request, controller.signal, emit, hooks);
       call.then(
         () => {
           settled = true;
@@ -210,6 +237,7 @@ export class OpenAIChatModel implements ChatModel {
       );
       return () => {
         if (idle !== undefined) clearTimeout(idle);
+        hooks.responded();
         request.signal.removeEventListener('abort', onAbort);
         // Abort only a call still running: aborting a finished one costs an Error and an abort cascade per call.
         if (!settled) controller.abort(new ModelError('model call cancelled', { code: 'cancelled' }));
@@ -238,6 +266,8 @@ export class OpenAIChatModel implements ChatModel {
       if (value !== undefined) params[key] = value;
     }
     if (!stream) delete params['stream_options'];
+    // seed is a per-call option in ChatOpenAI; ours may also come from the constructor.
+    if (this.options.seed !== undefined) params['seed'] = this.options.seed;
     if (stream) this.streamBase = params;
     else this.onceBase = params;
     return params;
@@ -280,9 +310,11 @@ export class OpenAIChatModel implements ChatModel {
     return params as unknown as CreateParams;
   }
 
-  private async runStreaming(request: ModelRequest, signal: AbortSignal, emit: (e: ModelEvent) => void, touch: () => void): Promise<void> {
+  private async runStreaming(request: ModelRequest, signal: AbortSignal, emit: (e: ModelEvent) => void, hooks: CallHooks): Promise<void> {
     const body = { ...this.body(request, true), stream: true } as OpenAIClient.Chat.ChatCompletionCreateParamsStreaming;
     const chunks = this.maxRetries > 0 ? await this.completions.completionWithRetry(body, { signal, maxRetries: this.maxRetries }) : await this.create(body, signal);
+    hooks.responded();
+    const touch = hooks.touch;
     const blocks = new BlockAssembler(emit);
     let usage: WireUsage | undefined;
     let finishReason: string | undefined;
@@ -321,10 +353,11 @@ export class OpenAIChatModel implements ChatModel {
     emit(this.end(usage, finishReason, responseModel));
   }
 
-  private async runOnce(request: ModelRequest, signal: AbortSignal, emit: (e: ModelEvent) => void): Promise<void> {
+  private async runOnce(request: ModelRequest, signal: AbortSignal, emit: (e: ModelEvent) => void, hooks: CallHooks): Promise<void> {
     const body = { ...this.body(request, false), stream: false } as OpenAIClient.Chat.ChatCompletionCreateParamsNonStreaming;
     const completion: Completion =
       this.maxRetries > 0 ? await this.completions.completionWithRetry(body, { signal, maxRetries: this.maxRetries }) : await this.create(body, signal);
+    hooks.responded();
     if (signal.aborted) throw signal.reason;
     if (!completion || typeof completion !== 'object') {
       throw new ModelError('the model server answered with something that is not a chat completion', { code: 'malformed_response', retryable: true });
