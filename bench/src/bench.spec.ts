@@ -38,12 +38,13 @@ describe('bench --quick', () => {
     expect(report.machine).toMatch(/cores, .* GiB memory, Node v\d+/);
     const overhead = report.results.find((r) => r.id === 'model-overhead')!;
     expect(overhead.config.quick).toBe(true);
-    expect(overhead.contenders.map((c) => c.name)).toEqual(['openai', 'rxscope', 'langchain']);
+    expect(overhead.contenders.map((c) => c.name)).toEqual(['openai', 'openai+signal', 'rxscope', 'langchain']);
     for (const c of overhead.contenders) {
       expect(c.ms.n).toBe(overhead.config.rounds * overhead.config.batch);
       expect(c.ms.median).toBeGreaterThan(0);
     }
     expect(overhead.ratios.map((r) => [r.contender, r.baseline])).toEqual([
+      ['openai+signal', 'openai'],
       ['rxscope', 'openai'],
       ['langchain', 'openai'],
     ]);

@@ -21,7 +21,7 @@ export function formatConsole(r: ScenarioResult): string {
   const ratio = new Map(r.ratios.map((q) => [q.contender, q]));
   const lines = [
     `${r.id} — ${r.title}`,
-    `  ${pad('contender', 12)} ${pad('median ms', 10)} ${pad('p10–p90 ms', 16)} ${pad('CPU ms/op', 10)} ${pad('ops/s', 7)} × ${r.baseline}`,
+    `  ${pad('contender', 14)} ${pad('median ms', 10)} ${pad('p10–p90 ms', 16)} ${pad('CPU ms/op', 10)} ${pad('ops/s', 7)} × ${r.baseline}`,
   ];
   for (const c of r.contenders) {
     const q = ratio.get(c.name);
@@ -31,7 +31,7 @@ export function formatConsole(r: ScenarioResult): string {
         ? '1.00× (baseline)'
         : '—';
     lines.push(
-      `  ${pad(c.name, 12)} ${pad(ms(c.ms.median), 10)} ${pad(`${ms(c.ms.p10)}–${ms(c.ms.p90)}`, 16)} ${pad(ms(c.cpuMs.median), 10)} ${pad(String(Math.round(1000 / c.ms.median)), 7)} ${vs}`,
+      `  ${pad(c.name, 14)} ${pad(ms(c.ms.median), 10)} ${pad(`${ms(c.ms.p10)}–${ms(c.ms.p90)}`, 16)} ${pad(ms(c.cpuMs.median), 10)} ${pad(String(Math.round(1000 / c.ms.median)), 7)} ${vs}`,
     );
   }
   for (const req of r.requirements) {

@@ -143,6 +143,6 @@ export async function runScenario(
 
 /** Default sizes, overridden per scenario by `Scenario.sizes`. */
 export function runConfig(scenario: Scenario, quick: boolean): RunConfig {
-  const defaults = quick ? { warmup: 20, rounds: 3, batch: 10 } : { warmup: 300, rounds: 40, batch: 50 };
+  const defaults = quick ? { warmup: 20, rounds: 3, batch: 10 } : { warmup: 300, rounds: 200, batch: 10 };
   return { quick, ...defaults, ...scenario.sizes?.[quick ? 'quick' : 'full'] };
 }

@@ -67,6 +67,20 @@ export const modelOverhead: Scenario = {
       signal: new AbortController().signal,
     };
 
+    const plain = async (signal?: AbortSignal): Promise<Outcome> => {
+      const stream = await client.chat.completions.create(
+        { model: MODEL, messages: wireMessages, stream: true, stream_options: { include_usage: true } },
+        signal ? { signal } : undefined,
+      );
+      let text = '';
+      let outputTokens: number | undefined;
+      for await (const chunk of stream) {
+        text += chunk.choices[0]?.delta.content ?? '';
+        if (chunk.usage) outputTokens = chunk.usage.completion_tokens;
+      }
+      return { text, outputTokens };
+    };
+
     const chat = new ChatOpenAI({ model: MODEL, apiKey, configuration: { baseURL: server.url }, maxRetries: 0, streamUsage: true });
     const lcMessages = [new SystemMessage(SYSTEM), new HumanMessage(USER)];
 
@@ -75,21 +89,12 @@ export const modelOverhead: Scenario = {
         {
           name: 'openai',
           label: '`openai` client: `chat.completions.create({stream: true})`, `for await` over the chunks',
-          async run(): Promise<Outcome> {
-            const stream = await client.chat.completions.create({
-              model: MODEL,
-              messages: wireMessages,
-              stream: true,
-              stream_options: { include_usage: true },
-            });
-            let text = '';
-            let outputTokens: number | undefined;
-            for await (const chunk of stream) {
-              text += chunk.choices[0]?.delta.content ?? '';
-              if (chunk.usage) outputTokens = chunk.usage.completion_tokens;
-            }
-            return { text, outputTokens };
-          },
+          run: () => plain(),
+        },
+        {
+          name: 'openai+signal',
+          label: 'the same, passing an `AbortSignal` (what cancellation costs in the client itself)',
+          run: () => plain(request.signal),
         },
         {
           name: 'rxscope',
