@@ -102,3 +102,24 @@ export type { LangChainChatModelOptions } from './model/langchain/langchain-chat
 export { toLangChainMessages } from './model/langchain/langchain-messages.js';
 export { parseRetryAfter, toModelError } from './model/to-model-error.js';
 // end of models: adapters ------------------------------------------------------------------------
+
+// transport ----------------------------------------------------------------------------------
+export {
+  AgentStreamError,
+  encodeAgentEvent,
+  encodeServerSentComment,
+  encodeServerSentEvent,
+  fromAgentEventStream,
+  pendingConfirmations,
+  REPLAY_GAP,
+  textOf,
+  toServerSentEvents,
+} from './transport/index.js';
+export type {
+  AgentEventStreamOptions,
+  AgentStreamErrorKind,
+  ServerSentEvent,
+  ServerSentEventsOptions,
+  TextOfOptions,
+} from './transport/index.js';
+// end of transport ----------------------------------------------------------------------------

@@ -1,3 +1,9 @@
 // @rxscope/core/node — Node-only parts (file system). Explicit named exports only.
 export { FileSessionStore } from './file-session-store.js';
 export type { FileSessionStoreOptions } from './file-session-store.js';
+
+// transport: SSE for Node HTTP servers -----------------------------------------------------
+export { createAgentSseHandler, HttpError, httpStatusOf, readJsonBody, sendHttpError, streamAgentEvents } from './sse/index.js';
+export type { AgentSseHandlerOptions, AgentSseRequest, StreamAgentEventsOptions, StreamOutcome } from './sse/index.js';
+export { toServerSentEvents } from '../transport/to-server-sent-events.js';
+export type { ServerSentEventsOptions } from '../transport/to-server-sent-events.js';

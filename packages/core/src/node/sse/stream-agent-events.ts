@@ -1,0 +1,150 @@
+/// <reference types="node" />
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { type Observable, Subscription, tap } from 'rxjs';
+import type { AgentEvent } from '../../event/events.js';
+import { encodeAgentEvent, encodeServerSentEvent } from '../../transport/sse-encode.js';
+import { toServerSentEvents, type ServerSentEventsOptions } from '../../transport/to-server-sent-events.js';
+import { ReplyTracker } from '../reply-tracker.js';
+import { sendHttpError } from './http-error.js';
+
+/** Options of {@link streamAgentEvents} (and of `createAgentSseHandler`). */
+export interface StreamAgentEventsOptions extends ServerSentEventsOptions {
+  /** Extra response headers (CORS, cookies...), on the stream and on an error response. */
+  readonly headers?: OutgoingHttpHeaders;
+  /**
+   * Bytes held while the client does not read (the socket buffer is full). Past this the
+   * connection is dropped (a session stream's client reconnects with `Last-Event-ID`; a reply
+   * stream's reply is cancelled). Default 16 MiB.
+   */
+  readonly maxQueuedBytes?: number;
+  /** Receives failures: errors before the stream (5xx only) and failures mid-stream. Default: `console.error`. */
+  readonly onError?: (error: unknown) => void;
+  /** Session id written into synthesised `REPLY_END` events (informational). */
+  readonly sessionId?: string;
+}
+
+/** How a streamed response ended. */
+export type StreamOutcome =
+  /** The events completed; the response ended normally. */
+  | 'completed'
+  /** The client went away first; the events were unsubscribed (a reply is cancelled). */
+  | 'client_closed'
+  /** The events failed: an HTTP error before the stream, or the error end mid-stream. */
+  | 'error'
+  /** The client did not read fast enough and the connection was dropped (see `maxQueuedBytes`). */
+  | 'overflow';
+
+/**
+ * Streams agent events to a Node HTTP response as server-sent events, and settles when the
+ * response is over. The stream starts (status 200, `text/event-stream`, `retry:` when
+ * `retryMs` is given) at the first event or heartbeat; an error before that is an HTTP error
+ * response ({@link sendHttpError}: 409 for a refused resume, the error's own `status`, ...). A
+ * failure after it is the protocol's error end: every open block closed and
+ * `REPLY_END {finishReason: 'error', error}` for every open reply (sent without `id:`: they are
+ * in no replay log), then the response ends. Back-pressure: when `res.write` returns false,
+ * frames are queued (in order, none lost) until `'drain'`. The client closing the connection
+ * unsubscribes the events, which cancels a reply down to its model request and tools.
+ *
+ * @example
+ * ```ts
+ * createServer((req, res) => void streamAgentEvents(res, agent.reply('Hello'), { heartbeatMs: 10_000 })).listen(3000);
+ * ```
+ */
+export function streamAgentEvents(
+  res: ServerResponse,
+  events$: Observable<AgentEvent>,
+  options: StreamAgentEventsOptions = {},
+): Promise<StreamOutcome> {
+  const maxQueued = options.maxQueuedBytes ?? 16 * 1024 * 1024;
+  const report = options.onError ?? ((error: unknown) => console.error('[rxscope] event stream failed:', error));
+  return new Promise<StreamOutcome>((resolve) => {
+    const tracker = new ReplyTracker();
+    let started = false;
+    let settled = false;
+    let queue: string[] = [];
+    let queued = 0;
+    let waiting = false;
+    let ending = false;
+
+    const settle = (outcome: StreamOutcome) => {
+      if (settled) return;
+      settled = true;
+      res.off('close', onClose);
+      resolve(outcome);
+    };
+    const start = () => {
+      if (started) return;
+      started = true;
+      res.writeHead(200, {
+        ...options.headers,
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache, no-transform',
+        connection: 'keep-alive',
+        'x-accel-buffering': 'no',
+      });
+      if (options.retryMs !== undefined) write(encodeServerSentEvent({ retry: options.retryMs }));
+    };
+    const write = (frame: string) => {
+      if (res.destroyed) return;
+      if (waiting) {
+        queue.push(frame);
+        queued += Buffer.byteLength(frame);
+        if (queued > maxQueued) {
+          settle('overflow');
+          subscription.unsubscribe();
+          res.destroy();
+        }
+        return;
+      }
+      if (!res.write(frame)) {
+        waiting = true;
+        res.once('drain', flush);
+      }
+    };
+    const flush = () => {
+      waiting = false;
+      const pending = queue.join('');
+      queue = [];
+      queued = 0;
+      if (pending) write(pending);
+      if (!waiting && ending) res.end();
+    };
+    const end = () => {
+      ending = true;
+      if (!waiting) res.end();
+    };
+    const onClose = () => {
+      if (settled) return;
+      // Closed before we ended it: the client went away. Stop the events (cancels a reply).
+      settle(ending ? 'completed' : 'client_closed');
+      subscription.unsubscribe();
+    };
+    res.on('close', onClose);
+
+    // Created first so that a synchronous overflow can unsubscribe what is being subscribed.
+    const subscription = new Subscription();
+    const { retryMs: _retry, ...frameOptions } = options;
+    subscription.add(toServerSentEvents(events$.pipe(tap((event) => tracker.apply(event))), frameOptions).subscribe({
+      next: (frame) => {
+        start();
+        write(frame);
+      },
+      error: (error: unknown) => {
+        if (!started) {
+          if (sendHttpError(res, error, options.headers) >= 500) report(error);
+          settle('error');
+          return;
+        }
+        report(error);
+        for (const event of tracker.end('error', error, options.sessionId)) write(encodeAgentEvent(event, { id: false }));
+        settle('error');
+        end();
+      },
+      complete: () => {
+        start();
+        settle('completed');
+        end();
+      },
+    }));
+  });
+}

@@ -1,0 +1,43 @@
+import { defer, filter, map, type Observable, type OperatorFunction } from 'rxjs';
+import type { AgentEvent } from '../event/events.js';
+
+/** Options of {@link textOf}. */
+export interface TextOfOptions {
+  /** Count only this agent's text (subagent events forwarded into the stream are skipped). Default: the source of the first event. */
+  readonly source?: string;
+}
+
+/**
+ * The text of the current reply as it grows: emits the accumulated text (all text blocks,
+ * concatenated as `textOfMsg` does) after every text delta. A new reply (a `REPLY_START` with
+ * another reply id) starts from `''`; a resumed reply keeps its id and so its text. Works on a
+ * single reply and on a session stream of many.
+ *
+ * @example
+ * ```ts
+ * fromAgentEventStream(url).pipe(textOf()).subscribe((text) => (bubble.textContent = text));
+ * ```
+ */
+export function textOf(options: TextOfOptions = {}): OperatorFunction<AgentEvent, string> {
+  return (source$: Observable<AgentEvent>) =>
+    defer(() => {
+      let agent = options.source;
+      let replyId: string | undefined;
+      let text = '';
+      return source$.pipe(
+        filter((event) => {
+          agent ??= event.source;
+          if (event.source !== agent) return false;
+          if (event.type === 'REPLY_START' && event.replyId !== replyId) {
+            replyId = event.replyId;
+            text = '';
+            return false;
+          }
+          if (event.type !== 'TEXT_BLOCK_DELTA' || event.delta === '') return false;
+          text += event.delta;
+          return true;
+        }),
+        map(() => text),
+      );
+    });
+}
