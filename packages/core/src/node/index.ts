@@ -7,3 +7,7 @@ export { createAgentSseHandler, HttpError, httpStatusOf, readJsonBody, sendHttpE
 export type { AgentSseHandlerOptions, AgentSseRequest, StreamAgentEventsOptions, StreamOutcome } from './sse/index.js';
 export { toServerSentEvents } from '../transport/to-server-sent-events.js';
 export type { ServerSentEventsOptions } from '../transport/to-server-sent-events.js';
+
+// sessions: detached replies and replay logs ------------------------------------------------
+export { AgentSessions, InMemorySessionEventBus } from './sessions/index.js';
+export type { AgentSessionsOptions, InMemorySessionEventBusOptions, SessionEventBus, SessionEventsOptions } from './sessions/index.js';

@@ -3,7 +3,11 @@ import type { AgentEvent } from '../event/events.js';
 
 /** Options of {@link textOf}. */
 export interface TextOfOptions {
-  /** Count only this agent's text (subagent events forwarded into the stream are skipped). Default: the source of the first event. */
+  /**
+   * Count only this agent's text (subagent events forwarded into the stream are skipped).
+   * Default: the source of the first `REPLY_START` (or of the first text delta, for a stream
+   * joined mid-reply).
+   */
   readonly source?: string;
 }
 
@@ -26,7 +30,7 @@ export function textOf(options: TextOfOptions = {}): OperatorFunction<AgentEvent
       let text = '';
       return source$.pipe(
         filter((event) => {
-          agent ??= event.source;
+          if (event.type === 'REPLY_START' || event.type === 'TEXT_BLOCK_DELTA') agent ??= event.source;
           if (event.source !== agent) return false;
           if (event.type === 'REPLY_START' && event.replyId !== replyId) {
             replyId = event.replyId;

@@ -33,18 +33,22 @@ export interface ServerSentEventsOptions {
  * `retry:` frame first when `retryMs` is given, and a comment frame whenever the stream was idle
  * for `heartbeatMs`. Completes and errors with the events. Works anywhere (browser-safe); for a
  * complete Node HTTP response see `streamAgentEvents` and `createAgentSseHandler` in
- * `@rxscope/core/node`.
+ * `@rxscope/core/node`. `encode` replaces the frame of an event (default `encodeAgentEvent`).
  *
  * @example
  * ```ts
  * toServerSentEvents(agent.reply('hi'), { heartbeatMs: 10_000 }).subscribe((frame) => res.write(frame));
  * ```
  */
-export function toServerSentEvents(events$: Observable<AgentEvent>, options: ServerSentEventsOptions = {}): Observable<string> {
+export function toServerSentEvents(
+  events$: Observable<AgentEvent>,
+  options: ServerSentEventsOptions = {},
+  encode: (event: AgentEvent) => string = (event) => encodeAgentEvent(event),
+): Observable<string> {
   const heartbeatMs = options.heartbeatMs ?? 15_000;
   const heartbeat = encodeServerSentComment(options.heartbeatComment ?? 'heartbeat');
   const scheduler = options.scheduler ?? asyncScheduler;
-  const frames$ = events$.pipe(map((event) => encodeAgentEvent(event)));
+  const frames$ = events$.pipe(map(encode));
   const withHeartbeats =
     heartbeatMs > 0
       ? frames$.pipe(

@@ -2,6 +2,7 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { type Observable, Subscription, tap } from 'rxjs';
 import type { AgentEvent } from '../../event/events.js';
+import { REPLAY_GAP } from '../../transport/replay-gap.js';
 import { encodeAgentEvent, encodeServerSentEvent } from '../../transport/sse-encode.js';
 import { toServerSentEvents, type ServerSentEventsOptions } from '../../transport/to-server-sent-events.js';
 import { ReplyTracker } from '../reply-tracker.js';
@@ -124,7 +125,11 @@ export function streamAgentEvents(
     // Created first so that a synchronous overflow can unsubscribe what is being subscribed.
     const subscription = new Subscription();
     const { retryMs: _retry, ...frameOptions } = options;
-    subscription.add(toServerSentEvents(events$.pipe(tap((event) => tracker.apply(event))), frameOptions).subscribe({
+    const frames$ = toServerSentEvents(events$.pipe(tap((event) => tracker.apply(event))), frameOptions, (event) =>
+      // A replay gap notice is in no log: a client must not resume from it.
+      encodeAgentEvent(event, { id: !(event.type === 'CUSTOM' && event.name === REPLAY_GAP) }),
+    );
+    subscription.add(frames$.subscribe({
       next: (frame) => {
         start();
         write(frame);

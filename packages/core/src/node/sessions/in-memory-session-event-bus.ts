@@ -1,0 +1,121 @@
+import { Observable } from 'rxjs';
+import type { AgentEvent } from '../../event/events.js';
+import { nextOpenReply, replayGapEvent, type SessionEventBus, type SessionEventsOptions } from './session-event-bus.js';
+
+/** Options of {@link InMemorySessionEventBus}. */
+export interface InMemorySessionEventBusOptions {
+  /** Events kept per session for replay (the oldest are dropped). Default 1,000. */
+  readonly maxEvents?: number;
+}
+
+interface Entry {
+  readonly seq: number;
+  readonly event: AgentEvent;
+}
+
+interface SessionLog {
+  entries: Entry[];
+  seq: number;
+  /** Sequence number of the `REPLY_START` of the reply in progress. */
+  openStart: number | undefined;
+  openReply: string | undefined;
+  readonly listeners: Set<(entry: Entry) => void>;
+}
+
+/**
+ * A {@link SessionEventBus} in this process: a bounded replay log per session and synchronous
+ * delivery to listeners. For one Node process; use `RedisSessionEventBus` when several serve
+ * the same sessions.
+ *
+ * @example
+ * ```ts
+ * const sessions = new AgentSessions({ agent: (id) => makeAgent(id), bus: new InMemorySessionEventBus({ maxEvents: 500 }) });
+ * ```
+ */
+export class InMemorySessionEventBus implements SessionEventBus {
+  private readonly maxEvents: number;
+  private readonly logs = new Map<string, SessionLog>();
+
+  constructor(options: InMemorySessionEventBusOptions = {}) {
+    this.maxEvents = Math.max(1, options.maxEvents ?? 1000);
+  }
+
+  append(sessionId: string, event: AgentEvent): Promise<void> {
+    const log = this.log(sessionId);
+    const entry = { seq: ++log.seq, event };
+    log.entries.push(entry);
+    if (log.entries.length > this.maxEvents) log.entries.splice(0, log.entries.length - this.maxEvents);
+    const open = nextOpenReply(log.openReply, event);
+    if (open !== log.openReply) log.openStart = open === undefined ? undefined : entry.seq;
+    log.openReply = open;
+    for (const listener of [...log.listeners]) listener(entry);
+    return Promise.resolve();
+  }
+
+  events(sessionId: string, options: SessionEventsOptions = {}): Observable<AgentEvent> {
+    return new Observable<AgentEvent>((subscriber) => {
+      const log = this.log(sessionId);
+      // Listen first (buffering), so that nothing appended while the replay is emitted is lost:
+      // the replay holds entries up to `end`, the buffer those after it.
+      const end = log.seq;
+      let last = end;
+      let buffer: Entry[] | undefined = [];
+      const listener = (entry: Entry) => {
+        if (buffer) buffer.push(entry);
+        else if (entry.seq > last) {
+          last = entry.seq;
+          subscriber.next(entry.event);
+        }
+      };
+      log.listeners.add(listener);
+      const replay = this.replay(log, options.lastEventId);
+      for (const event of replay.head) subscriber.next(event);
+      for (const entry of replay.entries) {
+        if (subscriber.closed) break;
+        subscriber.next(entry.event);
+      }
+      last = end;
+      const pending = buffer;
+      buffer = undefined;
+      for (const entry of pending) listener(entry);
+      return () => {
+        log.listeners.delete(listener);
+      };
+    });
+  }
+
+  delete(sessionId: string): Promise<void> {
+    const log = this.logs.get(sessionId);
+    if (log) {
+      log.entries = [];
+      log.openReply = undefined;
+      log.openStart = undefined;
+      if (!log.listeners.size) this.logs.delete(sessionId);
+    }
+    return Promise.resolve();
+  }
+
+  close(): Promise<void> {
+    this.logs.clear();
+    return Promise.resolve();
+  }
+
+  private replay(log: SessionLog, lastEventId: string | undefined): { head: AgentEvent[]; entries: Entry[] } {
+    if (lastEventId !== undefined) {
+      const at = log.entries.findIndex((e) => e.event.id === lastEventId);
+      return at >= 0 ? { head: [], entries: log.entries.slice(at + 1) } : { head: [replayGapEvent(lastEventId)], entries: log.entries.slice() };
+    }
+    if (log.openStart === undefined) return { head: [], entries: [] };
+    const start = log.openStart;
+    return { head: [], entries: log.entries.filter((e) => e.seq >= start) };
+  }
+
+  private log(sessionId: string): SessionLog {
+    let log = this.logs.get(sessionId);
+    if (!log) {
+      log = { entries: [], seq: 0, openStart: undefined, openReply: undefined, listeners: new Set() };
+      this.logs.set(sessionId, log);
+    }
+    return log;
+  }
+}
