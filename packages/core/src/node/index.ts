@@ -9,5 +9,11 @@ export { toServerSentEvents } from '../transport/to-server-sent-events.js';
 export type { ServerSentEventsOptions } from '../transport/to-server-sent-events.js';
 
 // sessions: detached replies and replay logs ------------------------------------------------
-export { AgentSessions, InMemorySessionEventBus } from './sessions/index.js';
-export type { AgentSessionsOptions, InMemorySessionEventBusOptions, SessionEventBus, SessionEventsOptions } from './sessions/index.js';
+export { AgentSessions, InMemorySessionEventBus, RedisSessionEventBus } from './sessions/index.js';
+export type {
+  AgentSessionsOptions,
+  InMemorySessionEventBusOptions,
+  RedisSessionEventBusOptions,
+  SessionEventBus,
+  SessionEventsOptions,
+} from './sessions/index.js';

@@ -1,0 +1,210 @@
+import type { Redis } from 'ioredis';
+import { Observable } from 'rxjs';
+import type { AgentEvent } from '../../event/events.js';
+import { replayGapEvent, type SessionEventBus, type SessionEventsOptions } from './session-event-bus.js';
+
+/** Options of {@link RedisSessionEventBus}. */
+export interface RedisSessionEventBusOptions {
+  /** An ioredis client for commands (yours: `close()` leaves it open). A duplicate of it listens. */
+  readonly redis: Redis;
+  /** Prefix of every key and channel. Default `'rxscope:session:'`. */
+  readonly prefix?: string;
+  /** Events kept per session for replay (exact trimming). Default 1,000. */
+  readonly maxEvents?: number;
+  /** A session's log expires this long after its last event. `0` keeps it. Default 24 h. */
+  readonly ttlSeconds?: number;
+}
+
+// Appends one event: to the stream (trimmed), the reply-in-progress marker, and the live channel,
+// atomically, so every listener sees the stream's order and a replay and the live tail line up.
+// KEYS: stream, open-reply hash, channel. ARGV: maxlen, json, event id, type, reply id, ttl.
+const APPEND = `
+local id = redis.call('XADD', KEYS[1], 'MAXLEN', ARGV[1], '*', 'i', ARGV[3], 'e', ARGV[2])
+local open = redis.call('HGET', KEYS[2], 'reply')
+if not open then
+  if ARGV[4] == 'REPLY_START' then redis.call('HSET', KEYS[2], 'reply', ARGV[5], 'start', id) end
+elseif ARGV[4] == 'REPLY_END' and ARGV[5] == open then
+  redis.call('DEL', KEYS[2])
+end
+local ttl = tonumber(ARGV[6])
+if ttl > 0 then
+  redis.call('EXPIRE', KEYS[1], ttl)
+  if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('EXPIRE', KEYS[2], ttl) end
+end
+redis.call('PUBLISH', KEYS[3], id .. ' ' .. ARGV[2])
+return id`;
+
+// The stream id of the entry holding event ARGV[1], searched from the newest (a reconnecting
+// client usually missed little); false when the log no longer holds it.
+const FIND = `
+local upper = '+'
+while true do
+  local batch = redis.call('XREVRANGE', KEYS[1], upper, '-', 'COUNT', 200)
+  for _, entry in ipairs(batch) do
+    if entry[2][2] == ARGV[1] then return entry[1] end
+  end
+  if #batch < 200 then return false end
+  upper = '(' .. batch[#batch][1]
+end`;
+
+type Entry = [streamId: string, fields: string[]];
+
+interface Listener {
+  /** A live message (stream id and event JSON). */
+  deliver(streamId: string, json: string): void;
+  /** Called after the listening connection came back: fetch what was published meanwhile. */
+  resync(): void;
+}
+
+/**
+ * A {@link SessionEventBus} on Redis, for several Node processes serving the same sessions: a
+ * reply running in one process can be streamed by another. Each session's log is a Redis stream
+ * (`<prefix><id>:log`, trimmed to `maxEvents`, expiring `ttlSeconds` after its last event); live
+ * events go out on a pub/sub channel (`<prefix><id>:live`) published by the same Lua script
+ * that appends them, so replay and live tail join without gaps or duplicates (by stream id).
+ * One extra connection per bus listens to every session; after it reconnects, each listener
+ * fetches what was published meanwhile from the stream. Uses ioredis (an optional peer).
+ *
+ * @example
+ * ```ts
+ * import { Redis } from 'ioredis';
+ * const bus = new RedisSessionEventBus({ redis: new Redis('redis://127.0.0.1:6379') });
+ * const sessions = new AgentSessions({ agent: makeAgent, bus });
+ * ```
+ */
+export class RedisSessionEventBus implements SessionEventBus {
+  private readonly redis: Redis;
+  private readonly prefix: string;
+  private readonly maxEvents: number;
+  private readonly ttlSeconds: number;
+  private subscriber: Redis | undefined;
+  private readonly channels = new Map<string, { listeners: Set<Listener>; ready: Promise<unknown> }>();
+  private connectedOnce = false;
+
+  constructor(options: RedisSessionEventBusOptions) {
+    this.redis = options.redis;
+    this.prefix = options.prefix ?? 'rxscope:session:';
+    this.maxEvents = Math.max(1, options.maxEvents ?? 1000);
+    this.ttlSeconds = options.ttlSeconds ?? 24 * 3600;
+  }
+
+  async append(sessionId: string, event: AgentEvent): Promise<void> {
+    const k = this.keys(sessionId);
+    await this.redis.eval(APPEND, 3, k.log, k.open, k.live, this.maxEvents, JSON.stringify(event), event.id, event.type, event.replyId, this.ttlSeconds);
+  }
+
+  events(sessionId: string, options: SessionEventsOptions = {}): Observable<AgentEvent> {
+    return new Observable<AgentEvent>((subscriber) => {
+      const k = this.keys(sessionId);
+      let last = '0-0';
+      let buffer: [string, string][] | undefined = [];
+      const emit = (streamId: string, json: string) => {
+        if (compareIds(streamId, last) <= 0) return;
+        last = streamId;
+        subscriber.next(JSON.parse(json) as AgentEvent);
+      };
+      const fail = (error: unknown) => subscriber.error(error);
+      const listener: Listener = {
+        deliver: (streamId, json) => (buffer ? buffer.push([streamId, json]) : emit(streamId, json)),
+        resync: () => {
+          if (buffer) return;
+          this.range(k.log, `(${last}`)
+            .then((entries) => entries.forEach(([id, fields]) => emit(id, fields[3]!)))
+            .catch(fail);
+        },
+      };
+      const unlisten = this.listen(k.live, listener);
+
+      const replay = async () => {
+        await unlisten.ready; // listening before reading the log: nothing falls in between
+        let head: AgentEvent[] = [];
+        let entries: Entry[] = [];
+        if (options.lastEventId !== undefined) {
+          const at = (await this.redis.eval(FIND, 1, k.log, options.lastEventId)) as string | null;
+          if (at) entries = await this.range(k.log, `(${at}`);
+          else {
+            head = [replayGapEvent(options.lastEventId)];
+            entries = await this.range(k.log, '-');
+          }
+        } else {
+          const start = await this.redis.hget(k.open, 'start');
+          if (start) entries = await this.range(k.log, start);
+        }
+        if (subscriber.closed) return;
+        for (const event of head) subscriber.next(event);
+        for (const [id, fields] of entries) emit(id, fields[3]!);
+        const pending = buffer ?? [];
+        buffer = undefined;
+        for (const [id, json] of pending) emit(id, json);
+      };
+      replay().catch(fail);
+      return () => unlisten.stop();
+    });
+  }
+
+  async delete(sessionId: string): Promise<void> {
+    const k = this.keys(sessionId);
+    await this.redis.del(k.log, k.open);
+  }
+
+  async close(): Promise<void> {
+    const subscriber = this.subscriber;
+    this.subscriber = undefined;
+    this.channels.clear();
+    if (subscriber) await subscriber.quit().catch(() => subscriber.disconnect());
+  }
+
+  private keys(sessionId: string) {
+    const base = `${this.prefix}${sessionId}`;
+    return { log: `${base}:log`, open: `${base}:open`, live: `${base}:live` };
+  }
+
+  private async range(key: string, start: string): Promise<Entry[]> {
+    return this.redis.xrange(key, start, '+');
+  }
+
+  private listen(channel: string, listener: Listener): { ready: Promise<unknown>; stop: () => void } {
+    const subscriber = this.connect();
+    let entry = this.channels.get(channel);
+    if (!entry) {
+      entry = { listeners: new Set(), ready: subscriber.subscribe(channel) };
+      this.channels.set(channel, entry);
+    }
+    entry.listeners.add(listener);
+    const current = entry;
+    return {
+      ready: current.ready,
+      stop: () => {
+        current.listeners.delete(listener);
+        if (current.listeners.size === 0 && this.channels.get(channel) === current) {
+          this.channels.delete(channel);
+          if (this.subscriber) void this.subscriber.unsubscribe(channel).catch(() => undefined);
+        }
+      },
+    };
+  }
+
+  private connect(): Redis {
+    if (this.subscriber) return this.subscriber;
+    const subscriber = this.redis.duplicate();
+    subscriber.on('message', (channel: string, message: string) => {
+      const space = message.indexOf(' ');
+      for (const listener of [...(this.channels.get(channel)?.listeners ?? [])]) listener.deliver(message.slice(0, space), message.slice(space + 1));
+    });
+    subscriber.on('ready', () => {
+      // ioredis subscribes again by itself; what was published while it was away is in the logs.
+      if (this.connectedOnce) for (const entry of this.channels.values()) for (const listener of entry.listeners) listener.resync();
+      this.connectedOnce = true;
+    });
+    subscriber.on('error', () => undefined); // reconnection is ioredis' job; commands report their own errors
+    this.subscriber = subscriber;
+    return subscriber;
+  }
+}
+
+/** Orders Redis stream ids (`<ms>-<seq>`). */
+function compareIds(a: string, b: string): number {
+  const [am = 0, as = 0] = a.split('-').map(Number);
+  const [bm = 0, bs = 0] = b.split('-').map(Number);
+  return am - bm || as - bs;
+}
