@@ -45,8 +45,23 @@ function program(name: string, dir: string): Project {
   };
 }
 
+/**
+ * The Angular example: unit tests of its plain TypeScript parts (src) and the end-to-end test in
+ * Chromium (e2e), which builds the app and serves it with the node-service.
+ */
+function angularApp(name: string, dir: string): Project {
+  return { ...program(name, dir), testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/e2e/**/*.spec.ts'] };
+}
+
 const config: Config = {
-  projects: [project('core'), project('middleware-builtin'), program('quickstart', 'examples/quickstart'), program('tracing-example', 'examples/tracing'), program('bench', 'bench')],
+  projects: [
+    project('core'),
+    project('middleware-builtin'),
+    program('quickstart', 'examples/quickstart'),
+    program('tracing-example', 'examples/tracing'),
+    program('bench', 'bench'),
+    angularApp('angular-chat', 'examples/angular-chat'),
+  ],
 };
 
 export default config;

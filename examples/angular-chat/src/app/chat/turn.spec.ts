@@ -1,0 +1,93 @@
+import { type AgentEvent, type AgentEventType, type EventFields, createEvent } from '@rxscope/core';
+import { type Turn, applyEvent, cancelTurn, newTurn, textOf } from './turn';
+
+const origin = { replyId: 'r1', source: 'assistant' };
+const ev = <T extends AgentEventType>(type: T, fields: EventFields[T]): AgentEvent => createEvent(type, fields, origin);
+const fold = (events: AgentEvent[], turn: Turn = newTurn('t1', 'hi')) => events.reduce(applyEvent, turn);
+
+describe('turn view model', () => {
+  it('shows text as it streams and sums usage over model calls', () => {
+    const partial = fold([
+      ev('REPLY_START', {}),
+      ev('MODEL_CALL_START', { model: 'm' }),
+      ev('TEXT_BLOCK_START', { blockId: 'b1' }),
+      ev('TEXT_BLOCK_DELTA', { blockId: 'b1', delta: 'Hel' }),
+    ]);
+    expect(partial.status).toBe('streaming');
+    expect(textOf(partial)).toBe('Hel');
+
+    const done = fold(
+      [
+        ev('TEXT_BLOCK_DELTA', { blockId: 'b1', delta: 'lo' }),
+        ev('TEXT_BLOCK_END', { blockId: 'b1' }),
+        ev('MODEL_CALL_END', { model: 'm', usage: { inputTokens: 10, outputTokens: 2 }, finishReason: 'stop' }),
+        ev('MODEL_CALL_END', { model: 'm', usage: { inputTokens: 5, outputTokens: 1, cacheReadTokens: 4 }, finishReason: 'stop' }),
+        ev('REPLY_END', { finishReason: 'completed' }),
+      ],
+      partial,
+    );
+    expect(textOf(done)).toBe('Hello');
+    expect(done.usage).toEqual({ inputTokens: 15, outputTokens: 3, cacheReadTokens: 4 });
+    expect(done.modelCalls).toBe(2);
+    expect(done.status).toBe('completed');
+  });
+
+  it('follows a tool call through confirmation to its result, across the resumed stream', () => {
+    const waiting = fold([
+      ev('REPLY_START', {}),
+      ev('TOOL_CALL_START', { blockId: 'c1', toolCallId: 'call_1', name: 'refund' }),
+      ev('TOOL_CALL_DELTA', { blockId: 'c1', delta: '{"amount":' }),
+      ev('TOOL_CALL_DELTA', { blockId: 'c1', delta: '80}' }),
+      ev('TOOL_CALL_END', { blockId: 'c1' }),
+      ev('REQUIRE_USER_CONFIRM', { toolCalls: [{ id: 'call_1', name: 'refund', input: { amount: 80 } }] }),
+      ev('REPLY_END', { finishReason: 'awaiting_confirmation' }),
+    ]);
+    expect(waiting.status).toBe('awaiting_confirmation');
+    expect(waiting.pending.map((c) => c.id)).toEqual(['call_1']);
+    expect(waiting.parts[0]).toMatchObject({ kind: 'tool', call: { args: '{"amount":80}', status: 'awaiting_confirmation' } });
+
+    const resumed = fold(
+      [
+        ev('REPLY_START', {}),
+        ev('USER_CONFIRM_RESULT', { results: [{ toolCallId: 'call_1', confirmed: true }] }),
+        ev('TOOL_RESULT_START', { blockId: 'r1', toolCallId: 'call_1', name: 'refund' }),
+        ev('TOOL_RESULT_DELTA', { blockId: 'r1', delta: 'working' }),
+      ],
+      waiting,
+    );
+    expect(resumed.pending).toEqual([]);
+    expect(resumed.parts[0]).toMatchObject({ kind: 'tool', call: { status: 'running', output: 'working' } });
+
+    const done = fold([ev('TOOL_RESULT_END', { blockId: 'r1', toolCallId: 'call_1', status: 'success', output: [{ type: 'text', text: 'Refunded.' }] })], resumed);
+    expect(done.parts[0]).toMatchObject({ kind: 'tool', call: { status: 'success', output: 'Refunded.' } });
+  });
+
+  it('marks a rejected call denied at once', () => {
+    const turn = fold([
+      ev('REPLY_START', {}),
+      ev('TOOL_CALL_START', { blockId: 'c1', toolCallId: 'call_1', name: 'refund' }),
+      ev('TOOL_CALL_END', { blockId: 'c1' }),
+      ev('REQUIRE_USER_CONFIRM', { toolCalls: [{ id: 'call_1', name: 'refund', input: {} }] }),
+      ev('USER_CONFIRM_RESULT', { results: [{ toolCallId: 'call_1', confirmed: false }] }),
+    ]);
+    expect(turn.parts[0]).toMatchObject({ kind: 'tool', call: { status: 'denied' } });
+  });
+
+  it('ignores events of another reply once the reply id is known', () => {
+    const turn = fold([ev('REPLY_START', {})]);
+    const other = createEvent('TEXT_BLOCK_START', { blockId: 'x' }, { replyId: 'r2', source: 'assistant' });
+    expect(applyEvent(turn, other)).toBe(turn);
+  });
+
+  it('cancelling ends the turn and shows open calls as interrupted', () => {
+    const turn = cancelTurn(fold([ev('REPLY_START', {}), ev('TOOL_CALL_START', { blockId: 'c1', toolCallId: 'call_1', name: 'slow' })]));
+    expect(turn.status).toBe('cancelled');
+    expect(turn.parts[0]).toMatchObject({ kind: 'tool', call: { status: 'interrupted' } });
+    expect(cancelTurn(turn)).toBe(turn);
+  });
+
+  it('keeps the error message of a failed reply', () => {
+    const turn = fold([ev('REPLY_START', {}), ev('REPLY_END', { finishReason: 'error', error: { name: 'ModelError', message: 'HTTP 500' } })]);
+    expect(turn).toMatchObject({ status: 'error', error: 'HTTP 500' });
+  });
+});
