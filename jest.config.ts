@@ -39,6 +39,8 @@ function program(name: string, dir: string): Project {
     },
     moduleNameMapper: {
       '^@rxscope/core$': `${root}/packages/core/src/index.ts`,
+      '^@rxscope/core/node$': `${root}/packages/core/src/node/index.ts`,
+      '^@rxscope/core/testing/node$': `${root}/packages/core/src/testing/node/index.ts`,
       '^(\\.{1,2}/.*)\\.js$': '$1',
     },
     testMatch: ['<rootDir>/src/**/*.spec.ts'],
@@ -61,6 +63,7 @@ const config: Config = {
     program('tracing-example', 'examples/tracing'),
     program('bench', 'bench'),
     angularApp('angular-chat', 'examples/angular-chat'),
+    program('node-service', 'examples/node-service'),
   ],
 };
 

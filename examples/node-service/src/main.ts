@@ -1,0 +1,64 @@
+/**
+ * rxscope node-service: a multi-session chat service (HTTP + SSE). See docs/node-services.md.
+ *
+ *   node examples/node-service/dist/main.js           offline scripted model on a local test server
+ *   OPENAI_API_KEY=sk-... node examples/node-service/dist/main.js
+ *
+ * Environment: PORT (3000; 0 = any free port), HOST (127.0.0.1), STATIC_DIR, CORS_ORIGIN
+ * (http://localhost:4200; comma-separated, or *), OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_MODEL,
+ * REDIS_URL (keep the replay logs on Redis).
+ */
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+import { OpenAIChatModel } from '@rxscope/core';
+import { RedisSessionEventBus } from '@rxscope/core/node';
+import { Redis } from 'ioredis';
+import { startOfflineModel } from './offline.js';
+import { startService } from './service.js';
+
+async function main(): Promise<void> {
+  const env = process.env;
+  const here = dirname(fileURLToPath(import.meta.url));
+  let model: OpenAIChatModel;
+  let modelLabel: string;
+  let modelRequests: (() => readonly { completed: boolean; clientClosed: boolean }[]) | undefined;
+  let stopModel = async () => {};
+  if (env['OPENAI_API_KEY']) {
+    modelLabel = env['OPENAI_MODEL'] || 'gpt-4o-mini';
+    const baseURL = env['OPENAI_BASE_URL'] || undefined;
+    model = new OpenAIChatModel({ model: modelLabel, apiKey: env['OPENAI_API_KEY'], ...(baseURL ? { baseURL } : {}) });
+  } else {
+    const offline = await startOfflineModel();
+    model = new OpenAIChatModel({ model: 'offline-scripted', apiKey: 'offline', baseURL: offline.url });
+    modelLabel = 'offline';
+    modelRequests = () => offline.requests;
+    stopModel = () => offline.close();
+  }
+  const redis = env['REDIS_URL'] ? new Redis(env['REDIS_URL']) : undefined;
+  const service = await startService({
+    model,
+    modelLabel,
+    ...(modelRequests ? { modelRequests } : {}),
+    port: Number(env['PORT'] ?? 3000),
+    host: env['HOST'] || '127.0.0.1',
+    staticDir: env['STATIC_DIR'] || join(here, '..', 'public'),
+    corsOrigins: (env['CORS_ORIGIN'] ?? 'http://localhost:4200').split(',').map((o) => o.trim()).filter(Boolean),
+    ...(redis ? { bus: new RedisSessionEventBus({ redis }) } : {}),
+  });
+  process.stdout.write(`listening on ${service.url} (model: ${modelLabel}${redis ? ', replay logs on Redis' : ''})\n`);
+  const stop = () => {
+    void (async () => {
+      await service.close();
+      await stopModel();
+      redis?.disconnect();
+      process.exit(0);
+    })();
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`node-service failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,60 @@
+/**
+ * The offline scripted model: rxscope's OpenAI-compatible test server on 127.0.0.1, answering
+ * from the conversation it receives. The agents talk to it through the real `OpenAIChatModel`
+ * over HTTP/SSE, so cancelling a reply really aborts an HTTP request (the server records it).
+ *
+ * - a message containing "refund" → a `refund_order` call (order id like `A-17`, amount like
+ *   `80 EUR` taken from the message), then an answer from the tool's result;
+ * - a message containing "story" → a long answer, one word every 100 ms (to try cancel);
+ * - anything else → a short answer quoting the message.
+ */
+import { startOpenAITestServer, type OpenAITestServer, type RecordedRequest, type ServerTurn } from '@rxscope/core/testing/node';
+
+const WORD_DELAY_MS = 30;
+const STORY_DELAY_MS = 100;
+
+export function startOfflineModel(): Promise<OpenAITestServer> {
+  return startOpenAITestServer({ handler: scriptedTurn, chunkDelayMs: WORD_DELAY_MS });
+}
+
+export function scriptedTurn(request: RecordedRequest): ServerTurn {
+  const messages = request.body.messages ?? [];
+  const lastUser = messages.map((m, i) => ({ m, i })).filter(({ m }) => m.role === 'user').at(-1);
+  const text = lastUser ? contentText(lastUser.m.content) : '';
+  const after = lastUser ? messages.slice(lastUser.i + 1) : [];
+  const toolResult = after.find((m) => m.role === 'tool');
+
+  if (/refund/i.test(text)) {
+    const orderId = /\b([A-Z]-\d+)\b/.exec(text)?.[1] ?? 'A-17';
+    const amount = Number(/(\d+(?:\.\d+)?)\s*(?:EUR|€|euros?)/i.exec(text)?.[1] ?? 80);
+    if (!toolResult) {
+      return { text: words('Let me refund that for you.'), toolCalls: [{ name: 'refund_order', arguments: { orderId, amount } }] };
+    }
+    const result = contentText(toolResult.content);
+    return {
+      text: words(result.startsWith('Refunded') ? `Done: refunded ${amount} EUR on order ${orderId}.` : `OK, I did not refund order ${orderId}.`),
+    };
+  }
+  if (/story/i.test(text)) {
+    return { text: words(STORY), chunkDelayMs: STORY_DELAY_MS };
+  }
+  return { text: words(`You said: "${text}". I am the offline scripted model; set OPENAI_API_KEY to talk to a real one.`) };
+}
+
+function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) return content.map((p: { text?: unknown }) => (typeof p.text === 'string' ? p.text : '')).join('');
+  return '';
+}
+
+/** Splits text into word chunks (each keeps its trailing space), as a model streams it. */
+function words(text: string): string[] {
+  return text.match(/\S+\s*/g) ?? [text];
+}
+
+const STORY = Array.from(
+  { length: 10 },
+  (_, i) =>
+    `Chapter ${i + 1}. The little stream ran down the hill, carrying every event it met to the sea; ` +
+    'some were small deltas, some were whole tool results, and none of them was ever lost on the way.',
+).join(' ');

@@ -1,0 +1,200 @@
+// Drives the node-service over real HTTP as the Angular app does: open the session stream, POST
+// a message, confirm a refund, cancel a long reply (the offline model's HTTP request is aborted),
+// reconnect with Last-Event-ID; plus CORS, static files and errors. The last test runs the built
+// program as a child process.
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fromAgentEventStream, OpenAIChatModel, pendingConfirmations, textOf, type AgentEvent } from '@rxscope/core';
+import type { OpenAITestServer } from '@rxscope/core/testing/node';
+import { filter, firstValueFrom, lastValueFrom, take, takeWhile, toArray } from 'rxjs';
+import { startOfflineModel } from './offline.js';
+import { startService, type RunningService } from './service.js';
+
+const ROOT = join(__dirname, '..', '..', '..');
+const untilEnd = takeWhile((e: AgentEvent) => e.type !== 'REPLY_END', true);
+
+describe('node-service over HTTP (offline scripted model)', () => {
+  let offline: OpenAITestServer;
+  let service: RunningService;
+  let staticDir: string;
+  beforeAll(async () => {
+    staticDir = await mkdtemp(join(tmpdir(), 'node-service-static-'));
+    await writeFile(join(staticDir, 'index.html'), '<!doctype html><title>chat</title><app-root></app-root>');
+    await writeFile(join(staticDir, 'main-ABCDEF12.js'), 'console.log("app")');
+    offline = await startOfflineModel();
+    service = await startService({
+      model: new OpenAIChatModel({ model: 'offline-scripted', apiKey: 'offline', baseURL: offline.url }),
+      modelLabel: 'offline',
+      modelRequests: () => offline.requests,
+      port: 0,
+      staticDir,
+      corsOrigins: ['http://localhost:4200'],
+      heartbeatMs: 500,
+    });
+  });
+  afterAll(async () => {
+    await service?.close();
+    await offline?.close();
+    await rm(staticDir, { recursive: true, force: true });
+  });
+
+  const api = (path: string, init?: RequestInit) => fetch(`${service.url}${path}`, init);
+  const post = async (path: string, body?: unknown) => {
+    const res = await api(path, { method: 'POST', headers: { 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+  const events = (id: string, lastEventId?: string) => fromAgentEventStream(`${service.url}/api/sessions/${id}/events`, lastEventId ? { lastEventId } : {});
+  const opened = () => new Promise((r) => setTimeout(r, 100));
+
+  it('creates a session, streams a reply to a message, and reports the conversation', async () => {
+    const created = await post('/api/sessions');
+    expect(created.status).toBe(201);
+    const id = created.body['sessionId'] as string;
+    const texts = lastValueFrom(events(id).pipe(untilEnd, textOf(), toArray()));
+    await opened();
+    const sent = await post(`/api/sessions/${id}/messages`, { text: 'Hello there' });
+    expect(sent).toEqual({ status: 202, body: { sessionId: id, replyId: expect.any(String) as string } });
+    const grown = await texts;
+    expect(grown.length).toBeGreaterThan(3); // streamed word by word
+    expect(grown.at(-1)).toBe('You said: "Hello there". I am the offline scripted model; set OPENAI_API_KEY to talk to a real one.');
+
+    const state = (await (await api(`/api/sessions/${id}`)).json()) as { running: boolean; pending: unknown; messages: { role: string }[] };
+    expect(state).toMatchObject({ running: false, pending: null });
+    expect(state.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+  });
+
+  it('asks for confirmation of a refund, refuses a wrong answer, and runs the tool when confirmed', async () => {
+    const id = 'refund-1';
+    const asking = lastValueFrom(events(id).pipe(untilEnd, toArray()));
+    await opened();
+    await post(`/api/sessions/${id}/messages`, { text: 'Please refund order B-42, 25 EUR' });
+    const first = await asking;
+    const ask = first.find((e) => e.type === 'REQUIRE_USER_CONFIRM');
+    expect(ask).toMatchObject({ toolCalls: [{ name: 'refund_order', input: { orderId: 'B-42', amount: 25 } }] });
+    expect(first.at(-1)).toMatchObject({ type: 'REPLY_END', finishReason: 'awaiting_confirmation' });
+    const state = (await (await api(`/api/sessions/${id}`)).json()) as { pending: { toolCalls: { id: string }[] } };
+    const callId = state.pending.toolCalls[0]!.id;
+    expect(await firstValueFrom(fromAgentEventStream(`${service.url}/api/sessions/${id}/events`, { lastEventId: first[0]!.id }).pipe(pendingConfirmations(), filter((c) => c.length > 0)))).toEqual([
+      expect.objectContaining({ id: callId }),
+    ]);
+
+    const wrong = await post(`/api/sessions/${id}/confirmations`, { results: [{ toolCallId: 'nope', confirmed: true }] });
+    expect(wrong.status).toBe(409);
+    expect(wrong.body).toMatchObject({ error: { name: 'AgentUsageError', message: expect.stringContaining('unknown tool call id "nope"') as string } });
+
+    const resumed = lastValueFrom(events(id).pipe(untilEnd, toArray()));
+    await opened();
+    const ok = await post(`/api/sessions/${id}/confirmations`, { results: [{ toolCallId: callId, confirmed: true }] });
+    expect(ok).toEqual({ status: 202, body: { sessionId: id, replyId: first[0]!.replyId } });
+    const second = await resumed;
+    expect(second.find((e) => e.type === 'TOOL_RESULT_END')).toMatchObject({ status: 'success', toolCallId: callId });
+    expect(second.at(-1)).toMatchObject({ type: 'REPLY_END', finishReason: 'completed' });
+    expect(second.flatMap((e) => (e.type === 'TEXT_BLOCK_DELTA' ? [e.delta] : [])).join('')).toBe('Done: refunded 25 EUR on order B-42.');
+    expect(service.refunds).toEqual([expect.objectContaining({ orderId: 'B-42', amount: 25 })]);
+  });
+
+  it('cancels a long reply: REPLY_END interrupted on the stream, the model request aborted, 409 while it ran', async () => {
+    const id = 'story-1';
+    const stream = lastValueFrom(events(id).pipe(untilEnd, toArray()));
+    await opened();
+    await post(`/api/sessions/${id}/messages`, { text: 'Tell me a story' });
+    expect((await post(`/api/sessions/${id}/messages`, { text: 'and another' })).status).toBe(409);
+    await new Promise((r) => setTimeout(r, 400));
+    const diagnosticsBefore = (await (await api('/api/diagnostics')).json()) as { running: string[] };
+    expect(diagnosticsBefore.running).toContain(id);
+    expect(await post(`/api/sessions/${id}/cancel`)).toEqual({ status: 200, body: { cancelled: true } });
+    const all = await stream;
+    expect(all.at(-1)).toMatchObject({ type: 'REPLY_END', finishReason: 'interrupted' });
+    const diagnostics = (await (await api('/api/diagnostics')).json()) as { model: string; modelRequests: { clientClosed: boolean }[]; running: string[] };
+    expect(diagnostics.model).toBe('offline');
+    expect(diagnostics.modelRequests.at(-1)).toMatchObject({ clientClosed: true });
+    expect(diagnostics.running).toEqual([]);
+    expect(await post(`/api/sessions/${id}/cancel`)).toEqual({ status: 200, body: { cancelled: false } });
+  });
+
+  it('replays what a reconnecting client missed (Last-Event-ID header or ?lastEventId=)', async () => {
+    const id = 'reconnect-1';
+    const witness = lastValueFrom(service.sessions.events(id).pipe(untilEnd, toArray()));
+    const firstFew = firstValueFrom(events(id).pipe(take(4), toArray()));
+    await opened();
+    await post(`/api/sessions/${id}/messages`, { text: 'Say something long enough to reconnect in the middle of it, please' });
+    const seen = await firstFew;
+    const all = await witness;
+    const missed = all.slice(all.findIndex((e) => e.id === seen[3]!.id) + 1);
+    const viaQuery = await firstValueFrom(
+      fromAgentEventStream(`${service.url}/api/sessions/${id}/events?lastEventId=${encodeURIComponent(seen[3]!.id)}`).pipe(take(missed.length), toArray()),
+    );
+    expect(viaQuery).toEqual(missed);
+    expect(await firstValueFrom(events(id, seen[3]!.id).pipe(take(missed.length), toArray()))).toEqual(missed);
+  });
+
+  it('allows the dev origin by CORS (preflight included), serves static files with an index.html fallback, and answers errors as JSON', async () => {
+    const preflight = await api('/api/sessions/x/messages', {
+      method: 'OPTIONS',
+      headers: { origin: 'http://localhost:4200', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('http://localhost:4200');
+    expect(preflight.headers.get('access-control-allow-headers')).toContain('last-event-id');
+    const simple = await api('/api/diagnostics', { headers: { origin: 'http://localhost:4200' } });
+    expect(simple.headers.get('access-control-allow-origin')).toBe('http://localhost:4200');
+    const other = await api('/api/diagnostics', { headers: { origin: 'http://evil.example' } });
+    expect(other.headers.get('access-control-allow-origin')).toBeNull();
+    const sse = await api('/api/sessions/cors-1/events', { headers: { origin: 'http://localhost:4200' } });
+    expect(sse.headers.get('access-control-allow-origin')).toBe('http://localhost:4200');
+    await sse.body!.cancel();
+
+    const index = await api('/');
+    expect(index.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(await index.text()).toContain('<app-root>');
+    const asset = await api('/main-ABCDEF12.js');
+    expect(asset.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(asset.headers.get('cache-control')).toContain('immutable');
+    expect(await (await api('/chat/some/route')).text()).toContain('<app-root>');
+    expect((await api('/../../etc/passwd')).status).not.toBe(500);
+
+    expect((await post('/api/sessions/bad id!/messages', { text: 'x' })).status).toBe(400);
+    expect(await post('/api/sessions/s/messages', {})).toMatchObject({ status: 400, body: { error: { code: 'invalid_body' } } });
+    expect(await post('/api/sessions/s/confirmations', { results: [{ toolCallId: 'a', confirmed: true }] })).toMatchObject({
+      status: 409,
+      body: { error: { message: expect.stringContaining('no suspended reply') as string } },
+    });
+    expect((await api('/api/nothing')).status).toBe(404);
+  });
+});
+
+describe('node-service program', () => {
+  beforeAll(() => {
+    execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', 'examples/node-service'], { cwd: ROOT, stdio: 'pipe' });
+  }, 120_000);
+
+  it('starts offline on the port it is given, answers, and stops on SIGTERM', async () => {
+    const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0' };
+    delete env['OPENAI_API_KEY'];
+    delete env['REDIS_URL'];
+    const child = spawn(process.execPath, [join(ROOT, 'examples', 'node-service', 'dist', 'main.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      let out = '';
+      child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
+      const url = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no "listening" line: ${out}`)), 15_000);
+        child.stdout.on('data', () => {
+          const match = /listening on (\S+) \(model: offline\)/.exec(out);
+          if (match) {
+            clearTimeout(timer);
+            resolve(match[1]!);
+          }
+        });
+      });
+      expect(await (await fetch(`${url}/api/diagnostics`)).json()).toMatchObject({ model: 'offline', running: [] });
+      expect(await (await fetch(`${url}/`)).text()).toContain('rxscope node-service');
+      const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  }, 30_000);
+});

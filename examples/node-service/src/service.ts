@@ -1,0 +1,176 @@
+/**
+ * The node-service: a multi-session chat service over HTTP. Every session has one agent; a
+ * reply started by a POST runs detached (AgentSessions) and its events go to the session's
+ * bounded replay log, served as SSE with Last-Event-ID. Routes: docs/node-services.md.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import { Agent, type ChatModel, type ConfirmResult } from '@rxscope/core';
+import {
+  AgentSessions,
+  createAgentSseHandler,
+  HttpError,
+  InMemorySessionEventBus,
+  readJsonBody,
+  sendHttpError,
+  type SessionEventBus,
+} from '@rxscope/core/node';
+import { serveStatic } from './static-files.js';
+import { createTools, type Refund } from './tools.js';
+
+/** Options of {@link startService}. */
+export interface ServiceOptions {
+  readonly model: ChatModel;
+  /** Shown by `/api/diagnostics`: `'offline'` or the real model's name. */
+  readonly modelLabel: string;
+  /** Requests the offline model server received (for `/api/diagnostics`). */
+  readonly modelRequests?: () => readonly { readonly completed: boolean; readonly clientClosed: boolean }[];
+  readonly port?: number;
+  readonly host?: string;
+  /** Served at `/`; unknown non-API GETs get its `index.html`. */
+  readonly staticDir: string;
+  /** Origins allowed by CORS; `'*'` allows any. */
+  readonly corsOrigins: readonly string[];
+  /** Where the replay logs live. Default: in memory. */
+  readonly bus?: SessionEventBus;
+  /** SSE heartbeat interval. Default 15 s. */
+  readonly heartbeatMs?: number;
+}
+
+export interface RunningService {
+  readonly url: string;
+  readonly server: Server;
+  readonly sessions: AgentSessions;
+  readonly refunds: readonly Refund[];
+  close(): Promise<void>;
+}
+
+const SYSTEM_PROMPT =
+  'You are a concise customer-support assistant. Use order_status to look orders up and refund_order to refund them; ' +
+  'a person confirms every refund.';
+const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+export async function startService(options: ServiceOptions): Promise<RunningService> {
+  const refunds: Refund[] = [];
+  const tools = createTools(refunds);
+  const sessions = new AgentSessions({
+    agent: (sessionId) => new Agent({ name: 'assistant', sysPrompt: SYSTEM_PROMPT, model: options.model, tools, sessionId }),
+    bus: options.bus ?? new InMemorySessionEventBus({ maxEvents: 1000 }),
+  });
+  const cors = (req: IncomingMessage): Record<string, string> => {
+    const origin = req.headers.origin;
+    if (!origin) return {};
+    const allowed = options.corsOrigins.includes('*') || options.corsOrigins.includes(origin);
+    return allowed
+      ? { 'access-control-allow-origin': origin, vary: 'Origin', 'access-control-expose-headers': 'content-type' }
+      : {};
+  };
+  const json = (req: IncomingMessage, res: ServerResponse, status: number, body: unknown) => {
+    const text = JSON.stringify(body);
+    res.writeHead(status, { ...cors(req), 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+    res.end(text);
+  };
+  const sessionId = (raw: string): string => {
+    const id = decodeURIComponent(raw);
+    if (!SESSION_ID.test(id)) throw new HttpError(400, 'A session id is 1 to 64 letters, digits, "_" or "-".', 'invalid_session_id');
+    return id;
+  };
+
+  const streamEvents = (req: IncomingMessage, res: ServerResponse, id: string) =>
+    createAgentSseHandler({
+      heartbeatMs: options.heartbeatMs ?? 15_000,
+      retryMs: 1000,
+      headers: cors(req),
+      sessionId: id,
+      events: (_req, { lastEventId }) => sessions.events(id, lastEventId ? { lastEventId } : {}),
+    })(req, res);
+
+  const api = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<void> => {
+    const method = req.method ?? 'GET';
+    if (method === 'POST' && path === '/api/sessions') return json(req, res, 201, { sessionId: randomUUID() });
+    if (method === 'GET' && path === '/api/diagnostics') {
+      return json(req, res, 200, {
+        model: options.modelLabel,
+        modelRequests: (options.modelRequests?.() ?? []).map((r, index) => ({ index, completed: r.completed, clientClosed: r.clientClosed })),
+        running: sessions.runningSessions(),
+        refunds,
+      });
+    }
+    const match = /^\/api\/sessions\/([^/]+)(?:\/(events|messages|confirmations|cancel))?$/.exec(path);
+    if (!match) throw new HttpError(404, `No route ${method} ${path}.`, 'not_found');
+    const id = sessionId(match[1]!);
+    const action = match[2];
+    if (method === 'GET' && action === undefined) {
+      const agent = await sessions.agent(id);
+      const pending = agent.pending;
+      return json(req, res, 200, {
+        sessionId: id,
+        running: sessions.running(id),
+        pending: pending?.confirm.length ? { replyId: pending.replyId, toolCalls: pending.confirm } : null,
+        messages: agent.context,
+      });
+    }
+    if (method === 'GET' && action === 'events') {
+      await streamEvents(req, res, id);
+      return;
+    }
+    if (method === 'POST' && action === 'messages') {
+      const body = (await readJsonBody(req)) as { text?: unknown } | undefined;
+      if (typeof body?.text !== 'string' || !body.text.trim()) throw new HttpError(400, 'The body needs "text": a non-empty string.', 'invalid_body');
+      const { replyId } = await sessions.start(id, body.text);
+      return json(req, res, 202, { sessionId: id, replyId });
+    }
+    if (method === 'POST' && action === 'confirmations') {
+      const body = (await readJsonBody(req)) as { results?: unknown; replyId?: unknown } | undefined;
+      if (!Array.isArray(body?.results)) throw new HttpError(400, 'The body needs "results": [{toolCallId, confirmed}].', 'invalid_body');
+      const { replyId } = await sessions.start(id, {
+        type: 'USER_CONFIRM_RESULT',
+        results: body.results as ConfirmResult[],
+        ...(typeof body.replyId === 'string' ? { replyId: body.replyId } : {}),
+      });
+      return json(req, res, 202, { sessionId: id, replyId });
+    }
+    if (method === 'POST' && action === 'cancel') return json(req, res, 200, { cancelled: await sessions.cancel(id) });
+    throw new HttpError(405, `${method} is not allowed on ${path}.`, 'method_not_allowed');
+  };
+
+  const server = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://service').pathname;
+    void (async () => {
+      try {
+        if (req.method === 'OPTIONS') {
+          res.writeHead(204, {
+            ...cors(req),
+            'access-control-allow-methods': 'GET, POST, OPTIONS',
+            'access-control-allow-headers': 'content-type, last-event-id',
+            'access-control-max-age': '600',
+          });
+          res.end();
+          return;
+        }
+        if (path.startsWith('/api/')) return await api(req, res, path);
+        if ((req.method === 'GET' || req.method === 'HEAD') && (await serveStatic(options.staticDir, req, res, path))) return;
+        throw new HttpError(404, `Nothing at ${path}.`, 'not_found');
+      } catch (error) {
+        if (sendHttpError(res, error, cors(req)) >= 500) console.error('[node-service]', error);
+      }
+    })();
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 3000, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  return {
+    url: `http://${address.address}:${address.port}`,
+    server,
+    sessions,
+    refunds,
+    close: async () => {
+      await sessions.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
