@@ -43,7 +43,7 @@ describe('toServerSentEvents', () => {
 });
 
 describe('@rxscope/core stays browser-safe', () => {
-  it('no module reachable from src/index.ts imports a node: module or a Node-only package', () => {
+  it('no module reachable from src/index.ts imports a node: module, a Node-only package or the optional AG-UI peers', () => {
     const root = resolve(__dirname, '..');
     const seen = new Set<string>();
     const offenders: string[] = [];
@@ -53,7 +53,9 @@ describe('@rxscope/core stays browser-safe', () => {
       const source = readFileSync(file, 'utf8');
       for (const match of source.matchAll(/(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)) {
         const spec = match[1] ?? match[2]!;
-        if (spec.startsWith('node:') || ['ioredis', 'express', 'fastify', 'fs', 'http', 'net', 'path'].includes(spec)) offenders.push(`${file}: ${spec}`);
+        if (spec.startsWith('node:') || spec.startsWith('@ag-ui/') || ['ioredis', 'express', 'fastify', 'fs', 'http', 'net', 'path'].includes(spec)) {
+          offenders.push(`${file}: ${spec}`);
+        }
         if (spec.startsWith('.')) visit(join(dirname(file), spec.replace(/\.js$/, '.ts')));
       }
     };

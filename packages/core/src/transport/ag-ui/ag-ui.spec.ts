@@ -1,0 +1,151 @@
+// The AG-UI bridge through @ag-ui/client's own machinery (runAgent: its event verifier, its
+// message reducer, interrupts and resume), every emitted event validated with @ag-ui/core's
+// schema, the model behind it being the real OpenAIChatModel over the OpenAI test server.
+import { EventSchema } from '@ag-ui/core/schemas';
+import { EventType, type BaseEvent } from '@ag-ui/core';
+import { lastValueFrom, toArray } from 'rxjs';
+import { z } from 'zod';
+import { Agent, defineTool, OpenAIChatModel } from '../../index.js';
+import { ScriptedChatModel } from '../../testing/index.js';
+import { startOpenAITestServer, type OpenAITestServer } from '../../testing/node/index.js';
+import { waitFor } from '../../node/__tests__/helpers.js';
+import { RxscopeAgUiAgent, toAgUiEvents } from './index.js';
+
+const lookup = defineTool({
+  name: 'lookup',
+  description: 'Looks an order up',
+  input: z.object({ id: z.string() }),
+  readOnly: true,
+  execute: ({ id }) => `Order ${id}: shipped`,
+});
+const refunds: string[] = [];
+const refund = defineTool({
+  name: 'refund',
+  description: 'Refunds an order',
+  input: z.object({ id: z.string() }),
+  needsApproval: true,
+  execute: ({ id }) => (refunds.push(id), `Refunded ${id}`),
+});
+const sign = defineTool({ name: 'sign', description: 'Signs on the device', input: z.object({ doc: z.string() }), external: true });
+
+describe('RxscopeAgUiAgent through @ag-ui/client', () => {
+  let server: OpenAITestServer;
+  afterEach(async () => server?.close());
+
+  function setUp(script: Parameters<typeof startOpenAITestServer>[0]) {
+    return startOpenAITestServer(script).then((s) => {
+      server = s;
+      const agent = new Agent({ name: 'support', model: new OpenAIChatModel({ model: 'm', apiKey: 'k', baseURL: s.url }), tools: [lookup, refund, sign] });
+      const agUi = new RxscopeAgUiAgent({ agent, threadId: 'thread-1' });
+      const events: BaseEvent[] = [];
+      agUi.subscribe({ onEvent: ({ event }) => void events.push(EventSchema.parse(event)) });
+      return { agent, agUi, events };
+    });
+  }
+
+  it('streams text, reasoning and tool calls; runAgent builds the AG-UI messages', async () => {
+    const { agUi, events } = await setUp({
+      script: [
+        { reasoning: 'Check the order.', text: 'Let me look.', toolCalls: [{ id: 'c1', name: 'lookup', arguments: { id: 'A-1' } }] },
+        { text: ['It ', 'shipped.'] },
+      ],
+    });
+    agUi.addMessage({ id: 'u1', role: 'user', content: 'Where is A-1?' });
+    const { newMessages } = await agUi.runAgent({ runId: 'run-1' });
+
+    const types = events.map((e) => e.type);
+    expect(types[0]).toBe('RUN_STARTED');
+    expect(events[0]).toMatchObject({ threadId: 'thread-1', runId: 'run-1' });
+    expect(types.at(-1)).toBe('RUN_FINISHED');
+    for (const t of ['STEP_STARTED', 'REASONING_START', 'REASONING_MESSAGE_CONTENT', 'REASONING_END', 'TEXT_MESSAGE_START', 'TEXT_MESSAGE_CONTENT', 'TEXT_MESSAGE_END', 'TOOL_CALL_START', 'TOOL_CALL_ARGS', 'TOOL_CALL_END', 'TOOL_CALL_RESULT', 'STEP_FINISHED']) {
+      expect(types).toContain(t);
+    }
+    expect(events.at(-1)).toMatchObject({ outcome: { type: 'success' }, usage: [expect.objectContaining({ inputTokens: expect.any(Number) as number }), expect.anything()] });
+
+    const roles = newMessages.map((m) => m.role);
+    expect(roles).toEqual(['reasoning', 'assistant', 'tool', 'assistant']);
+    expect(newMessages[0]).toMatchObject({ content: 'Check the order.' });
+    expect(newMessages[1]).toMatchObject({ content: 'Let me look.', toolCalls: [{ id: 'c1', function: { name: 'lookup', arguments: '{"id":"A-1"}' } }] });
+    expect(newMessages[2]).toMatchObject({ toolCallId: 'c1', content: 'Order A-1: shipped' });
+    expect(newMessages[3]).toMatchObject({ content: 'It shipped.' });
+    expect(agUi.messages[0]).toMatchObject({ id: 'u1', role: 'user' });
+  });
+
+  it('turns a confirmation request into an AG-UI interrupt and continues the same reply on resume', async () => {
+    const { agent, agUi, events } = await setUp({
+      script: [{ toolCalls: [{ id: 'r1', name: 'refund', arguments: { id: 'B-2' } }] }, { text: 'Refunded.' }, { toolCalls: [{ id: 'r2', name: 'refund', arguments: { id: 'C-3' } }] }, { text: 'Not refunded.' }],
+    });
+    refunds.length = 0;
+    agUi.addMessage({ id: 'u1', role: 'user', content: 'Refund B-2' });
+    await agUi.runAgent();
+    expect(events.at(-1)).toMatchObject({
+      type: 'RUN_FINISHED',
+      outcome: { type: 'interrupt', interrupts: [{ id: 'r1', toolCallId: 'r1', reason: 'tool_call_confirmation', metadata: { rxscope: { name: 'refund', input: { id: 'B-2' } } } }] },
+    });
+    expect(agUi.pendingInterrupts.map((i) => i.id)).toEqual(['r1']);
+    const replyId = agent.pending!.replyId;
+
+    // @ag-ui/client refuses a run that leaves the interrupt unanswered.
+    await expect(agUi.runAgent()).rejects.toThrow('pending interrupt');
+    events.length = 0;
+    await agUi.runAgent({ resume: [{ interruptId: 'r1', status: 'resolved' }] });
+    expect(refunds).toEqual(['B-2']);
+    expect(events[0]).toMatchObject({ type: 'RUN_STARTED' });
+    expect(events.find((e) => e.type === EventType.TOOL_CALL_RESULT)).toMatchObject({ toolCallId: 'r1', content: 'Refunded B-2' });
+    expect(events.at(-1)).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'success' } });
+    expect(agent.context.at(-1)!.id).toBe(replyId);
+
+    agUi.addMessage({ id: 'u2', role: 'user', content: 'Refund C-3' });
+    await agUi.runAgent();
+    events.length = 0;
+    await agUi.runAgent({ resume: [{ interruptId: 'r2', status: 'cancelled', payload: { reason: 'not this one' } }] });
+    expect(refunds).toEqual(['B-2']);
+    expect(events.find((e) => e.type === EventType.TOOL_CALL_RESULT)).toMatchObject({ toolCallId: 'r2', metadata: { rxscope: { status: 'denied' } } });
+  });
+
+  it('leaves external tools to the frontend (pendingToolCallIds) and continues with the tool message', async () => {
+    const { agUi, events } = await setUp({ script: [{ toolCalls: [{ id: 's1', name: 'sign', arguments: { doc: 'contract' } }] }, { text: 'Signed, thanks.' }] });
+    agUi.addMessage({ id: 'u1', role: 'user', content: 'Sign the contract' });
+    await agUi.runAgent();
+    expect(events.at(-1)).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'success', pendingToolCallIds: ['s1'] } });
+    agUi.addMessage({ id: 't1', role: 'tool', toolCallId: 's1', content: 'signature #42' });
+    const { newMessages } = await agUi.runAgent();
+    expect(server.requests[1]!.body.messages!.some((m) => m.role === 'tool' && m.content === 'signature #42')).toBe(true);
+    expect(newMessages.at(-1)).toMatchObject({ role: 'assistant', content: 'Signed, thanks.' });
+  });
+
+  it('reports a failed reply as RUN_ERROR', async () => {
+    const { agUi, events } = await setUp({ script: [{ fault: 'unauthorized' }] });
+    agUi.addMessage({ id: 'u1', role: 'user', content: 'Hi' });
+    const errors: string[] = [];
+    await agUi.runAgent({}, { onRunErrorEvent: ({ event }) => void errors.push(event.message) });
+    expect(events.at(-1)).toMatchObject({ type: 'RUN_ERROR' });
+    expect(errors).toHaveLength(1);
+  });
+
+  it('abortRun() stops the reply: the model request is aborted and the run finishes cancelled', async () => {
+    const { agUi, events } = await setUp({ script: [{ text: ['Once ', 'upon'], fault: 'stall' }] });
+    agUi.addMessage({ id: 'u1', role: 'user', content: 'Story' });
+    const run = agUi.runAgent();
+    await waitFor(() => events.some((e) => e.type === EventType.TEXT_MESSAGE_CONTENT));
+    agUi.abortRun();
+    await run;
+    expect(events.at(-1)).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'cancelled' } });
+    await waitFor(() => server.requests[0]!.clientClosed);
+    await server.waitForConnections(0);
+  });
+});
+
+describe('toAgUiEvents', () => {
+  it('maps every event of a reply to a valid AG-UI event, with rxscope-only events as CUSTOM', async () => {
+    const agent = new Agent({ name: 'a', model: new ScriptedChatModel([{ thinking: 'hm', text: ['x', ''] }]), sessionId: 'sess-1' });
+    const events = await lastValueFrom(agent.reply('hi').pipe(toAgUiEvents(), toArray()));
+    for (const e of events) expect(() => EventSchema.parse(e)).not.toThrow();
+    expect(events[0]).toMatchObject({ type: 'RUN_STARTED', threadId: 'sess-1' });
+    expect(events.filter((e) => e.type === EventType.TEXT_MESSAGE_CONTENT)).toHaveLength(1); // the empty delta is dropped
+    const custom = await lastValueFrom(
+      agent.reply('again').pipe(toAgUiEvents(), toArray()),
+    );
+    expect(custom.at(-1)).toMatchObject({ type: 'RUN_ERROR' }); // the script ran out: the reply failed
+  });
+});

@@ -1,0 +1,5 @@
+// @rxscope/core/ag-ui — the AG-UI bridge (needs the optional peers @ag-ui/core and @ag-ui/client).
+export { AG_UI_CUSTOM_PREFIX, toAgUiEvents } from './to-ag-ui-events.js';
+export type { ToAgUiEventsOptions } from './to-ag-ui-events.js';
+export { RxscopeAgUiAgent } from './rxscope-ag-ui-agent.js';
+export type { RxscopeAgUiAgentOptions } from './rxscope-ag-ui-agent.js';
