@@ -1,34 +1,26 @@
 // End to end in Debian's Chromium: the built Angular app, served by the node-service with its
 // offline scripted model, used the way a person would. Fails (never skips) without Chromium.
-import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
+import { APP_DIST, ensureAppBuilt } from './build';
 import { type Browser, launchChromium } from './chromium';
-import { type FakeService, startFakeService } from './fake-service';
+import { type NodeService, startNodeService } from './node-service';
 
 const ROOT = join(__dirname, '..', '..', '..');
-const APP = join(ROOT, 'examples', 'angular-chat');
-const STATIC_DIR = join(APP, 'dist', 'browser');
 const SCREENSHOT = join(ROOT, 'test-results', 'angular-chat.png');
 
 jest.setTimeout(60_000);
 
-let service: FakeService;
+let service: NodeService;
 let browser: Browser;
 let page: Page;
 const pageErrors: string[] = [];
 
 beforeAll(async () => {
-  // The app bundles @rxscope/core from its dist: build the core, then the app.
-  execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', 'packages/core'], { cwd: ROOT, stdio: 'pipe' });
-  execFileSync(process.execPath, [join(APP, 'node_modules', '@angular', 'cli', 'bin', 'ng.js'), 'build'], {
-    cwd: APP,
-    stdio: 'pipe',
-    env: { ...process.env, NG_CLI_ANALYTICS: 'false' },
-  });
-  service = await startFakeService(STATIC_DIR);
-  browser = await launchChromium();
+  browser = await launchChromium(); // first: without Chromium, fail before building anything
+  ensureAppBuilt();
+  service = await startNodeService(APP_DIST);
   page = browser.context.pages()[0] ?? (await browser.context.newPage());
   page.on('pageerror', (err) => pageErrors.push(err.message));
   page.on('console', (msg) => {
@@ -40,7 +32,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await service?.close();
+  await service?.stop();
 });
 
 /** The last turn of the transcript. */
@@ -74,7 +66,7 @@ describe('angular-chat in Chromium', () => {
     await send('hello there');
 
     await lastTurn().and(page.locator('[data-status="completed"]')).waitFor();
-    const final = 'You said: "hello there"';
+    const final = 'You said: "hello there". I am the offline scripted model; set OPENAI_API_KEY to talk to a real one.';
     await expect(lastTurn().locator('.text').textContent()).resolves.toBe(final);
     await expect(lastTurn().locator('.usage').textContent()).resolves.toMatch(/\d+ in · \d+ out tokens/);
 
@@ -101,8 +93,10 @@ describe('angular-chat in Chromium', () => {
     await lastTurn().and(page.locator('[data-status="completed"]')).waitFor();
     const tool = lastTurn().locator('chat-tool-call');
     await expect(tool.getAttribute('data-status')).resolves.toBe('success');
-    await expect(tool.locator('.output').textContent()).resolves.toContain('80');
+    await expect(tool.locator('.output').textContent()).resolves.toBe('Refunded 80 EUR on order A-17.');
     await expect(lastTurn().locator('.text').last().textContent()).resolves.toBe('Done: refunded 80 EUR on order A-17.');
+    // The tool really ran on the server, once.
+    expect((await service.diagnostics()).refunds).toEqual([expect.objectContaining({ orderId: 'A-17', amount: 80 })]);
   });
 
   it('cancels a long reply: the stream stops in the page and the server stops the reply', async () => {
@@ -117,14 +111,22 @@ describe('angular-chat in Chromium', () => {
     });
     const seen = (await snapshots()).filter((s) => s.status === 'streaming' && s.text.length > 0);
     expect(new Set(seen.map((s) => s.text)).size).toBeGreaterThan(2);
-    const replyId = await lastTurn().getAttribute('data-reply-id');
+    const before = await service.diagnostics();
+    expect(before.running).toHaveLength(1);
+    const storyRequest = before.modelRequests.at(-1)!;
+    expect(storyRequest).toMatchObject({ completed: false, clientClosed: false });
 
     await page.getByRole('button', { name: 'Cancel' }).click();
     await lastTurn().and(page.locator('[data-status="cancelled"]')).waitFor();
     const cut = await lastTurn().locator('.text').textContent();
 
-    // The server saw the cancel and stopped the reply.
-    await waitFor(() => service.cancelled.includes(replyId!));
+    // The server stopped the reply: no session runs, and the offline model server saw its
+    // streaming request closed by the client (the agent aborted it) before it completed.
+    await waitFor(async () => {
+      const after = await service.diagnostics();
+      return after.running.length === 0 && after.modelRequests[storyRequest.index]?.clientClosed === true;
+    });
+    expect((await service.diagnostics()).modelRequests[storyRequest.index]).toMatchObject({ completed: false, clientClosed: true });
     // Nothing more arrives in the page after the cancel.
     await page.waitForTimeout(400);
     await expect(lastTurn().locator('.text').textContent()).resolves.toBe(cut);
