@@ -40,6 +40,7 @@ function program(name: string, dir: string): Project {
     moduleNameMapper: {
       '^@rxscope/core$': `${root}/packages/core/src/index.ts`,
       '^@rxscope/core/node$': `${root}/packages/core/src/node/index.ts`,
+      '^@rxscope/core/testing$': `${root}/packages/core/src/testing/index.ts`,
       '^@rxscope/core/testing/node$': `${root}/packages/core/src/testing/node/index.ts`,
       '^(\\.{1,2}/.*)\\.js$': '$1',
     },
@@ -64,6 +65,8 @@ const config: Config = {
     program('bench', 'bench'),
     angularApp('angular-chat', 'examples/angular-chat'),
     program('node-service', 'examples/node-service'),
+    program('express-sse', 'examples/express-sse'),
+    program('fastify-sse', 'examples/fastify-sse'),
   ],
 };
 

@@ -1,0 +1,29 @@
+/**
+ * node examples/express-sse/dist/main.js   (PORT, default 3001; OPENAI_API_KEY for a real model)
+ *
+ *   curl -N -X POST -H 'content-type: application/json' -d '{"message":"Hi"}' localhost:3001/chat
+ */
+import { OpenAIChatModel, textOfMsg, type ChatModel } from '@rxscope/core';
+import { ScriptedChatModel } from '@rxscope/core/testing';
+import { createApp } from './app.js';
+
+const model: ChatModel = process.env['OPENAI_API_KEY']
+  ? new OpenAIChatModel({ model: process.env['OPENAI_MODEL'] || 'gpt-4o-mini', apiKey: process.env['OPENAI_API_KEY'] })
+  : // Offline: an in-memory model that answers every message, word by word.
+    new ScriptedChatModel(
+      (request) => {
+        const last = [...request.messages].reverse().find((m) => m.role === 'user');
+        return { text: `You said: ${last ? textOfMsg(last) : ''}`.split(/(?<= )/) };
+      },
+      { delayMs: 50 },
+    );
+
+const { app } = createApp(model);
+const server = app.listen(Number(process.env['PORT'] ?? 3001), '127.0.0.1', () => {
+  const address = server.address();
+  process.stdout.write(`listening on http://127.0.0.1:${typeof address === 'object' && address ? address.port : ''}\n`);
+});
+process.once('SIGTERM', () => {
+  server.closeAllConnections();
+  server.close(() => process.exit(0));
+});

@@ -1,0 +1,80 @@
+// Runs the Fastify app on a real port: a reply streamed as SSE, a 400 before the stream, and a
+// client that goes away cancelling the reply (the model's signal is aborted). Then the built
+// program, as a child process.
+import { execFileSync, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { firstValueFrom, lastValueFrom, toArray } from 'rxjs';
+import { fromAgentEventStream, textOf } from '@rxscope/core';
+import { ScriptedChatModel } from '@rxscope/core/testing';
+import { createApp } from './app.js';
+
+const ROOT = join(__dirname, '..', '..', '..');
+
+describe('fastify-sse', () => {
+  let app: ReturnType<typeof createApp>['app'];
+  let url: string;
+  let model: ScriptedChatModel;
+  let agent: ReturnType<typeof createApp>['agent'];
+  beforeEach(async () => {
+    model = new ScriptedChatModel([{ text: ['Hello ', 'from ', 'Fastify.'] }, { text: Array.from({ length: 100 }, (_, i) => `w${i} `) }], { delayMs: 20 });
+    const created = createApp(model);
+    agent = created.agent;
+    app = created.app;
+    url = await app.listen({ port: 0, host: '127.0.0.1' });
+  });
+  afterEach(async () => {
+    app.server.closeAllConnections();
+    await app.close();
+  });
+  const chat = (body: unknown) =>
+    fromAgentEventStream(`${url}/chat`, { init: { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } });
+
+  it('streams a reply to POST /chat as server-sent events', async () => {
+    const events = await lastValueFrom(chat({ message: 'Hi' }).pipe(toArray()));
+    expect(events[0]!.type).toBe('REPLY_START');
+    expect(events.at(-1)).toMatchObject({ type: 'REPLY_END', finishReason: 'completed' });
+    expect(await lastValueFrom(chat({ message: 'Hi' }).pipe(textOf()), { defaultValue: '' })).toMatch(/^w0 w1 /);
+  });
+
+  it('answers a bad body with 400 before the stream', async () => {
+    await expect(lastValueFrom(chat({}))).rejects.toMatchObject({ status: 400, details: { body: expect.stringContaining('invalid_body') as string } });
+  });
+
+  it('cancels the reply when the client goes away', async () => {
+    await lastValueFrom(chat({ message: 'first' }).pipe(toArray()));
+    expect(await firstValueFrom(chat({ message: 'long' }).pipe(textOf()))).toBe('w0 ');
+    for (let i = 0; i < 100 && agent.busy; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(agent.busy).toBe(false);
+    expect(model.requests[1]!.signal.aborted).toBe(true);
+    const health = (await (await fetch(`${url}/health`)).json()) as { busy: boolean };
+    expect(health).toEqual({ ok: true, busy: false });
+  });
+});
+
+describe('fastify-sse program', () => {
+  beforeAll(() => {
+    execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', 'examples/fastify-sse'], { cwd: ROOT, stdio: 'pipe' });
+  }, 120_000);
+
+  it('serves the offline model on PORT', async () => {
+    const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0' };
+    delete env['OPENAI_API_KEY'];
+    const child = spawn(process.execPath, [join(ROOT, 'examples', 'fastify-sse', 'dist', 'main.js')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      const base = await new Promise<string>((resolve) => {
+        let out = '';
+        child.stdout.setEncoding('utf8').on('data', (c: string) => {
+          out += c;
+          const match = /listening on (\S+)/.exec(out);
+          if (match) resolve(match[1]!);
+        });
+      });
+      const text = await lastValueFrom(
+        fromAgentEventStream(`${base}/chat`, { init: { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"message":"ping"}' } }).pipe(textOf()),
+      );
+      expect(text).toBe('You said: ping');
+    } finally {
+      child.kill('SIGTERM');
+    }
+  }, 30_000);
+});
