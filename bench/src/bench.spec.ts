@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { writeSections } from './harness/report.js';
 import { quantile, summarize } from './harness/stats.js';
 
@@ -14,28 +15,47 @@ interface QuickReport {
   machine: string;
   results: {
     id: string;
+    kind: 'timed' | 'custom';
     config: { quick: boolean; rounds: number; batch: number };
     contenders: { name: string; ms: { n: number; median: number } }[];
     ratios: { contender: string; baseline: string; ofMedians: number }[];
     requirements: { contender: string; met: boolean; ratio: number }[];
+    tables: { title: string; columns: string[]; rows: string[][] }[];
+    checks: { text: string; value: string; met: boolean }[];
+    load: { start: number; end: number };
   }[];
 }
+
+let report: QuickReport;
+let docBefore: number | undefined;
 
 beforeAll(() => {
   execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', 'bench'], { cwd: ROOT, stdio: 'pipe' });
 }, 120_000);
 
 describe('bench --quick', () => {
-  it('runs every contender of the model-overhead scenario against the test server and reports ratios, writing nothing', () => {
-    const docBefore = existsSync(DOC) ? statSync(DOC).mtimeMs : undefined;
+  beforeAll(() => {
+    docBefore = existsSync(DOC) ? statSync(DOC).mtimeMs : undefined;
     const stdout = execFileSync(process.execPath, ['--expose-gc', join(ROOT, 'bench', 'dist', 'main.js'), '--quick', '--json'], {
       cwd: ROOT,
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'pipe'],
-      timeout: 60_000,
+      timeout: 100_000,
     });
-    const report = JSON.parse(stdout) as QuickReport;
+    report = JSON.parse(stdout) as QuickReport;
+  }, 120_000);
+
+  it('runs every scenario, in order, and writes nothing', () => {
     expect(report.machine).toMatch(/cores, .* GiB memory, Node v\d+/);
+    expect(report.results.map((r) => r.id)).toEqual(['model-overhead', 'agent-loop', 'per-event', 'concurrency', 'leaks', 'first-token']);
+    for (const r of report.results) {
+      expect(r.config.quick).toBe(true);
+      expect(r.load.start).toEqual(expect.any(Number));
+    }
+    expect(existsSync(DOC) ? statSync(DOC).mtimeMs : undefined).toBe(docBefore);
+  });
+
+  it('runs every contender of the model-overhead scenario against the test server and reports ratios', () => {
     const overhead = report.results.find((r) => r.id === 'model-overhead')!;
     expect(overhead.config.quick).toBe(true);
     expect(overhead.contenders.map((c) => c.name)).toEqual(['openai', 'openai+signal', 'rxscope', 'langchain']);
@@ -49,11 +69,61 @@ describe('bench --quick', () => {
       ['langchain', 'openai'],
     ]);
     expect(overhead.requirements).toEqual([expect.objectContaining({ contender: 'rxscope', met: expect.any(Boolean) })]);
-    expect(existsSync(DOC) ? statSync(DOC).mtimeMs : undefined).toBe(docBefore);
-  }, 90_000);
+  });
+
+  it('measures the floor, rxscope and the three other agent loops in S1, with overhead targets', () => {
+    const s1 = report.results.find((r) => r.id === 'agent-loop')!;
+    expect(s1.contenders.map((c) => c.name)).toEqual(['openai', 'rxscope', 'rxscope+10mw', 'rxscope+builtins', 'langchain', 'ai-sdk', 'openai-agents']);
+    for (const c of s1.contenders) expect(c.ms.median).toBeGreaterThan(0);
+    expect(s1.checks.map((c) => c.text)).toEqual([
+      expect.stringContaining('at most 0.5 ms'),
+      expect.stringContaining('langchain'),
+      expect.stringContaining('ai-sdk'),
+      expect.stringContaining('openai-agents'),
+    ]);
+  });
+
+  it('reports ns per event for 0, 10 and 50 middlewares in S2', () => {
+    const s2 = report.results.find((r) => r.id === 'per-event')!;
+    expect(s2.tables[0]!.rows.map((row) => row[0])).toEqual([
+      expect.stringContaining('in-memory model, 0'),
+      expect.stringContaining('in-memory model, 10'),
+      expect.stringContaining('in-memory model, 50'),
+      expect.stringContaining('over HTTP, 0'),
+      expect.stringContaining('over HTTP, 10'),
+      expect.stringContaining('over HTTP, 50'),
+      expect.stringContaining('floor'),
+    ]);
+  });
+
+  it('reports memory per in-flight reply (S3), heap and open handles (S4) and the first token (S5)', () => {
+    const s3 = report.results.find((r) => r.id === 'concurrency')!;
+    expect(s3.tables[0]!.rows.map((row) => row[0])).toEqual(['openai', 'rxscope', 'rxscope+10mw']);
+    const s4 = report.results.find((r) => r.id === 'leaks')!;
+    expect(s4.tables.map((t) => t.rows.length)).toEqual([3, 3]);
+    expect(s4.checks.length).toBe(4);
+    const s5 = report.results.find((r) => r.id === 'first-token')!;
+    expect(s5.contenders.map((c) => c.name)).toEqual(['openai', 'rxscope', 'rxscope+10mw', 'rxscope+builtins']);
+    for (const c of s5.contenders) expect(c.ms.median).toBeGreaterThan(0);
+  });
 });
 
 describe('harness', () => {
+  it('runs a function of a module in a child process and returns its result', () => {
+    // The harness is ES modules: drive it from a small ESM script.
+    const url = (p: string) => pathToFileURL(join(ROOT, 'bench', 'dist', 'harness', p)).href;
+    const script = [
+      `import { runInChild } from '${url('child-process.js')}';`,
+      `const ok = await runInChild('${url('stats.js')}', 'median', [3, 1, 2], async (r) => r * 10);`,
+      `const bad = await runInChild('${url('stats.js')}', 'nothing', []).then(() => 'resolved', (e) => e.message);`,
+      'console.log(JSON.stringify({ ok, bad }));',
+    ].join('\n');
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 30_000 });
+    const { ok, bad } = JSON.parse(out) as { ok: unknown; bad: string };
+    expect(ok).toEqual({ result: 2, alive: 20 });
+    expect(bad).toMatch(/exports no function nothing/);
+  }, 40_000);
+
   it('interpolates quantiles', () => {
     expect(quantile([1, 2, 3, 4], 0.5)).toBe(2.5);
     expect(summarize([5, 1, 3])).toMatchObject({ n: 3, median: 3, min: 1 });

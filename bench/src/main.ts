@@ -5,13 +5,15 @@
  *   npm run bench -- --quick              smoke run: tiny sizes, writes nothing (add --write to force)
  *   npm run bench -- --scenario model-overhead --only rxscope    one contender (e.g. under --cpu-prof)
  *   npm run bench -- --json               results as JSON on stdout
+ *   npm run bench -- --strict             exit 1 when a target is missed
+ *   npm run bench -- --rounds 10 --warmup 20 --batch 5     other sizes (writes nothing unless --write)
  */
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { describeMachine } from './harness/machine.js';
 import { formatConsole, formatSection, writeSections } from './harness/report.js';
-import { runConfig, runScenario, type ScenarioResult } from './harness/runner.js';
+import { runAny, runConfig, type ScenarioResult } from './harness/runner.js';
 import { scenarios } from './scenarios/index.js';
 
 const DOC = fileURLToPath(new URL('../../docs/BENCHMARKS.md', import.meta.url));
@@ -28,12 +30,15 @@ async function main(): Promise<number> {
       'no-write': { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       strict: { type: 'boolean', default: false },
+      rounds: { type: 'string' },
+      warmup: { type: 'string' },
+      batch: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
   if (values.help) {
     process.stdout.write(
-      `usage: npm run bench -- [--quick] [--scenario ID]... [--only CONTENDER]... [--write|--no-write] [--json] [--strict]\nscenarios: ${scenarios.map((s) => s.id).join(', ')}\n`,
+      `usage: npm run bench -- [--quick] [--scenario ID]... [--only CONTENDER]... [--rounds N] [--warmup N] [--batch N] [--write|--no-write] [--json] [--strict]\nscenarios: ${scenarios.map((s) => s.id).join(', ')}\n`,
     );
     return 0;
   }
@@ -41,7 +46,8 @@ async function main(): Promise<number> {
   const unknown = (values.scenario ?? []).filter((id) => !scenarios.some((s) => s.id === id));
   if (unknown.length) throw new Error(`unknown scenario ${unknown.join(', ')}; known: ${scenarios.map((s) => s.id).join(', ')}`);
   // A quick or partial run is not a result worth keeping.
-  const write = !values['no-write'] && (values.write ?? (!values.quick && !values.only?.length));
+  const resized = values.rounds !== undefined || values.warmup !== undefined || values.batch !== undefined;
+  const write = !values['no-write'] && (values.write ?? (!values.quick && !values.only?.length && !resized));
   const log = (s: string) => (values.json ? process.stderr : process.stdout).write(s);
   const tty = process.stderr.isTTY === true;
   if (!(globalThis as { gc?: unknown }).gc) log('note: run with node --expose-gc for a GC between batches\n');
@@ -54,13 +60,19 @@ async function main(): Promise<number> {
 
   const results: ScenarioResult[] = [];
   for (const scenario of selected) {
-    const config = runConfig(scenario, values.quick);
-    const result = await runScenario(
+    const config = {
+      ...runConfig(scenario, values.quick),
+      ...(values.rounds ? { rounds: Number(values.rounds) } : {}),
+      ...(values.warmup ? { warmup: Number(values.warmup) } : {}),
+      ...(values.batch ? { batch: Number(values.batch) } : {}),
+    };
+    const result = await runAny(
       scenario,
       config,
       (done, total) => {
         if (tty) process.stderr.write(`\r  ${scenario.id}: round ${done}/${total}${done === total ? '\n' : ''}`);
       },
+      (line) => process.stderr.write(`  ${scenario.id}: ${line}\n`),
       values.only,
     );
     results.push(result);
@@ -72,7 +84,9 @@ async function main(): Promise<number> {
     log(`wrote ${DOC}\n`);
   }
   if (values.json) process.stdout.write(`${JSON.stringify({ machine, command: nodeCommand, revision, results }, null, 2)}\n`);
-  const missed = results.flatMap((r) => r.requirements).filter((r) => !r.met);
+  const missed = [...results.flatMap((r) => (r.kind === 'timed' ? r.requirements : [])), ...results.flatMap((r) => r.checks)].filter(
+    (r) => !r.met,
+  );
   return values.strict && missed.length ? 1 : 0;
 }
 

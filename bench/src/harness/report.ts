@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import type { ScenarioResult } from './runner.js';
+import type { ScenarioResult, TimedScenarioResult } from './runner.js';
+import type { Check, Table } from './scenario.js';
 
 /** Context of a run, printed with every section. */
 export interface RunInfo {
@@ -12,38 +13,66 @@ export interface RunInfo {
   readonly revision: string;
 }
 
-const ms = (v: number) => (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v >= 1 ? v.toFixed(2) : v.toFixed(3));
+const ms = (v: number) => {
+  const a = Math.abs(v);
+  return a >= 100 ? v.toFixed(0) : a >= 10 ? v.toFixed(1) : a >= 1 ? v.toFixed(2) : v.toFixed(3);
+};
+const signedMs = (v: number) => `${v >= 0 ? '+' : '−'}${ms(Math.abs(v))}`;
 const x = (v: number) => `${v.toFixed(2)}×`;
 const pad = (s: string, n: number) => s.padEnd(n);
+const load = (r: ScenarioResult) => `load average ${r.load.start.toFixed(2)} at start, ${r.load.end.toFixed(2)} at end`;
 
-/** A plain-text table for the terminal. */
-export function formatConsole(r: ScenarioResult): string {
-  const ratio = new Map(r.ratios.map((q) => [q.contender, q]));
-  const lines = [
-    `${r.id} — ${r.title}`,
-    `  ${pad('contender', 14)} ${pad('median ms', 10)} ${pad('p10–p90 ms', 16)} ${pad('CPU ms/op', 10)} ${pad('ops/s', 7)} × ${r.baseline}`,
+/** A table as aligned plain text. */
+function consoleTable(t: Table): string[] {
+  const cells = [t.columns, ...t.rows].map((row) => row.map((c) => c.replace(/\*\*|`/g, '')));
+  const widths = t.columns.map((_, i) => Math.max(...cells.map((row) => (row[i] ?? '').length)));
+  return [`  ${t.title}`, ...cells.map((row) => `    ${row.map((c, i) => pad(c, widths[i]!)).join('  ')}`.trimEnd())];
+}
+
+/** A table as Markdown. */
+function markdownTable(t: Table): string[] {
+  const align = t.align ?? t.columns.map((_, i) => (i === 0 ? 'left' : 'right'));
+  return [
+    `**${t.title}**`,
+    '',
+    `| ${t.columns.join(' | ')} |`,
+    `|${t.columns.map((_, i) => (align[i] === 'right' ? '---:' : '---')).join('|')}|`,
+    ...t.rows.map((row) => `| ${row.join(' | ')} |`),
   ];
-  for (const c of r.contenders) {
-    const q = ratio.get(c.name);
-    const vs = q
-      ? `${x(q.ofMedians)} (paired rounds ${x(q.paired.median)}, p25–p75 ${x(q.paired.p25)}–${x(q.paired.p75)}; CPU ${x(q.cpu)})`
-      : c.name === r.baseline
-        ? '1.00× (baseline)'
-        : '—';
-    lines.push(
-      `  ${pad(c.name, 14)} ${pad(ms(c.ms.median), 10)} ${pad(`${ms(c.ms.p10)}–${ms(c.ms.p90)}`, 16)} ${pad(ms(c.cpuMs.median), 10)} ${pad(String(Math.round(1000 / c.ms.median)), 7)} ${vs}`,
-    );
+}
+
+const checkLine = (c: Check) => `${c.met ? '✓ met' : '✗ MISSED'}: ${c.text} — ${c.value} (target ${c.limit})`;
+
+/** A plain-text report for the terminal. */
+export function formatConsole(r: ScenarioResult): string {
+  const lines = [`${r.id} — ${r.title} (${load(r)})`];
+  if (r.kind === 'timed') {
+    const ratio = new Map(r.ratios.map((q) => [q.contender, q]));
+    const unit = r.selfTimed ? 'ms (self-timed)' : 'median ms';
+    lines.push(`  ${pad('contender', 18)} ${pad(unit, 10)} ${pad('p10–p90 ms', 16)} ${pad('CPU ms/op', 10)} × ${r.baseline}`);
+    for (const c of r.contenders) {
+      const q = ratio.get(c.name);
+      const vs = q
+        ? `${x(q.ofMedians)} (paired ${x(q.paired.median)}, p25–p75 ${x(q.paired.p25)}–${x(q.paired.p75)}; CPU ${x(q.cpu)})` +
+          (r.overhead ? `; ${signedMs(q.pairedOverMs.median)} ms paired, ${signedMs(q.cpuOverMs)} ms CPU` : '')
+        : c.name === r.baseline
+          ? '1.00× (baseline)'
+          : '—';
+      lines.push(`  ${pad(c.name, 18)} ${pad(ms(c.ms.median), 10)} ${pad(`${ms(c.ms.p10)}–${ms(c.ms.p90)}`, 16)} ${pad(ms(c.cpuMs.median), 10)} ${vs}`);
+    }
+    for (const req of r.requirements) {
+      lines.push(`  ${req.met ? '✓ met' : '✗ MISSED'}: ${req.text} (${req.contender} ${x(req.ratio)} ${req.baseline}, limit ${x(req.maxRatio)})`);
+    }
   }
-  for (const req of r.requirements) {
-    lines.push(`  ${req.met ? '✓ met' : '✗ MISSED'}: ${req.text} (${req.contender} ${x(req.ratio)} ${req.baseline}, limit ${x(req.maxRatio)})`);
-  }
-  lines.push(`  ${r.contenders[0]?.ms.n ?? 0} measured operations per contender, ${(r.durationMs / 1000).toFixed(1)} s`);
+  for (const t of r.tables) lines.push(...consoleTable(t));
+  for (const c of r.checks) lines.push(`  ${checkLine(c)}`);
+  if (r.kind === 'timed') lines.push(`  ${r.contenders[0]?.ms.n ?? 0} measured operations of the first contender, ${(r.durationMs / 1000).toFixed(1)} s`);
+  else lines.push(`  ${(r.durationMs / 1000).toFixed(1)} s`);
   return lines.join('\n');
 }
 
 /** The Markdown section of one scenario result, between its markers. */
 export function formatSection(r: ScenarioResult, info: RunInfo): string {
-  const ratio = new Map(r.ratios.map((q) => [q.contender, q]));
   const c = r.config;
   const out = [
     `<!-- bench:${r.id} -->`,
@@ -51,29 +80,68 @@ export function formatSection(r: ScenarioResult, info: RunInfo): string {
     '',
     r.description,
     '',
-    `- Date: ${r.startedAt.slice(0, 16).replace('T', ' ')} UTC`,
+    `- Date: ${r.startedAt.slice(0, 16).replace('T', ' ')} UTC (${(r.durationMs / 1000).toFixed(0)} s)`,
     `- Command: \`${info.command}\` (runs \`${info.nodeCommand}\` after \`tsc -b\`), at commit ${info.revision}`,
-    `- Machine: ${info.machine}`,
-    `- Sizes: ${c.warmup} warm-up operations per contender, then ${c.rounds} rounds × ${c.batch} operations per contender (${c.rounds * c.batch} measured each), contenders alternating in a rotated order${c.quick ? ' — **quick run: not representative**' : ''}`,
-    ...r.notes.map((n) => `- ${n}`),
-    '',
-    `| contender | what | median (ms) | p10 (ms) | p90 (ms) | ops/s | × ${r.baseline} (medians) | × ${r.baseline} (paired rounds: median, p25–p75) | CPU per op (ms) | × ${r.baseline} (CPU) |`,
+    `- Machine: ${info.machine}; ${load(r)} of this scenario`,
+  ];
+  if (r.kind === 'timed') {
+    const batches = [...new Set(r.contenders.map((k) => k.ms.n / c.rounds))];
+    out.push(
+      `- Sizes: ${c.warmup} warm-up operations per contender, then ${c.rounds} rounds × ${batches.length === 1 ? c.batch : `${batches.join(' or ')} (per contender)`} operations per contender, contenders alternating in a rotated order${c.quick ? ' — **quick run: not representative**' : ''}`,
+    );
+  } else if (c.quick) {
+    out.push('- **Quick run: not representative**');
+  }
+  out.push(...r.notes.map((n) => `- ${n}`), '');
+  if (r.kind === 'timed') out.push(...timedTable(r), '');
+  for (const t of r.tables) out.push(...markdownTable(t), '');
+  if (r.kind === 'timed') {
+    for (const req of r.requirements) {
+      out.push(
+        `**Requirement** — ${req.text}: ${req.contender} takes **${x(req.ratio)}** the time of ${req.baseline} (limit ${x(req.maxRatio)}) — **${req.met ? 'met' : 'missed'}**.`,
+        '',
+      );
+    }
+  }
+  if (r.checks.length) {
+    out.push('**Targets**', '');
+    for (const k of r.checks) out.push(`- ${k.met ? '✓ **met**' : '✗ **missed**'} — ${k.text}: **${k.value}** (target ${k.limit})`);
+    out.push('');
+  }
+  while (out[out.length - 1] === '') out.pop();
+  out.push(`<!-- /bench:${r.id} -->`);
+  return out.join('\n');
+}
+
+function timedTable(r: TimedScenarioResult): string[] {
+  const ratio = new Map(r.ratios.map((q) => [q.contender, q]));
+  const b = r.baseline;
+  const what = r.selfTimed ? 'time (ms)' : '(ms)';
+  if (r.overhead) {
+    const out = [
+      `| contender | what | median ${what} | p10 | p90 | overhead above ${b} (medians, ms) | overhead, paired rounds (median, p25–p75, ms) | × ${b} (paired) | CPU per op (ms) | CPU overhead (ms) |`,
+      '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ];
+    for (const k of r.contenders) {
+      const q = ratio.get(k.name);
+      const base = k.name === b;
+      out.push(
+        `| ${k.name} | ${k.label} | ${ms(k.ms.median)} | ${ms(k.ms.p10)} | ${ms(k.ms.p90)} | ${q ? signedMs(q.overMs) : base ? '(floor)' : '—'} | ${q ? `${signedMs(q.pairedOverMs.median)} (${signedMs(q.pairedOverMs.p25)} – ${signedMs(q.pairedOverMs.p75)})` : '—'} | ${q ? x(q.paired.median) : base ? '1.00×' : '—'} | ${ms(k.cpuMs.median)} | ${q ? signedMs(q.cpuOverMs) : base ? '(floor)' : '—'} |`,
+      );
+    }
+    return out;
+  }
+  const out = [
+    `| contender | what | median ${what} | p10 | p90 | ops/s | × ${b} (medians) | × ${b} (paired rounds: median, p25–p75) | CPU per op (ms) | × ${b} (CPU) |`,
     '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const k of r.contenders) {
     const q = ratio.get(k.name);
     out.push(
-      `| ${k.name} | ${k.label} | ${ms(k.ms.median)} | ${ms(k.ms.p10)} | ${ms(k.ms.p90)} | ${Math.round(1000 / k.ms.median)} | ${q ? x(q.ofMedians) : k.name === r.baseline ? '1.00× (baseline)' : '—'} | ${q ? `${x(q.paired.median)} (${x(q.paired.p25)}–${x(q.paired.p75)})` : '—'} | ${ms(k.cpuMs.median)} | ${q ? x(q.cpu) : k.name === r.baseline ? '1.00×' : '—'} |`,
+      `| ${k.name} | ${k.label} | ${ms(k.ms.median)} | ${ms(k.ms.p10)} | ${ms(k.ms.p90)} | ${Math.round(1000 / k.ms.median)} | ${q ? x(q.ofMedians) : k.name === b ? '1.00× (baseline)' : '—'} | ${q ? `${x(q.paired.median)} (${x(q.paired.p25)}–${x(q.paired.p75)})` : '—'} | ${ms(k.cpuMs.median)} | ${q ? x(q.cpu) : k.name === b ? '1.00×' : '—'} |`,
     );
   }
-  if (r.requirements.length) out.push('');
-  for (const req of r.requirements) {
-    out.push(
-      `**Requirement** — ${req.text}: ${req.contender} takes **${x(req.ratio)}** the time of ${req.baseline} (limit ${x(req.maxRatio)}) — **${req.met ? 'met' : 'missed'}**.`,
-    );
-  }
-  out.push(`<!-- /bench:${r.id} -->`);
-  return out.join('\n');
+  return out;
 }
 
 const HEADER = `# Benchmarks

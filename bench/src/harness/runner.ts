@@ -1,4 +1,16 @@
-import type { Contender, Requirement, RunConfig, Scenario } from './scenario.js';
+import { loadavg } from 'node:os';
+import type {
+  Analysis,
+  AnyScenario,
+  Check,
+  Contender,
+  CustomScenario,
+  Requirement,
+  RunConfig,
+  Scenario,
+  SelfTimed,
+  Table,
+} from './scenario.js';
 import { median, summarize, type Summary } from './stats.js';
 
 export interface ContenderResult {
@@ -21,6 +33,12 @@ export interface Ratio {
   readonly paired: Summary;
   /** Median CPU time per operation of the contender / the baseline's. */
   readonly cpu: number;
+  /** Median of the contender − median of the baseline, ms. */
+  readonly overMs: number;
+  /** Per-round differences of the round medians, ms (paired). */
+  readonly pairedOverMs: Summary;
+  /** Median CPU time per operation of the contender − the baseline's, ms. */
+  readonly cpuOverMs: number;
 }
 
 export interface RequirementResult extends Requirement {
@@ -28,21 +46,88 @@ export interface RequirementResult extends Requirement {
   readonly met: boolean;
 }
 
-export interface ScenarioResult {
+/** Load average (1 minute) when a scenario started and when it ended. */
+export interface Load {
+  readonly start: number;
+  readonly end: number;
+}
+
+export interface TimedScenarioResult {
+  readonly kind: 'timed';
   readonly id: string;
   readonly title: string;
   readonly description: string;
   readonly baseline: string;
+  readonly overhead: boolean;
+  readonly selfTimed: boolean;
   readonly config: RunConfig;
   readonly contenders: readonly ContenderResult[];
   readonly ratios: readonly Ratio[];
   readonly requirements: readonly RequirementResult[];
+  readonly tables: readonly Table[];
+  readonly checks: readonly Check[];
   readonly notes: readonly string[];
   readonly startedAt: string;
   readonly durationMs: number;
+  readonly load: Load;
 }
 
+export interface CustomScenarioResult {
+  readonly kind: 'custom';
+  readonly id: string;
+  readonly title: string;
+  readonly description: string;
+  readonly config: RunConfig;
+  readonly tables: readonly Table[];
+  readonly checks: readonly Check[];
+  readonly notes: readonly string[];
+  readonly data?: unknown;
+  readonly startedAt: string;
+  readonly durationMs: number;
+  readonly load: Load;
+}
+
+export type ScenarioResult = TimedScenarioResult | CustomScenarioResult;
+
 const gc = (globalThis as { gc?: () => void }).gc;
+
+/** Runs a scenario of either kind. */
+export function runAny(
+  scenario: AnyScenario,
+  config: RunConfig,
+  progress: (done: number, total: number) => void,
+  log: (line: string) => void,
+  only?: readonly string[],
+): Promise<ScenarioResult> {
+  return scenario.kind === 'custom' ? runCustom(scenario, config, log, only) : runScenario(scenario, config, progress, only);
+}
+
+/** Runs a custom scenario and stamps its result with the date, duration and load. */
+export async function runCustom(
+  scenario: CustomScenario,
+  config: RunConfig,
+  log: (line: string) => void = () => {},
+  only?: readonly string[],
+): Promise<CustomScenarioResult> {
+  const startedAt = new Date();
+  const load0 = loadavg()[0]!;
+  const t0 = performance.now();
+  const r = await scenario.run({ config, log, ...(only?.length ? { only } : {}) });
+  return {
+    kind: 'custom',
+    id: scenario.id,
+    title: scenario.title,
+    description: scenario.description,
+    config,
+    tables: r.tables ?? [],
+    checks: r.checks ?? [],
+    notes: r.notes ?? [],
+    ...(r.data !== undefined ? { data: r.data } : {}),
+    startedAt: startedAt.toISOString(),
+    durationMs: performance.now() - t0,
+    load: { start: load0, end: loadavg()[0]! },
+  };
+}
 
 /**
  * Sets a scenario up, checks each contender's result once, warms every contender up, then runs
@@ -50,23 +135,32 @@ const gc = (globalThis as { gc?: () => void }).gc;
  * from round to round so that no contender always runs first or last. With `--expose-gc`, a full
  * GC runs before each batch so that one contender's garbage is not collected on another's time. Besides wall
  * time per operation it records this process's CPU time per operation of each batch, which
- * other processes on the machine disturb less.
+ * other processes on the machine disturb less. In a `selfTimed` scenario the time of an
+ * operation is the one it reports (e.g. to its first token), not the wall time of `run()`.
  */
 export async function runScenario(
   scenario: Scenario,
   config: RunConfig,
   progress: (done: number, total: number) => void = () => {},
   only?: readonly string[],
-): Promise<ScenarioResult> {
+): Promise<TimedScenarioResult> {
   const startedAt = new Date();
+  const load0 = loadavg()[0]!;
   const t0 = performance.now();
   const instance = await scenario.setup(config);
   try {
     const contenders = only?.length ? instance.contenders.filter((c) => only.includes(c.name)) : instance.contenders;
     if (!contenders.length) throw new Error(`scenario ${scenario.id} has no contender named ${only?.join(', ')}`);
+    const timeOf = (result: unknown, wallMs: number): number => {
+      if (!scenario.selfTimed) return wallMs;
+      const ms = (result as SelfTimed | undefined)?.elapsedMs;
+      if (typeof ms !== 'number' || !Number.isFinite(ms)) throw new Error(`${scenario.id}: a self-timed contender returned no elapsedMs`);
+      return ms;
+    };
     for (const c of contenders) {
       const result = await c.run();
       try {
+        timeOf(result, 0);
         instance.check?.(c.name, result);
       } catch (e) {
         throw new Error(`${scenario.id}/${c.name} returned a wrong result: ${(e as Error).message}`, { cause: e });
@@ -80,16 +174,18 @@ export async function runScenario(
     for (let r = 0; r < config.rounds; r++) {
       for (let k = 0; k < contenders.length; k++) {
         const c = contenders[(r + k) % contenders.length]!;
+        const batch = c.batch ?? config.batch;
         const times: number[] = [];
         gc?.();
+        if (gc) for (let w = 0; w < (scenario.rewarm ?? 0); w++) await c.run();
         const cpu0 = process.cpuUsage();
-        for (let b = 0; b < config.batch; b++) {
+        for (let b = 0; b < batch; b++) {
           const start = performance.now();
-          await c.run();
-          times.push(performance.now() - start);
+          const result = await c.run();
+          times.push(timeOf(result, performance.now() - start));
         }
         const used = process.cpuUsage(cpu0);
-        cpu.get(c)!.push((used.user + used.system) / 1000 / config.batch);
+        cpu.get(c)!.push((used.user + used.system) / 1000 / batch);
         samples.get(c)!.push(...times);
         rounds.get(c)!.push(median(times));
       }
@@ -114,6 +210,9 @@ export async function runScenario(
             ofMedians: r.ms.median / base.ms.median,
             paired: summarize(r.roundMedians.map((m, i) => m / base.roundMedians[i]!)),
             cpu: r.cpuMs.median / base.cpuMs.median,
+            overMs: r.ms.median - base.ms.median,
+            pairedOverMs: summarize(r.roundMedians.map((m, i) => m - base.roundMedians[i]!)),
+            cpuOverMs: r.cpuMs.median - base.cpuMs.median,
           }))
       : [];
     const requirements: RequirementResult[] = (scenario.requirements ?? []).flatMap((req) => {
@@ -123,26 +222,33 @@ export async function runScenario(
       const ratio = a.ms.median / b.ms.median;
       return [{ ...req, ratio, met: ratio <= req.maxRatio }];
     });
+    const analysis: Analysis = scenario.analyze?.({ config, contenders: results }) ?? {};
     return {
+      kind: 'timed',
       id: scenario.id,
       title: scenario.title,
       description: scenario.description,
       baseline: scenario.baseline,
+      overhead: scenario.overhead ?? false,
+      selfTimed: scenario.selfTimed ?? false,
       config,
       contenders: results,
       ratios,
       requirements,
-      notes: instance.notes ?? [],
+      tables: analysis.tables ?? [],
+      checks: analysis.checks ?? [],
+      notes: [...(instance.notes ?? []), ...(analysis.notes ?? [])],
       startedAt: startedAt.toISOString(),
       durationMs: performance.now() - t0,
+      load: { start: load0, end: loadavg()[0]! },
     };
   } finally {
     await instance.teardown();
   }
 }
 
-/** Default sizes, overridden per scenario by `Scenario.sizes`. */
-export function runConfig(scenario: Scenario, quick: boolean): RunConfig {
+/** Default sizes, overridden per scenario by `sizes`. */
+export function runConfig(scenario: AnyScenario, quick: boolean): RunConfig {
   const defaults = quick ? { warmup: 20, rounds: 3, batch: 10 } : { warmup: 300, rounds: 200, batch: 10 };
   return { quick, ...defaults, ...scenario.sizes?.[quick ? 'quick' : 'full'] };
 }

@@ -5,12 +5,18 @@ import type { ServerTurn } from '@rxscope/core/testing/node';
 export interface ServerProcess {
   /** Base URL, `http://127.0.0.1:PORT/v1`. */
   readonly url: string;
+  /** Sockets open on the server (clients' keep-alive connections included) and requests served so far. */
+  connections(): Promise<{ open: number; requests: number }>;
   close(): Promise<void>;
 }
 
 export interface ServerProcessOptions {
-  /** The turn every chat completion request gets. */
+  /** The turn a chat completion request gets unless one of the rules below applies. */
   readonly turn: ServerTurn;
+  /** The turn of a request whose last message is a tool result (the second call of a tool round trip). */
+  readonly afterToolTurn?: ServerTurn;
+  /** The turn of a request by its `model` field (checked first), e.g. several stream lengths on one server. */
+  readonly byModel?: Readonly<Record<string, ServerTurn>>;
   /** Delay before each streamed chunk, ms. Default 0. */
   readonly chunkDelayMs?: number;
 }
@@ -29,6 +35,16 @@ export function startServerProcess(options: ServerProcessOptions): Promise<Serve
       child.removeAllListeners('exit');
       resolve({
         url: msg.url,
+        connections: () =>
+          new Promise((done) => {
+            const onMessage = (m: { type?: string; open: number; requests: number }) => {
+              if (m.type !== 'connections') return;
+              child.off('message', onMessage);
+              done({ open: m.open, requests: m.requests });
+            };
+            child.on('message', onMessage);
+            child.send({ type: 'connections' });
+          }),
         close: () =>
           new Promise<void>((done) => {
             if (child.exitCode !== null) return done();

@@ -1,0 +1,189 @@
+/**
+ * S1 — the agent loop (issue 6): one reply = a streamed model call of 20 text chunks ending in a
+ * tool call, the tool run, a second streamed call of 20 text chunks. The plain `openai` client
+ * driving the same exchange by hand is the floor; rxscope (bare, 10 pass-through middlewares,
+ * the built-in stack) and the field's agent loops (LangChain `createAgent`, the AI SDK's
+ * `streamText` with a tool, OpenAI Agents JS `run` with streaming) are measured against it.
+ */
+import { createOpenAI } from '@ai-sdk/openai';
+import { ChatOpenAI } from '@langchain/openai';
+import { Agent as OpenAIAgent, OpenAIChatCompletionsModel, run as runOpenAIAgent, setTracingDisabled, tool as openAITool } from '@openai/agents';
+import { OpenAIChatModel } from '@rxscope/core';
+import { stepCountIs, streamText, tool as aiTool } from 'ai';
+import { createAgent, tool as langchainTool } from 'langchain';
+import OpenAI from 'openai';
+import { packageVersion } from '../harness/machine.js';
+import type { Analysis, Check, Scenario, TimedResultView } from '../harness/scenario.js';
+import { startServerProcess } from '../harness/server.js';
+import {
+  ADD_DESCRIPTION,
+  add,
+  addInput,
+  BUILTINS_LABEL,
+  builtins,
+  checkOutcome,
+  EXCHANGE_SERVER,
+  exchangeAgent,
+  floorReply,
+  MODEL,
+  type Outcome,
+  passThrough,
+  rxscopeReply,
+  SYSTEM,
+  toolRunCount,
+  USER,
+} from './exchange.js';
+
+const MAX_OVERHEAD_MS = 0.5;
+
+export const agentLoop: Scenario = {
+  id: 'agent-loop',
+  title: 'S1 — Agent loop: one reply with a tool round trip, rxscope vs the field',
+  description:
+    'One reply = two streamed chat completions from the OpenAI-compatible test server (127.0.0.1, zero added latency, its own process, HTTP keep-alive): ' +
+    'the first streams 20 text chunks and then a call of the `add` tool (arguments in 3 chunks), the contender runs the tool (zod-validated input) and sends its result, ' +
+    'the second streams 20 text chunks; every contender streams and collects all 40 text deltas (checked before measuring) and gets usage chunks. ' +
+    '`openai` is the floor: the plain `openai` client driving the same exchange by hand (tool-call deltas assembled, `JSON.parse`, zod, second request). ' +
+    'rxscope contenders subscribe to `agent.reply(user)` of a new `Agent` per reply (sharing one `OpenAIChatModel`, tool and middleware instances; a new agent keeps the conversation from growing, as the other contenders are stateless). ' +
+    '`rxscope+10mw` has 10 `PassThroughMiddleware`s on every hook: each of `onAgent`, `onReasoning`, `onActing`, `onModelCall` returns `next(input).pipe(map((e) => e))` ' +
+    '(a real operator per layer, not `next(input)` itself) and `onSystemPrompt` returns the prompt. ' +
+    'No retries anywhere (`maxRetries: 0` in every client; RetryMiddleware never fires). Overhead = contender − floor, per reply.',
+  baseline: 'openai',
+  overhead: true,
+  sizes: {
+    quick: { warmup: 3, rounds: 2, batch: 3 },
+    full: { warmup: 100, rounds: 60, batch: 8 },
+  },
+  async setup() {
+    setTracingDisabled(true);
+    const server = await startServerProcess(EXCHANGE_SERVER);
+    const apiKey = 'bench';
+    const client = new OpenAI({ apiKey, baseURL: server.url, maxRetries: 0 });
+
+    const model = new OpenAIChatModel({ model: MODEL, apiKey, baseURL: server.url, maxRetries: 0 });
+    const ten = passThrough(10);
+    const stack = builtins();
+
+    // LangChain: createAgent over ChatOpenAI, tokens streamed with streamMode 'messages'.
+    const lcModel = new ChatOpenAI({ model: MODEL, apiKey, configuration: { baseURL: server.url }, maxRetries: 0, streaming: true, streamUsage: true });
+    const lcAdd = langchainTool(({ a, b }: { a: number; b: number }) => add(a, b), { name: 'add', description: ADD_DESCRIPTION, schema: addInput });
+    const lcAgent = createAgent({ model: lcModel, tools: [lcAdd], systemPrompt: SYSTEM });
+
+    // AI SDK: the OpenAI provider's chat-completions model, streamText with the tool and up to 5 steps.
+    const provider = createOpenAI({ apiKey, baseURL: server.url });
+    const aiModel = provider.chat(MODEL);
+    const aiTools = { add: aiTool({ description: ADD_DESCRIPTION, inputSchema: addInput, execute: async ({ a, b }) => add(a, b) }) };
+
+    // OpenAI Agents: a chat-completions model over its own openai client (tracing disabled: no exporter).
+    const agentsAgent = new OpenAIAgent({
+      name: 'assistant',
+      instructions: SYSTEM,
+      model: new OpenAIChatCompletionsModel(new OpenAI({ apiKey, baseURL: server.url, maxRetries: 0 }), MODEL),
+      tools: [openAITool({ name: 'add', description: ADD_DESCRIPTION, parameters: addInput, execute: async ({ a, b }) => add(a, b) })],
+    });
+
+    const counted = async (f: () => Promise<string>): Promise<Outcome> => {
+      const runs0 = toolRunCount();
+      const text = await f();
+      return { text, toolRuns: toolRunCount() - runs0 };
+    };
+
+    return {
+      contenders: [
+        { name: 'openai', label: 'the floor: plain `openai` client, the exchange by hand', run: () => floorReply(client) },
+        { name: 'rxscope', label: '`Agent.reply()`, no middleware', run: () => rxscopeReply(exchangeAgent(model, [])) },
+        { name: 'rxscope+10mw', label: '`Agent.reply()`, 10 pass-through middlewares on every hook', run: () => rxscopeReply(exchangeAgent(model, ten)) },
+        { name: 'rxscope+builtins', label: `\`Agent.reply()\` with ${BUILTINS_LABEL}`, run: () => rxscopeReply(exchangeAgent(model, stack)) },
+        {
+          name: 'langchain',
+          label: '`createAgent({model: ChatOpenAI, tools})` (langchain 1.5), `agent.stream(…, {streamMode: "messages"})`',
+          run: () =>
+            counted(async () => {
+              let text = '';
+              const stream = await lcAgent.stream({ messages: [{ role: 'user', content: USER }] }, { streamMode: 'messages' });
+              for await (const [chunk] of stream) {
+                if (chunk.type === 'ai' && typeof chunk.content === 'string') text += chunk.content;
+              }
+              return text;
+            }),
+        },
+        {
+          name: 'ai-sdk',
+          label: '`streamText({model: openai.chat(…), tools, stopWhen: stepCountIs(5)})`, `fullStream` iterated',
+          run: () =>
+            counted(async () => {
+              let text = '';
+              const result = streamText({ model: aiModel, system: SYSTEM, prompt: USER, tools: aiTools, stopWhen: stepCountIs(5), maxRetries: 0 });
+              for await (const part of result.fullStream) {
+                if (part.type === 'text-delta') text += part.text;
+                else if (part.type === 'error') throw part.error;
+              }
+              return text;
+            }),
+        },
+        {
+          name: 'openai-agents',
+          label: '`run(agent, input, {stream: true})` with `OpenAIChatCompletionsModel`, events iterated, `completed` awaited',
+          run: () =>
+            counted(async () => {
+              let text = '';
+              const result = await runOpenAIAgent(agentsAgent, USER, { stream: true });
+              for await (const event of result) {
+                if (event.type === 'raw_model_stream_event' && event.data.type === 'output_text_delta') text += event.data.delta;
+              }
+              await result.completed;
+              return text;
+            }),
+        },
+      ],
+      check: (name, result) => checkOutcome(name, result as Outcome),
+      notes: [
+        `Packages: ${['openai', 'rxjs', 'langchain', '@langchain/core', '@langchain/openai', 'ai', '@ai-sdk/openai', '@openai/agents', 'zod'].map(packageVersion).join(', ')}`,
+        'The AI SDK is the 6.x line: `ai` 7 requires Node 22, the bench runs on Node 20.',
+      ],
+      teardown: () => server.close(),
+    };
+  },
+  analyze: (r) => analyzeOverheads(r),
+};
+
+const fmt = (v: number) => `${v >= 0 ? '+' : '−'}${Math.abs(v).toFixed(2)} ms`;
+
+/** Overheads above the floor (paired per-round differences) and the targets of issue 6. */
+function analyzeOverheads(r: TimedResultView): Analysis {
+  const by = new Map(r.contenders.map((c) => [c.name, c]));
+  const floor = by.get('openai');
+  if (!floor) return {};
+  const over = (name: string): number | undefined => {
+    const c = by.get(name);
+    if (!c) return undefined;
+    const d = c.roundMedians.map((m, i) => m - floor.roundMedians[i]!).sort((a, b) => a - b);
+    return d.length % 2 ? d[(d.length - 1) / 2]! : (d[d.length / 2 - 1]! + d[d.length / 2]!) / 2;
+  };
+  const ours = over('rxscope+10mw');
+  const checks: Check[] = [];
+  if (ours !== undefined) {
+    checks.push({
+      text: 'rxscope with 10 middlewares adds at most 0.5 ms per reply over the floor (paired rounds)',
+      value: fmt(ours),
+      limit: `≤ +${MAX_OVERHEAD_MS} ms`,
+      met: ours <= MAX_OVERHEAD_MS,
+    });
+    for (const [name, factor] of [
+      ['langchain', 10],
+      ['ai-sdk', 5],
+      ['openai-agents', 5],
+    ] as const) {
+      const theirs = over(name);
+      if (theirs === undefined) continue;
+      const ratio = theirs / Math.max(ours, 1e-3);
+      checks.push({
+        text: `rxscope+10mw's overhead is at least ${factor}× lower than ${name}'s`,
+        value: `${name} ${fmt(theirs)} vs ${fmt(ours)} = ${ours <= 0 ? '∞' : ratio.toFixed(1)}×`,
+        limit: `≥ ${factor}×`,
+        met: ours <= 0 ? theirs > 0 : ratio >= factor,
+      });
+    }
+  }
+  return { checks };
+}

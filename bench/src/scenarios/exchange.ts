@@ -1,0 +1,222 @@
+/**
+ * The agent exchange several scenarios share (not a scenario itself): one reply = a streamed
+ * model call of 20 text chunks ending in a call of the `add` tool, the tool run, and a second
+ * streamed call of 20 text chunks. Here are the server's turns, the tool, the pass-through
+ * middleware, the built-in stack, and the two ways of driving the exchange every scenario
+ * compares: by hand with the plain `openai` client (the floor) and as an rxscope reply.
+ */
+import {
+  Agent,
+  defineTool,
+  type ActingInput,
+  type AgentEvent,
+  type AgentInput,
+  type ChatModel,
+  type Middleware,
+  type ModelCallInput,
+  type Next,
+  type ReasoningInput,
+  type RuntimeContext,
+} from '@rxscope/core';
+import type { ServerTurn } from '@rxscope/core/testing/node';
+import { RateLimitMiddleware, ReplyBudgetMiddleware, RetryMiddleware, TracingMiddleware } from '@rxscope/middleware-builtin';
+import type OpenAI from 'openai';
+import { map, type Observable } from 'rxjs';
+import { z } from 'zod';
+import type { ServerProcessOptions } from '../harness/server.js';
+
+export const MODEL = 'gpt-4o-mini';
+export const SYSTEM = 'You are a helpful assistant. Use the add tool for sums.';
+export const USER = 'What is 2 + 3?';
+
+const words = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${i ? ' ' : ''}${prefix}${i + 1}`);
+/** Text of the first call (before the tool call) and of the second (the answer). */
+export const FIRST_TEXT = words('think', 20);
+export const FINAL_TEXT = words('answer', 20);
+export const EXPECTED_TEXT = FIRST_TEXT.join('') + FINAL_TEXT.join('');
+
+export const FIRST_TURN: ServerTurn = {
+  text: FIRST_TEXT,
+  toolCalls: [{ name: 'add', arguments: { a: 2, b: 3 }, id: 'call_add_1' }],
+  usage: { prompt_tokens: 60, completion_tokens: 40 },
+};
+export const FINAL_TURN: ServerTurn = { text: FINAL_TEXT, usage: { prompt_tokens: 110, completion_tokens: 20 } };
+
+/** The test server's routing for the exchange: the first call gets FIRST_TURN, the call after the tool result FINAL_TURN. */
+export const EXCHANGE_SERVER: ServerProcessOptions = { turn: FIRST_TURN, afterToolTurn: FINAL_TURN };
+
+/**
+ * Lines the server streams per call (role chunk, text chunks, tool-call chunks, finish chunk,
+ * usage chunk, `[DONE]`): with a delay before each, the exchange's ideal duration is
+ * `EXCHANGE_LINES × delay`.
+ */
+export const EXCHANGE_LINES = (1 + 20 + 1 + 3 + 1 + 1 + 1) + (1 + 20 + 1 + 1 + 1);
+
+/** Times the tool ran in this process (a contender's result reports how many runs it caused). */
+let toolRuns = 0;
+export const toolRunCount = (): number => toolRuns;
+
+/** The tool's work, shared by every contender. */
+export function add(a: number, b: number): string {
+  toolRuns++;
+  return String(a + b);
+}
+
+export const addInput = z.object({ a: z.number().describe('first addend'), b: z.number().describe('second addend') });
+export const ADD_DESCRIPTION = 'Adds two numbers.';
+
+/** The tool as rxscope defines it. */
+export const addTool = defineTool({
+  name: 'add',
+  description: ADD_DESCRIPTION,
+  input: addInput,
+  readOnly: true,
+  execute: ({ a, b }) => add(a, b),
+});
+
+/** The tool as the plain client declares it. */
+export const OPENAI_TOOLS: OpenAI.Chat.Completions.ChatCompletionTool[] = [
+  { type: 'function', function: { name: 'add', description: ADD_DESCRIPTION, parameters: addTool.schema.parameters } },
+];
+
+/** What every contender of the exchange returns. */
+export interface Outcome {
+  /** Every text delta streamed during the reply, concatenated (both calls). */
+  readonly text: string;
+  /** Tool runs in this process while the reply ran (the reply's own only when replies run one at a time). */
+  readonly toolRuns: number;
+}
+
+/** Throws unless the outcome is the exchange's. */
+export function checkOutcome(name: string, r: Outcome): void {
+  if (r.text !== EXPECTED_TEXT) throw new Error(`${name} streamed "${r.text}", expected "${EXPECTED_TEXT}"`);
+  if (r.toolRuns !== 1) throw new Error(`${name} ran the tool ${r.toolRuns} times, expected once`);
+}
+
+/**
+ * A middleware that only passes events through, on every hook. Each onion hook really wraps its
+ * inner layers: it returns `next(input).pipe(map((e) => e))`, one more operator (and
+ * subscriber) per layer, as a middleware that looks at events does; `onSystemPrompt` returns the
+ * prompt unchanged.
+ */
+export class PassThroughMiddleware implements Middleware {
+  constructor(readonly key: string) {}
+  onAgent(_a: Agent, _c: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent> {
+    return next(input).pipe(map((e) => e));
+  }
+  onReasoning(_a: Agent, _c: RuntimeContext, input: ReasoningInput, next: Next<ReasoningInput>): Observable<AgentEvent> {
+    return next(input).pipe(map((e) => e));
+  }
+  onActing(_a: Agent, _c: RuntimeContext, input: ActingInput, next: Next<ActingInput>): Observable<AgentEvent> {
+    return next(input).pipe(map((e) => e));
+  }
+  onModelCall(_a: Agent, _c: RuntimeContext, input: ModelCallInput, next: Next<ModelCallInput>): Observable<AgentEvent> {
+    return next(input).pipe(map((e) => e));
+  }
+  onSystemPrompt(_a: Agent, _c: RuntimeContext, prompt: string): string {
+    return prompt;
+  }
+}
+
+/** `n` pass-through middlewares (instances are stateless and shared by every agent). */
+export const passThrough = (n: number): Middleware[] => Array.from({ length: n }, (_, i) => new PassThroughMiddleware(`pass${i + 1}`));
+
+/**
+ * The built-ins a production agent would carry, in the documented order: tracing (no
+ * OpenTelemetry SDK registered: the API's no-op tracer), a token budget, retry, rate limit.
+ */
+export const builtins = (): Middleware[] => [
+  new TracingMiddleware(),
+  new ReplyBudgetMiddleware({ tokenBudget: 1_000_000 }),
+  new RetryMiddleware({ maxRetries: 2 }),
+  new RateLimitMiddleware({ maxConcurrent: 10_000 }),
+];
+
+export const BUILTINS_LABEL =
+  '`TracingMiddleware()` (no SDK) + `ReplyBudgetMiddleware({tokenBudget: 1e6})` + `RetryMiddleware({maxRetries: 2})` + `RateLimitMiddleware({maxConcurrent: 10000})`';
+
+/** Hooks of the reply the scenarios time. */
+export interface ReplyHooks {
+  /** Called once, at the first text delta of the reply. */
+  readonly onFirstText?: () => void;
+}
+
+/**
+ * The exchange driven by hand with the plain `openai` client: stream the first call, collect
+ * its text and tool-call deltas, run the tool, send the result, stream the second call.
+ */
+export async function floorReply(client: OpenAI, hooks: ReplyHooks = {}): Promise<Outcome> {
+  const runs0 = toolRuns;
+  const messages: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [
+    { role: 'system', content: SYSTEM },
+    { role: 'user', content: USER },
+  ];
+  let text = '';
+  for (let step = 0; step < 5; step++) {
+    const stream = await client.chat.completions.create({
+      model: MODEL,
+      messages,
+      tools: OPENAI_TOOLS,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    let content = '';
+    const calls: { id: string; name: string; args: string }[] = [];
+    for await (const chunk of stream) {
+      const delta = chunk.choices[0]?.delta;
+      if (!delta) continue;
+      if (delta.content) {
+        if (!text) hooks.onFirstText?.();
+        content += delta.content;
+        text += delta.content;
+      }
+      for (const tc of delta.tool_calls ?? []) {
+        const call = (calls[tc.index] ??= { id: '', name: '', args: '' });
+        if (tc.id) call.id = tc.id;
+        if (tc.function?.name) call.name += tc.function.name;
+        if (tc.function?.arguments) call.args += tc.function.arguments;
+      }
+    }
+    if (!calls.length) break;
+    messages.push({
+      role: 'assistant',
+      content: content || null,
+      tool_calls: calls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.args } })),
+    });
+    for (const c of calls) {
+      const input = addInput.parse(JSON.parse(c.args));
+      messages.push({ role: 'tool', tool_call_id: c.id, content: add(input.a, input.b) });
+    }
+  }
+  return { text, toolRuns: toolRuns - runs0 };
+}
+
+/** An rxscope agent for one reply of the exchange (agents are cheap; one per reply keeps the conversation from growing). */
+export const exchangeAgent = (model: ChatModel, middlewares: readonly Middleware[]): Agent =>
+  new Agent({ name: 'assistant', sysPrompt: SYSTEM, model, tools: [addTool], middlewares });
+
+/** One rxscope reply of the exchange, subscribed to completion. */
+export function rxscopeReply(agent: Agent, hooks: ReplyHooks = {}): Promise<Outcome> {
+  const runs0 = toolRuns;
+  return new Promise<Outcome>((resolve, reject) => {
+    let text = '';
+    let finish: string | undefined;
+    let error: unknown;
+    agent.reply(USER).subscribe({
+      next: (e) => {
+        if (e.type === 'TEXT_BLOCK_DELTA') {
+          if (!text) hooks.onFirstText?.();
+          text += e.delta;
+        } else if (e.type === 'REPLY_END' && e.source === agent.name) {
+          finish = e.finishReason;
+          error = e.error;
+        }
+      },
+      error: reject,
+      complete: () =>
+        finish === 'completed'
+          ? resolve({ text, toolRuns: toolRuns - runs0 })
+          : reject(new Error(`the reply ended ${finish ?? 'without REPLY_END'}${error ? `: ${JSON.stringify(error)}` : ''}`)),
+    });
+  });
+}
