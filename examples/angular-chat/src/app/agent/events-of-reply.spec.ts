@@ -1,5 +1,5 @@
 import { type AgentEvent, createEvent } from '@rxscope/core';
-import { Subject, type Observable } from 'rxjs';
+import { type Observable, Subject, of } from 'rxjs';
 import { cancelOnUnsubscribe } from './cancel-on-unsubscribe';
 import { eventsOfReply } from './events-of-reply';
 
@@ -30,6 +30,15 @@ describe('eventsOfReply', () => {
     session.next(text('r1', 'late'));
     expect(r.got).toEqual(['r1:REPLY_START', 'r1:a', 'r1:b', 'r1:REPLY_END']);
     expect(r.done()).toBe(true);
+  });
+
+  it('emits an event delivered twice once (a log replayed after a reconnection)', () => {
+    const session = new Subject<AgentEvent>();
+    const r = collect(eventsOfReply(session, of('r1')));
+    const first = start('r1');
+    const delta = text('r1', 'a');
+    [first, delta, first, delta, end('r1')].forEach((e) => session.next(e));
+    expect(r.got).toEqual(['r1:REPLY_START', 'r1:a', 'r1:REPLY_END']);
   });
 });
 

@@ -1,4 +1,4 @@
-import { type Observable, concatMap, map, merge, scan, takeWhile } from 'rxjs';
+import { type Observable, concatMap, distinct, map, merge, scan, takeWhile } from 'rxjs';
 import type { AgentEvent } from '@rxscope/core';
 
 type Item = { readonly event: AgentEvent } | { readonly replyId: string };
@@ -17,7 +17,8 @@ interface Acc {
  *
  * `replyId$` is the request that starts (or resumes) the reply and answers with its id — a
  * POST. The session stream may deliver the reply's first events before that answer arrives,
- * so events are held until the id is known, then the reply's own are emitted in order.
+ * so events are held until the id is known, then the reply's own are emitted in order. An event
+ * delivered twice (a reconnection that replays the session log after a replay gap) is emitted once.
  *
  * @example
  * ```ts
@@ -32,6 +33,7 @@ export function eventsOfReply(session$: Observable<AgentEvent>, replyId$: Observ
       return { ...acc, out: item.event.replyId === acc.replyId ? [item.event] : [] };
     }, { early: [], out: [] }),
     concatMap((acc) => acc.out),
+    distinct((e) => e.id),
     takeWhile((e) => e.type !== 'REPLY_END', true),
   );
 }
