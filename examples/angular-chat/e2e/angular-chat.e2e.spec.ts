@@ -99,6 +99,19 @@ describe('angular-chat in Chromium', () => {
     expect((await service.diagnostics()).refunds).toEqual([expect.objectContaining({ orderId: 'A-17', amount: 80 })]);
   });
 
+  it('rejecting in the dialog denies the call: the tool does not run and the model is told', async () => {
+    await send('Refund order B-2 (15 EUR)');
+    const dialog = page.locator('dialog[open]');
+    await dialog.waitFor();
+    await dialog.getByRole('button', { name: 'Reject' }).click();
+
+    await lastTurn().and(page.locator('[data-status="completed"]')).waitFor();
+    await expect(lastTurn().locator('chat-tool-call').getAttribute('data-status')).resolves.toBe('denied');
+    await expect(lastTurn().locator('chat-tool-call .output').textContent()).resolves.toBe('The user rejected this call.');
+    await expect(lastTurn().locator('.text').last().textContent()).resolves.toBe('OK, I did not refund order B-2.');
+    expect((await service.diagnostics()).refunds.map((r) => r.orderId)).toEqual(['A-17']);
+  });
+
   it('cancels a long reply: the stream stops in the page and the server stops the reply', async () => {
     await recordLastTurn();
     await send('tell me a story');

@@ -57,7 +57,7 @@ export class ConfirmDialog {
 
   protected answer(confirmed: boolean): void {
     const pending = this.turn()?.pending ?? [];
-    this.answered.emit(pending.map((c) => (confirmed ? { toolCallId: c.id, confirmed } : { toolCallId: c.id, confirmed, reason: 'Rejected in the chat' })));
+    this.answered.emit(pending.map((c) => ({ toolCallId: c.id, confirmed })));
   }
 
   protected pretty(value: unknown): string {
