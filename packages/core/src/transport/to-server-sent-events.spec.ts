@@ -50,7 +50,8 @@ describe('@rxscope/core stays browser-safe', () => {
     const visit = (file: string) => {
       if (seen.has(file)) return;
       seen.add(file);
-      const source = readFileSync(file, 'utf8');
+      // Code only: doc comments show imports in their examples.
+      const source = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
       for (const match of source.matchAll(/(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)) {
         const spec = match[1] ?? match[2]!;
         if (spec.startsWith('node:') || spec.startsWith('@ag-ui/') || ['ioredis', 'express', 'fastify', 'fs', 'http', 'net', 'path'].includes(spec)) {
@@ -61,6 +62,27 @@ describe('@rxscope/core stays browser-safe', () => {
     };
     visit(join(root, 'index.ts'));
     expect(seen.has(join(root, 'transport', 'from-agent-event-stream.ts'))).toBe(true);
+    expect(offenders).toEqual([]);
+  });
+
+  it('@rxscope/core/node does not load the optional peers (ioredis is imported for types only, @ag-ui not at all)', () => {
+    const root = resolve(__dirname, '..');
+    const seen = new Set<string>();
+    const offenders: string[] = [];
+    const visit = (file: string) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      // Code only: doc comments show imports in their examples.
+      const source = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+      for (const match of source.matchAll(/(import|export)(\s+type)?[^'"]*?from\s+['"]([^'"]+)['"]/g)) {
+        const spec = match[3]!;
+        const typeOnly = match[2] !== undefined;
+        if (spec.startsWith('@ag-ui/') || (spec === 'ioredis' && !typeOnly)) offenders.push(`${file}: ${spec}`);
+        if (spec.startsWith('.')) visit(join(dirname(file), spec.replace(/\.js$/, '.ts')));
+      }
+    };
+    visit(join(root, 'node', 'index.ts'));
+    expect(seen.has(join(root, 'node', 'sessions', 'redis-session-event-bus.ts'))).toBe(true);
     expect(offenders).toEqual([]);
   });
 });

@@ -45,25 +45,30 @@ export function toServerSentEvents(
   options: ServerSentEventsOptions = {},
   encode: (event: AgentEvent) => string = (event) => encodeAgentEvent(event),
 ): Observable<string> {
+  const withHeartbeats = withSseHeartbeats(events$.pipe(map(encode)), options);
+  return options.retryMs === undefined ? withHeartbeats : withHeartbeats.pipe(startWith(encodeServerSentEvent({ retry: options.retryMs })));
+}
+
+/**
+ * Adds a heartbeat comment to a stream of SSE frames whenever it was idle for `heartbeatMs`
+ * (default 15 s; `0`: none); completes and errors with the frames. Internal to the transports.
+ */
+export function withSseHeartbeats(frames$: Observable<string>, options: ServerSentEventsOptions = {}): Observable<string> {
   const heartbeatMs = options.heartbeatMs ?? 15_000;
+  if (heartbeatMs <= 0) return frames$;
   const heartbeat = encodeServerSentComment(options.heartbeatComment ?? 'heartbeat');
   const scheduler = options.scheduler ?? asyncScheduler;
-  const frames$ = events$.pipe(map(encode));
-  const withHeartbeats =
-    heartbeatMs > 0
-      ? frames$.pipe(
-          connect((frames) =>
-            merge(
-              frames,
-              frames.pipe(
-                startWith(''),
-                switchMap(() => interval(heartbeatMs, scheduler)),
-                map(() => heartbeat),
-                takeUntil(frames.pipe(ignoreElements(), endWith(true))),
-              ),
-            ),
-          ),
-        )
-      : frames$;
-  return options.retryMs === undefined ? withHeartbeats : withHeartbeats.pipe(startWith(encodeServerSentEvent({ retry: options.retryMs })));
+  return frames$.pipe(
+    connect((frames) =>
+      merge(
+        frames,
+        frames.pipe(
+          startWith(''),
+          switchMap(() => interval(heartbeatMs, scheduler)),
+          map(() => heartbeat),
+          takeUntil(frames.pipe(ignoreElements(), endWith(true))),
+        ),
+      ),
+    ),
+  );
 }

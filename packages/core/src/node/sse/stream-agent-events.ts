@@ -56,10 +56,38 @@ export function streamAgentEvents(
   events$: Observable<AgentEvent>,
   options: StreamAgentEventsOptions = {},
 ): Promise<StreamOutcome> {
+  const tracker = new ReplyTracker();
+  const { retryMs: _retry, ...frameOptions } = options;
+  const frames$ = toServerSentEvents(events$.pipe(tap((event) => tracker.apply(event))), frameOptions, (event) =>
+    // A replay gap notice is in no log: a client must not resume from it.
+    encodeAgentEvent(event, { id: !(event.type === 'CUSTOM' && event.name === REPLAY_GAP) }),
+  );
+  return streamFrames(res, frames$, {
+    ...options,
+    errorFrames: (error) => tracker.end('error', error, options.sessionId).map((event) => encodeAgentEvent(event, { id: false })),
+  });
+}
+
+/** Options of {@link streamFrames}. */
+export interface StreamFramesOptions extends Omit<StreamAgentEventsOptions, 'heartbeatMs' | 'heartbeatComment' | 'scheduler' | 'sessionId'> {
+  /** The frames that end the stream when `frames$` fails after the stream started. */
+  readonly errorFrames: (error: unknown) => readonly string[];
+}
+
+/**
+ * Writes `text/event-stream` frames (heartbeats included) to a Node response: the part of
+ * {@link streamAgentEvents} that knows nothing of rxscope events, for other event protocols
+ * (the AG-UI handler). Same start, error, back-pressure and disconnect rules.
+ *
+ * @example
+ * ```ts
+ * await streamFrames(res, frames$, { errorFrames: (e) => [encodeServerSentEvent({ data: JSON.stringify({ type: 'RUN_ERROR', message: String(e) }) })] });
+ * ```
+ */
+export function streamFrames(res: ServerResponse, frames$: Observable<string>, options: StreamFramesOptions): Promise<StreamOutcome> {
   const maxQueued = options.maxQueuedBytes ?? 16 * 1024 * 1024;
   const report = options.onError ?? ((error: unknown) => console.error('[rxscope] event stream failed:', error));
   return new Promise<StreamOutcome>((resolve) => {
-    const tracker = new ReplyTracker();
     let started = false;
     let settled = false;
     let queue: string[] = [];
@@ -124,32 +152,29 @@ export function streamAgentEvents(
 
     // Created first so that a synchronous overflow can unsubscribe what is being subscribed.
     const subscription = new Subscription();
-    const { retryMs: _retry, ...frameOptions } = options;
-    const frames$ = toServerSentEvents(events$.pipe(tap((event) => tracker.apply(event))), frameOptions, (event) =>
-      // A replay gap notice is in no log: a client must not resume from it.
-      encodeAgentEvent(event, { id: !(event.type === 'CUSTOM' && event.name === REPLAY_GAP) }),
-    );
-    subscription.add(frames$.subscribe({
-      next: (frame) => {
-        start();
-        write(frame);
-      },
-      error: (error: unknown) => {
-        if (!started) {
-          if (sendHttpError(res, error, options.headers) >= 500) report(error);
+    subscription.add(
+      frames$.subscribe({
+        next: (frame) => {
+          start();
+          write(frame);
+        },
+        error: (error: unknown) => {
+          if (!started) {
+            if (sendHttpError(res, error, options.headers) >= 500) report(error);
+            settle('error');
+            return;
+          }
+          report(error);
+          for (const frame of options.errorFrames(error)) write(frame);
           settle('error');
-          return;
-        }
-        report(error);
-        for (const event of tracker.end('error', error, options.sessionId)) write(encodeAgentEvent(event, { id: false }));
-        settle('error');
-        end();
-      },
-      complete: () => {
-        start();
-        settle('completed');
-        end();
-      },
-    }));
+          end();
+        },
+        complete: () => {
+          start();
+          settle('completed');
+          end();
+        },
+      }),
+    );
   });
 }

@@ -1,0 +1,64 @@
+/// <reference types="node" />
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { EventType, type RunAgentInput } from '@ag-ui/core';
+import { RunAgentInputSchema } from '@ag-ui/core/schemas';
+import { defer, from, map, switchMap } from 'rxjs';
+import type { Agent } from '../../agent/agent.js';
+import { RxscopeAgUiAgent } from '../../transport/ag-ui/rxscope-ag-ui-agent.js';
+import { encodeServerSentEvent } from '../../transport/sse-encode.js';
+import { withSseHeartbeats } from '../../transport/to-server-sent-events.js';
+import { HttpError } from '../sse/http-error.js';
+import { readJsonBody } from '../sse/read-json-body.js';
+import { streamFrames, type StreamAgentEventsOptions, type StreamOutcome } from '../sse/stream-agent-events.js';
+
+/** Options of {@link createAgUiHandler}. */
+export interface AgUiHandlerOptions extends Omit<StreamAgentEventsOptions, 'sessionId'> {
+  /** The rxscope agent, or a factory called once per AG-UI thread id. */
+  readonly agent: Agent | ((threadId: string) => Agent);
+}
+
+/**
+ * A Node `http` handler that speaks the AG-UI HTTP protocol, so `HttpAgent` of `@ag-ui/client`
+ * (and any AG-UI frontend built on it) talks to an rxscope agent: it reads a `RunAgentInput`
+ * (POST, JSON, validated with `@ag-ui/core`'s schema: a bad one is a 400), runs it as
+ * {@link RxscopeAgUiAgent} does (new user messages, `resume` entries, results of frontend tools),
+ * and streams the AG-UI events as SSE `data:` messages, with heartbeats, back-pressure, HTTP
+ * errors before the stream (409 when the agent refuses the input) and `RUN_ERROR` when a failure
+ * comes after. The client aborting its request cancels the reply down to the model request.
+ *
+ * @example
+ * ```ts
+ * import { createAgUiHandler } from '@rxscope/core/node/ag-ui';
+ * createServer(createAgUiHandler({ agent: (threadId) => new Agent({ model, sessionId: threadId }) })).listen(8000);
+ * // browser: new HttpAgent({ url: 'http://localhost:8000' }).runAgent()
+ * ```
+ */
+export function createAgUiHandler(options: AgUiHandlerOptions): (req: IncomingMessage, res: ServerResponse) => Promise<StreamOutcome> {
+  const { agent, heartbeatMs, heartbeatComment, scheduler, ...streamOptions } = options;
+  const runner = new RxscopeAgUiAgent({ agent });
+  return (req, res) => {
+    const events$ = defer(() => from(readInput(req))).pipe(switchMap((input) => runner.run(input)));
+    const frames$ = withSseHeartbeats(
+      events$.pipe(map((event) => encodeServerSentEvent({ data: JSON.stringify(event) }))),
+      { heartbeatMs, heartbeatComment, scheduler },
+    );
+    return streamFrames(res, frames$, {
+      ...streamOptions,
+      errorFrames: (error) => [
+        encodeServerSentEvent({
+          data: JSON.stringify({ type: EventType.RUN_ERROR, message: error instanceof Error ? error.message : String(error), timestamp: Date.now() }),
+        }),
+      ],
+    });
+  };
+}
+
+async function readInput(req: IncomingMessage): Promise<RunAgentInput> {
+  if (req.method !== 'POST') throw new HttpError(405, 'AG-UI runs are POSTed: a RunAgentInput as JSON.', 'method_not_allowed');
+  const parsed = RunAgentInputSchema.safeParse(await readJsonBody(req, 8 * 1024 * 1024));
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new HttpError(400, `Not a RunAgentInput: ${issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'invalid'}.`, 'invalid_run_input');
+  }
+  return parsed.data;
+}
