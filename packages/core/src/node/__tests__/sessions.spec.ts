@@ -101,6 +101,29 @@ describe('AgentSessions with the in-memory bus, served as SSE', () => {
   });
 });
 
+describe('InMemorySessionEventBus limits', () => {
+  const event = (id: string, type: 'REPLY_START' | 'REPLY_END' | 'CUSTOM', replyId = 'r'): AgentEvent =>
+    ({ id, type, replyId, source: 'a', createdAt: 0, ...(type === 'REPLY_END' ? { finishReason: 'completed' } : type === 'CUSTOM' ? { name: 'n', value: 1 } : {}) }) as AgentEvent;
+
+  it('keeps at most maxSessions logs, dropping the idlest one without listeners or a reply in progress', async () => {
+    const bus = new InMemorySessionEventBus({ maxSessions: 2 });
+    await bus.append('old', event('o1', 'CUSTOM'));
+    await bus.append('running', event('r1', 'REPLY_START'));
+    const watched = lastValueFrom(bus.events('watched').pipe(take(1), toArray()));
+    await bus.append('new', event('n1', 'CUSTOM'));
+    // "old" was idle: dropped. "running" has a reply in progress, "watched" a listener: kept.
+    expect(bus.size).toBe(3);
+    const resumed = await firstValueFrom(bus.events('old', { lastEventId: 'o1' }));
+    expect(resumed).toMatchObject({ type: 'CUSTOM', name: REPLAY_GAP });
+    await bus.append('watched', event('w1', 'CUSTOM'));
+    expect((await watched).map((e) => e.id)).toEqual(['w1']);
+    expect(await firstValueFrom(bus.events('running'))).toMatchObject({ id: 'r1' });
+    await bus.append('running', event('r2', 'REPLY_END'));
+    await bus.append('another', event('a1', 'CUSTOM'));
+    expect(bus.size).toBe(2); // the idle ones went first: "new", then "watched" (its listener is gone)
+  });
+});
+
 describe('AgentSessions.cancel when the reply does not end by itself', () => {
   it('cuts it off after the grace period and ends it on the log (closed blocks, answered calls, REPLY_END interrupted)', async () => {
     // A middleware that holds the reply open past its end: the reply cannot end by itself.

@@ -6,6 +6,12 @@ import { nextOpenReply, replayGapEvent, type SessionEventBus, type SessionEvents
 export interface InMemorySessionEventBusOptions {
   /** Events kept per session for replay (the oldest are dropped). Default 1,000. */
   readonly maxEvents?: number;
+  /**
+   * Sessions whose logs are kept. Past it, the log of the session that was written to least
+   * recently and has no listener and no reply in progress is dropped (a client resuming it later
+   * gets the replay-gap notice). Default 10,000.
+   */
+  readonly maxSessions?: number;
 }
 
 interface Entry {
@@ -34,14 +40,24 @@ interface SessionLog {
  */
 export class InMemorySessionEventBus implements SessionEventBus {
   private readonly maxEvents: number;
+  private readonly maxSessions: number;
+  /** In order of last append (a Map keeps insertion order): the first are the idlest. */
   private readonly logs = new Map<string, SessionLog>();
 
   constructor(options: InMemorySessionEventBusOptions = {}) {
     this.maxEvents = Math.max(1, options.maxEvents ?? 1000);
+    this.maxSessions = Math.max(1, options.maxSessions ?? 10_000);
+  }
+
+  /** Number of sessions whose logs are kept. */
+  get size(): number {
+    return this.logs.size;
   }
 
   append(sessionId: string, event: AgentEvent): Promise<void> {
     const log = this.log(sessionId);
+    this.logs.delete(sessionId);
+    this.logs.set(sessionId, log);
     const entry = { seq: ++log.seq, event };
     log.entries.push(entry);
     if (log.entries.length > this.maxEvents) log.entries.splice(0, log.entries.length - this.maxEvents);
@@ -115,7 +131,15 @@ export class InMemorySessionEventBus implements SessionEventBus {
     if (!log) {
       log = { entries: [], seq: 0, openStart: undefined, openReply: undefined, listeners: new Set() };
       this.logs.set(sessionId, log);
+      this.evict();
     }
     return log;
+  }
+
+  private evict(): void {
+    for (const [id, log] of this.logs) {
+      if (this.logs.size <= this.maxSessions) return;
+      if (!log.listeners.size && log.openReply === undefined) this.logs.delete(id);
+    }
   }
 }
