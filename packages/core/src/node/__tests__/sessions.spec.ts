@@ -146,6 +146,24 @@ describe('AgentSessions.cancel when the reply does not end by itself', () => {
     await sessions.close();
   });
 
+  it('forget() drops the agent and the log, and is refused while a reply runs', async () => {
+    const made: string[] = [];
+    const sessions = new AgentSessions({
+      agent: (id) => (made.push(id), new Agent({ model: new ScriptedChatModel([{ text: ['a', 'b'] }, { text: 'c' }], { delayMs: 20 }), sessionId: id })),
+    });
+    const first = await sessions.agent('s');
+    const ended = lastValueFrom(sessions.events('s').pipe(untilEnd, toArray()));
+    await sessions.start('s', 'Hi');
+    await expect(sessions.forget('s')).rejects.toThrow('is running reply');
+    const events = await ended;
+    await waitFor(() => !sessions.running('s'));
+    await sessions.forget('s');
+    expect(await firstValueFrom(sessions.events('s', { lastEventId: events[0]!.id }))).toMatchObject({ name: REPLAY_GAP });
+    expect(await sessions.agent('s')).not.toBe(first);
+    expect(made).toEqual(['s', 's']);
+    await sessions.close();
+  });
+
   it('rejects start() with the agent refusal and leaves nothing running', async () => {
     const sessions = new AgentSessions({ agent: (id) => new Agent({ model: new ScriptedChatModel([]), sessionId: id }) });
     await expect(sessions.start('s', { type: 'USER_CONFIRM_RESULT', results: [] })).rejects.toThrow('has no suspended reply');

@@ -163,6 +163,16 @@ export class AgentSessions {
     return this.bus.events(sessionId, options);
   }
 
+  /**
+   * Forgets a session: its agent (a later use creates a new one, from its store if it has one)
+   * and its replay log. Refused with an `AgentUsageError` while a reply of the session runs.
+   */
+  async forget(sessionId: string): Promise<void> {
+    this.refuseWhileRunning(sessionId);
+    this.agents.delete(sessionId);
+    await this.bus.delete(sessionId);
+  }
+
   /** Cancels every running reply (waiting for each to end) and closes the bus. */
   async close(): Promise<void> {
     await Promise.all(this.runningSessions().map((id) => this.cancel(id, 'the service is shutting down')));
