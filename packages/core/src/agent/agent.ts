@@ -1,19 +1,4 @@
-import {
-  catchError,
-  concatMap,
-  defaultIfEmpty,
-  defer,
-  finalize,
-  from,
-  lastValueFrom,
-  map,
-  type Observable,
-  of,
-  reduce,
-  switchMap,
-  take,
-  tap,
-} from 'rxjs';
+import { concatMap, defaultIfEmpty, defer, from, lastValueFrom, map, Observable, of, reduce, switchMap, take } from 'rxjs';
 import type {
   AgentEvent,
   ConfirmResult,
@@ -25,7 +10,6 @@ import type {
 import type { Msg } from '../message/blocks.js';
 import { createMsg } from '../message/msg.js';
 import { createReplyReducer } from '../message/reducer.js';
-import { chainFor } from '../middleware/chain.js';
 import type { Middleware } from '../middleware/middleware.js';
 import type { ChatModel, ModelOptions, ToolChoice } from '../model/chat-model.js';
 import { toErrorInfo } from '../model/model-error.js';
@@ -38,11 +22,13 @@ import type { Tool } from '../tool/tool.js';
 import { validateToolInput } from '../tool/validate.js';
 import { newId } from '../util/id.js';
 import { resultEvents } from './acting.js';
+import { chainsFor } from './chains.js';
 import { closingEvents } from './closing.js';
 import { AgentError, AgentUsageError } from './errors.js';
 import { ReplyRun, type LoopHost, type ResumeRequest } from './loop.js';
 import { ReplyQueue } from './mutex.js';
 import { ReplyContext } from './reply-context.js';
+import { Relay } from './relay.js';
 
 /**
  * What `reply()` and `call()` accept. Resume events need only `type` and `results` (the agent
@@ -166,16 +152,17 @@ export class Agent {
     this.tools = [...tools.values()];
     const maxIters = options.maxIters ?? 20;
     if (!Number.isInteger(maxIters) || maxIters < 0) throw new AgentUsageError(`maxIters must be a non-negative integer, got ${maxIters}.`);
-    this.agentChain = chainFor(this.middlewares, 'onAgent');
-    this.promptLayers = this.middlewares.filter((m) => m.onSystemPrompt !== undefined);
+    const chains = chainsFor(this.middlewares);
+    this.agentChain = chains.agent;
+    this.promptLayers = chains.promptLayers;
     this.host = {
       agent: this,
       model: this.model,
       tools,
       toolList: this.tools,
-      reasoningChain: chainFor(this.middlewares, 'onReasoning'),
-      actingChain: chainFor(this.middlewares, 'onActing'),
-      modelCallChain: chainFor(this.middlewares, 'onModelCall'),
+      reasoningChain: chains.reasoning,
+      actingChain: chains.acting,
+      modelCallChain: chains.modelCall,
       maxIters,
       toolChoice: options.toolChoice ?? 'auto',
       resetToolChoice: options.resetToolChoice ?? true,
@@ -223,7 +210,7 @@ export class Agent {
    * ```
    */
   reply(input: ReplyInput): Observable<AgentEvent> {
-    return this.queue.run(defer(() => (this.store ? this.loadFromStore() : of(undefined)).pipe(switchMap(() => this.startReply(input)))));
+    return this.queue.run(defer(() => (this.store ? this.loadFromStore().pipe(switchMap(() => this.startReply(input))) : this.startReply(input))));
   }
 
   /**
@@ -342,30 +329,38 @@ export class Agent {
     const outer = this.middlewares.some((m) => m.onAgent !== undefined) ? createReplyReducer({ source: this.name }) : undefined;
     const agentInput = prepared.resume ? { messages: [], resume: prepared.resume.event } : { messages: prepared.messages };
     const head: AgentEvent[] = prepared.rejected ? [prepared.rejected(ctx)] : [];
-    const events = this.agentChain(this, ctx, agentInput, (i) => run.events(i)).pipe(
-      tap((e) => {
-        if (e.source !== this.name) return;
-        outer?.apply(e);
-        if (e.type === 'REPLY_START') started = true;
-        else if (e.type === 'REPLY_END') ended = true;
-      }),
-      catchError((err: unknown) => {
-        // Only a failure of an onAgent layer itself reaches here; the loop ends its own failures.
-        if (ended) {
-          this.onBackgroundError(err);
-          return from([]);
-        }
-        ended = true;
-        const closing: AgentEvent[] = started ? [] : [ctx.event('REPLY_START', { sessionId: this.sessionId })];
-        if (outer) closing.push(...closingEvents(ctx, outer, 'error', `the reply failed: ${toErrorInfo(err).message}`));
-        closing.push(ctx.event('REPLY_END', { finishReason: 'error', error: toErrorInfo(err) }));
-        return from(closing);
-      }),
-      finalize(() => {
+    const chain = this.agentChain(this, ctx, agentInput, (i) => run.events(i));
+    // One relay instead of tap + catchError + finalize: every event of the reply passes it.
+    const events = new Observable<AgentEvent>((subscriber) => {
+      new Relay<AgentEvent>(subscriber, {
+        next: (e, down) => {
+          if (e.source === this.name) {
+            outer?.apply(e);
+            if (e.type === 'REPLY_START') started = true;
+            else if (e.type === 'REPLY_END') ended = true;
+          }
+          down.next(e);
+        },
+        error: (err, down) => {
+          // Only a failure of an onAgent layer itself reaches here; the loop ends its own failures.
+          if (ended) {
+            this.onBackgroundError(err);
+            down.complete();
+            return;
+          }
+          ended = true;
+          const closing: AgentEvent[] = started ? [] : [ctx.event('REPLY_START', { sessionId: this.sessionId })];
+          if (outer) closing.push(...closingEvents(ctx, outer, 'error', `the reply failed: ${toErrorInfo(err).message}`));
+          closing.push(ctx.event('REPLY_END', { finishReason: 'error', error: toErrorInfo(err) }));
+          for (const e of closing) down.next(e);
+          down.complete();
+        },
+      }).subscribeTo(chain);
+      return () => {
         if (!ended) controller.abort(new Error('reply cancelled'));
         if (this.current?.run === run) this.current = undefined;
-      }),
-    );
+      };
+    });
     if (!head.length) return events;
     // The notice about rejected pending calls goes right after REPLY_START.
     let first = true;
@@ -469,18 +464,32 @@ export class Agent {
     return { pending, event: event as ExternalExecutionResultEvent };
   }
 
-  private systemPrompt(ctx: ReplyContext): Observable<string> {
-    if (!this.promptLayers.length) return of(this.sysPrompt);
-    return this.promptLayers.reduce<Observable<string>>(
-      (prompt$, mw) =>
-        prompt$.pipe(
-          concatMap((prompt) => {
-            const out = mw.onSystemPrompt!(this, ctx, prompt);
-            if (typeof out === 'string') return of(out);
-            return from(out).pipe(take(1), defaultIfEmpty(prompt));
-          }),
-        ),
-      of(this.sysPrompt),
-    );
+  /**
+   * The system prompt through the `onSystemPrompt` layers, in order: a string while every layer
+   * answers with a string (no stream to subscribe to on each reasoning step), a stream from the
+   * first layer that answers with an ObservableInput on.
+   */
+  private systemPrompt(ctx: ReplyContext): string | Observable<string> {
+    const layers = this.promptLayers;
+    let prompt = this.sysPrompt;
+    for (let i = 0; i < layers.length; i++) {
+      const out = layers[i]!.onSystemPrompt!(this, ctx, prompt);
+      if (typeof out === 'string') {
+        prompt = out;
+        continue;
+      }
+      return layers.slice(i + 1).reduce<Observable<string>>(
+        (prompt$, mw) =>
+          prompt$.pipe(
+            concatMap((p) => {
+              const next = mw.onSystemPrompt!(this, ctx, p);
+              if (typeof next === 'string') return of(next);
+              return from(next).pipe(take(1), defaultIfEmpty(p));
+            }),
+          ),
+        from(out).pipe(take(1), defaultIfEmpty(prompt)),
+      );
+    }
+    return prompt;
   }
 }

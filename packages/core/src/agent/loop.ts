@@ -1,18 +1,4 @@
-import {
-  catchError,
-  concat,
-  defer,
-  EMPTY,
-  finalize,
-  from,
-  map,
-  type Observable,
-  of,
-  Subject,
-  switchMap,
-  takeUntil,
-  tap,
-} from 'rxjs';
+import { concat, defer, EMPTY, from, map, Observable, of, Subject, type Subscription, switchMap, tap } from 'rxjs';
 import type { Agent } from './agent.js';
 import type {
   AgentEvent,
@@ -38,6 +24,7 @@ import { executeTool, prepareCall, runCall, runCalls, type PreparedCall } from '
 import { closingEvents } from './closing.js';
 import { callModel } from './model-step.js';
 import type { ReplyContext } from './reply-context.js';
+import { Relay } from './relay.js';
 import { runSteps } from './steps.js';
 
 /** What the loop needs from its agent (resolved once per agent). */
@@ -54,7 +41,8 @@ export interface LoopHost {
   readonly resetToolChoice: boolean;
   readonly modelOptions: ModelOptions;
   readonly maxConcurrentTools: number;
-  systemPrompt(ctx: ReplyContext): Observable<string>;
+  /** The system prompt after the `onSystemPrompt` layers: a string when every layer answered synchronously. */
+  systemPrompt(ctx: ReplyContext): string | Observable<string>;
   context(): readonly Msg[];
   /** Appends messages to the conversation. */
   append(messages: readonly Msg[]): void;
@@ -151,26 +139,61 @@ export class ReplyRun {
   }
 
   events(input: AgentInput): Observable<AgentEvent> {
-    return defer(() => {
+    // One Observable instead of concat(head, steps.pipe(catchError, takeUntil), finish).pipe(finalize):
+    // every event of the reply passes one relay here.
+    return new Observable<AgentEvent>((subscriber) => {
       this.host.append(input.messages);
       const first: Step = this.resume ? new ResumeStep(this.resume) : new ReasonStep(this.host.maxIters <= 0);
-      const steps = runSteps<AgentEvent, Step>(first, (step) => this.runStep(step), isStep).pipe(
-        catchError((err: unknown) => {
-          this.failure = err;
-          return EMPTY;
-        }),
-        takeUntil(this.interrupts),
-      );
       const start = this.ctx.event('REPLY_START', { sessionId: this.ctx.sessionId });
       this.reducer.apply(start);
-      const head: AgentEvent[] = [start];
-      if (this.resume) head.push(this.ctx.event(this.resume.event.type, { results: this.resume.event.results } as never));
-      return concat(from(head), steps, defer(() => this.finish())).pipe(
-        finalize(() => {
-          // Cancelled by unsubscribe: store a consistent state; nothing can be emitted any more.
-          if (!this.finished) this.settle().persist?.catch((err: unknown) => this.host.reportError(err));
-        }),
-      );
+      subscriber.next(start);
+      if (this.resume) subscriber.next(this.ctx.event(this.resume.event.type, { results: this.resume.event.results } as never));
+      let stepping = true;
+      // Depth of events being passed downstream: an interrupt raised by a consumer while it
+      // handles an event stops the steps at once, but the closing events wait until that event
+      // has been delivered (else the consumer would see REPLY_END before it, and the event after).
+      let emitting = 0;
+      let endPending = false;
+      const steps = new Relay<AgentEvent>(subscriber, {
+        next: (e, down) => {
+          emitting++;
+          try {
+            down.next(e);
+          } finally {
+            emitting--;
+          }
+          if (endPending && emitting === 0) end();
+        },
+        error: (err) => {
+          this.failure = err;
+          end();
+        },
+        complete: () => end(),
+      });
+      let interrupt: Subscription | undefined;
+      // The steps end (completed, failed or interrupted): the closing events and REPLY_END follow.
+      const end = () => {
+        if (!stepping) return;
+        interrupt?.unsubscribe();
+        steps.unsubscribe();
+        if (emitting > 0) {
+          endPending = true;
+          return;
+        }
+        stepping = false;
+        new Relay<AgentEvent>(subscriber).subscribeTo(defer(() => this.finish()));
+      };
+      if (!subscriber.closed) {
+        // The interrupts Subject never errors (it only completes when the reply settles).
+        interrupt = this.interrupts.subscribe({ next: () => end(), error: (err: unknown) => this.host.reportError(err) });
+        if (stepping) steps.subscribeTo(runSteps<AgentEvent, Step>(first, (step) => this.runStep(step), isStep));
+        if (!stepping) interrupt.unsubscribe();
+      }
+      return () => {
+        interrupt?.unsubscribe();
+        // Cancelled by unsubscribe: store a consistent state; nothing can be emitted any more.
+        if (!this.finished) this.settle().persist?.catch((err: unknown) => this.host.reportError(err));
+      };
     });
   }
 
@@ -193,14 +216,24 @@ export class ReplyRun {
     }
     if (step instanceof ResumeStep) return this.resumeStep(step.request);
     this.ctx.iteration++;
-    return concat(
-      this.reasoning(step.final),
-      defer(() => {
-        const calls = this.reducer.unansweredCalls();
-        if (step.final) return of(new DoneStep(this.toolSteps > 0 ? 'max_iters' : 'completed'));
-        return of(calls.length ? new ActStep(calls) : new DoneStep('completed'));
-      }),
-    );
+    const events = this.reasoning(step.final);
+    // The reasoning events folded into the reply, then the next step: one relay, not tap + concat.
+    return new Observable<AgentEvent | Step>((subscriber) => {
+      new Relay<AgentEvent, AgentEvent | Step>(subscriber, {
+        next: (e, down) => {
+          this.apply(e);
+          down.next(e);
+        },
+        complete: (down) => {
+          if (step.final) down.next(new DoneStep(this.toolSteps > 0 ? 'max_iters' : 'completed'));
+          else {
+            const calls = this.reducer.unansweredCalls();
+            down.next(calls.length ? new ActStep(calls) : new DoneStep('completed'));
+          }
+          down.complete();
+        },
+      }).subscribeTo(events);
+    });
   }
 
   private reasoning(final: boolean): Observable<AgentEvent> {
@@ -219,28 +252,30 @@ export class ReplyRun {
       options: host.modelOptions,
       model: host.model,
     };
-    return host.reasoningChain(host.agent, ctx, input, (i) => this.reason(i)).pipe(tap((e) => this.apply(e)));
+    return host.reasoningChain(host.agent, ctx, input, (i) => this.reason(i));
   }
 
   private reason(input: ReasoningInput): Observable<AgentEvent> {
     const { host, ctx } = this;
-    return host.systemPrompt(ctx).pipe(
-      switchMap((prompt) =>
-        host.modelCallChain(
-          host.agent,
-          ctx,
-          {
-            model: input.model,
-            messages: prompt ? [createMsg('system', prompt, { name: 'system' }), ...input.messages] : input.messages,
-            tools: input.tools.map((t) => t.schema),
-            toolChoice: input.toolChoice,
-            options: input.options,
-            signal: ctx.signal,
-          },
-          (i) => callModel(ctx, i),
-        ),
-      ),
-    );
+    const call = (prompt: string) =>
+      host.modelCallChain(
+        host.agent,
+        ctx,
+        {
+          model: input.model,
+          messages: prompt ? [createMsg('system', prompt, { name: 'system' }), ...input.messages] : input.messages,
+          tools: input.tools.map((t) => t.schema),
+          toolChoice: input.toolChoice,
+          options: input.options,
+          signal: ctx.signal,
+        },
+        (i) => callModel(ctx, i),
+      );
+    // A prompt that every layer transformed synchronously needs no stream (and events no switchMap).
+    return defer(() => {
+      const prompt = host.systemPrompt(ctx);
+      return typeof prompt === 'string' ? call(prompt) : prompt.pipe(switchMap(call));
+    });
   }
 
   /**

@@ -1,4 +1,4 @@
-import { concat, defer, Observable, of } from 'rxjs';
+import { Observable } from 'rxjs';
 import type { AgentEvent, ModelEvent, Usage } from '../event/events.js';
 import type { ModelCallInput } from '../middleware/middleware.js';
 import type { RuntimeContext } from '../middleware/context.js';
@@ -20,13 +20,16 @@ const END_OF: Record<string, 'TEXT_BLOCK_END' | 'THINKING_BLOCK_END' | 'TOOL_CAL
  * {@link ModelError}). Unsubscribing aborts the model's request through its own signal.
  */
 export function callModel(ctx: RuntimeContext, input: ModelCallInput): Observable<AgentEvent> {
-  return defer(() => {
+  // One Observable (not concat(of(start), call) inside defer): a model event passes one subscriber here.
+  return new Observable<AgentEvent>((subscriber) => {
+    const model = input.model.modelName;
+    subscriber.next(ctx.event('MODEL_CALL_START', { model, iteration: ctx.iteration }));
+    if (subscriber.closed) return undefined;
     const controller = new AbortController();
     const onOuterAbort = () => controller.abort(input.signal.reason);
     if (input.signal.aborted) controller.abort(input.signal.reason);
     else input.signal.addEventListener('abort', onOuterAbort, { once: true });
 
-    const model = input.model.modelName;
     const open = new Map<string, ModelEvent['type']>();
     let ended = false;
     const closeOpen = (): AgentEvent[] => {
@@ -68,48 +71,43 @@ export function callModel(ctx: RuntimeContext, input: ModelCallInput): Observabl
       return ctx.event(e.type, e);
     };
 
-    const body = new Observable<AgentEvent>((subscriber) => {
-      if (controller.signal.aborted) {
-        // Cancelled before the request went out (an interrupt from an outer layer): do not send it.
-        ended = true;
-        subscriber.error(new ModelError('model call cancelled before it started', { code: 'cancelled' }));
-        return undefined;
-      }
-      const subscription = input.model.stream({ ...input, signal: controller.signal }).subscribe({
-        next: (e) => {
-          if (ended) return;
-          const out = stamp(e);
-          if (Array.isArray(out)) for (const x of out) subscriber.next(x);
-          else subscriber.next(out);
-        },
-        error: (err: unknown) => {
-          const error = asModelError(err);
-          if (!ended) {
-            for (const x of closeOpen()) subscriber.next(x);
-            subscriber.next(
-              ctx.event('MODEL_CALL_END', { model, usage: ZERO_USAGE, finishReason: 'error', error: toErrorInfo(error) }),
-            );
-            ended = true;
-          }
-          subscriber.error(error);
-        },
-        complete: () => {
-          if (!ended) {
-            for (const x of closeOpen()) subscriber.next(x);
-            subscriber.next(ctx.event('MODEL_CALL_END', { model, usage: ZERO_USAGE, finishReason: 'stop' }));
-            ended = true;
-          }
-          subscriber.complete();
-        },
-      });
-      return () => {
-        subscription.unsubscribe();
-        input.signal.removeEventListener('abort', onOuterAbort);
-        if (!ended) controller.abort(new ModelError('model call cancelled', { code: 'cancelled' }));
-      };
+    if (controller.signal.aborted) {
+      // Cancelled before the request went out (an interrupt from an outer layer): do not send it.
+      ended = true;
+      input.signal.removeEventListener('abort', onOuterAbort);
+      subscriber.error(new ModelError('model call cancelled before it started', { code: 'cancelled' }));
+      return undefined;
+    }
+    const subscription = input.model.stream({ ...input, signal: controller.signal }).subscribe({
+      next: (e) => {
+        if (ended) return;
+        const out = stamp(e);
+        if (Array.isArray(out)) for (const x of out) subscriber.next(x);
+        else subscriber.next(out);
+      },
+      error: (err: unknown) => {
+        const error = asModelError(err);
+        if (!ended) {
+          for (const x of closeOpen()) subscriber.next(x);
+          subscriber.next(ctx.event('MODEL_CALL_END', { model, usage: ZERO_USAGE, finishReason: 'error', error: toErrorInfo(error) }));
+          ended = true;
+        }
+        subscriber.error(error);
+      },
+      complete: () => {
+        if (!ended) {
+          for (const x of closeOpen()) subscriber.next(x);
+          subscriber.next(ctx.event('MODEL_CALL_END', { model, usage: ZERO_USAGE, finishReason: 'stop' }));
+          ended = true;
+        }
+        subscriber.complete();
+      },
     });
-
-    return concat(of(ctx.event('MODEL_CALL_START', { model, iteration: ctx.iteration })), body);
+    return () => {
+      subscription.unsubscribe();
+      input.signal.removeEventListener('abort', onOuterAbort);
+      if (!ended) controller.abort(new ModelError('model call cancelled', { code: 'cancelled' }));
+    };
   });
 }
 

@@ -1,4 +1,4 @@
-import { finalize, Observable, switchMap } from 'rxjs';
+import { Observable } from 'rxjs';
 
 /**
  * Runs one observable at a time: later ones wait their turn (FIFO). A waiter that unsubscribes
@@ -9,18 +9,12 @@ export class ReplyQueue {
   private readonly waiters: Array<() => void> = [];
 
   run<T>(work: Observable<T>): Observable<T> {
-    return this.acquire().pipe(switchMap(() => work.pipe(finalize(() => this.release()))));
-  }
-
-  get running(): boolean {
-    return this.busy;
-  }
-
-  private acquire(): Observable<void> {
-    return new Observable<void>((subscriber) => {
+    // The subscriber goes straight to `work` (no switchMap/finalize between): events pass no extra subscriber.
+    return new Observable<T>((subscriber) => {
       const go = () => {
-        subscriber.next();
-        subscriber.complete();
+        work.subscribe(subscriber);
+        // Added after work's own teardown: released once the reply is torn down, as a finalize would.
+        subscriber.add(() => this.release());
       };
       if (!this.busy) {
         this.busy = true;
@@ -33,6 +27,10 @@ export class ReplyQueue {
         if (i >= 0) this.waiters.splice(i, 1);
       };
     });
+  }
+
+  get running(): boolean {
+    return this.busy;
   }
 
   private release(): void {
