@@ -52,7 +52,7 @@ export const agentLoop: Scenario = {
   overhead: true,
   sizes: {
     quick: { warmup: 3, rounds: 2, batch: 3 },
-    full: { warmup: 100, rounds: 60, batch: 8 },
+    full: { warmup: 60, rounds: 40, batch: 8 },
   },
   async setup() {
     setTracingDisabled(true);

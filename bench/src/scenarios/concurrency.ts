@@ -26,7 +26,6 @@ interface ChildArgs {
   readonly url: string;
   readonly kind: Kind;
   readonly replies: number;
-  readonly warmup: number;
   readonly alone: number;
   /** Smoke run: one GC where two would settle the heap better. */
   readonly quick?: boolean;
@@ -49,6 +48,8 @@ export interface ConcurrencyFigures {
   readonly heapPerReplyKB: number;
   /** The same for external memory and array buffers (the HTTP client's buffers live there), per reply, KB. */
   readonly externalPerReplyKB: number;
+  /** Replies that failed (connection errors) in runs A and B. */
+  readonly failed: number;
 }
 
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
@@ -64,13 +65,13 @@ export async function concurrencyChild(args: ChildArgs): Promise<ConcurrencyFigu
     const agent: Agent = exchangeAgent(model, mws);
     return rxscopeReply(agent, onFirstText ? { onFirstText } : {});
   };
-  // Warm up (JIT, connection pool), then one reply at a time for the lone figure.
-  await Promise.all(Array.from({ length: args.warmup }, () => start()));
-  const alone: number[] = [];
-  for (let i = 0; i < args.alone; i++) {
-    const t = performance.now();
-    await start();
-    alone.push(performance.now() - t);
+  // Warm up (JIT) and fill the connection pool in waves of at most 250 more replies: the
+  // measured runs then find as many keep-alive connections as replies, as a service in steady
+  // state does (1,000 simultaneous connects would overflow the server's listen backlog, 511 in
+  // Node, and get some connections reset: the client's and the OS's matter, not the framework's).
+  let failed = 0;
+  for (const n of [...new Set([100, 250, 500, 750, args.replies].map((w) => Math.min(w, args.replies)))]) {
+    await Promise.all(Array.from({ length: n }, () => start().catch(() => undefined)));
   }
 
   // Run A: wall time and RSS of `replies` replies started at once.
@@ -85,9 +86,13 @@ export async function concurrencyChild(args: ChildArgs): Promise<ConcurrencyFigu
   await Promise.all(
     Array.from({ length: args.replies }, async () => {
       const t = performance.now();
-      const r = await start();
-      if (r.text !== EXPECTED_TEXT) throw new Error(`${args.kind}: a reply streamed "${r.text}"`);
-      times.push(performance.now() - t);
+      try {
+        const r = await start();
+        if (r.text !== EXPECTED_TEXT) throw new Error(`${args.kind}: a reply streamed "${r.text}"`);
+        times.push(performance.now() - t);
+      } catch {
+        failed++;
+      }
     }),
   );
   const wallMs = performance.now() - t0;
@@ -102,9 +107,13 @@ export async function concurrencyChild(args: ChildArgs): Promise<ConcurrencyFigu
   let started = 0;
   let release!: () => void;
   const allStarted = new Promise<void>((r) => (release = r));
+  const count = () => {
+    if (++started === args.replies) release();
+  };
   const runs = Array.from({ length: args.replies }, () =>
-    start(() => {
-      if (++started === args.replies) release();
+    start(count).catch(() => {
+      failed++;
+      count();
     }),
   );
   await allStarted;
@@ -112,6 +121,14 @@ export async function concurrencyChild(args: ChildArgs): Promise<ConcurrencyFigu
   if (!args.quick) gc();
   const during = process.memoryUsage();
   await Promise.all(runs);
+
+  // Last, one reply at a time: what a reply takes with nothing else in flight.
+  const alone: number[] = [];
+  for (let i = 0; i < args.alone; i++) {
+    const t = performance.now();
+    await start();
+    alone.push(performance.now() - t);
+  }
 
   const kb = (b: number) => b / 1024 / args.replies;
   return {
@@ -122,6 +139,7 @@ export async function concurrencyChild(args: ChildArgs): Promise<ConcurrencyFigu
     peakRssMiB: process.resourceUsage().maxRSS / 1024,
     rssGrowthMiB: (rssMax - rss0) / 2 ** 20,
     heapPerReplyKB: kb(during.heapUsed - before.heapUsed),
+    failed,
     externalPerReplyKB: kb(during.external + during.arrayBuffers - before.external - before.arrayBuffers),
   };
 }
@@ -133,14 +151,14 @@ export const concurrency: CustomScenario = {
   description:
     `1,000 replies of the S1 exchange (two streamed calls of 20 text chunks, a tool call between) started at once; the test server (own process, keep-alive) waits ${DELAY_MS} ms before each streamed line. ` +
     `The ideal is the server's schedule: ${EXCHANGE_LINES} lines per reply × ${DELAY_MS} ms = ${EXCHANGE_LINES * DELAY_MS} ms, what a reply takes with zero processing cost. ` +
-    'Each contender runs in a fresh child process (`--expose-gc`): 50 warm-up replies, 5 replies one at a time (“alone”), then run A (all replies at once: wall time, RSS sampled every 10 ms) and run B ' +
-    '(all replies at once again; when every reply has streamed its first text chunk, two forced GCs and `process.memoryUsage()`: live heap per in-flight reply, and external + array-buffer memory, where undici keeps socket and body buffers). ' +
+    "Each contender runs in a fresh child process (`--expose-gc`): a warm-up in waves of 100, 250, 500, 750 and 1,000 concurrent replies (so that the pool holds a keep-alive connection per reply, as in a service in steady state; 1,000 simultaneous connects overflow the server's listen backlog of 511 and get some reset), then run A (all replies at once: wall time, RSS sampled every 10 ms), run B " +
+    '(all replies at once again; when every reply has streamed its first text chunk, two forced GCs and `process.memoryUsage()`: live heap per in-flight reply, and external + array-buffer memory, where undici keeps socket and body buffers), and last 5 replies one at a time (“alone”). ' +
     'rxscope replies each have their own `Agent` (sharing the model and middleware instances), as a service with 1,000 sessions would. ' +
     "“Memory besides the HTTP client's own” is rxscope's live heap per reply minus the floor's: both use the same `openai` client over the same fetch.",
   run: async (ctx) => {
     const replies = ctx.config.quick ? 20 : 1000;
     const delay = ctx.config.quick ? 1 : DELAY_MS;
-    const [warmup, alone] = ctx.config.quick ? [5, 2] : [50, 5];
+    const alone = ctx.config.quick ? 2 : 5;
     const kinds = ctx.only?.length ? KINDS.filter((k) => ctx.only!.includes(k)) : KINDS;
     const figures = new Map<Kind, ConcurrencyFigures>();
     // A quick run (CI) measures nothing worth keeping: it runs in this process, without the forks and their imports.
@@ -149,7 +167,7 @@ export const concurrency: CustomScenario = {
       const server = await startServerProcess({ ...EXCHANGE_SERVER, chunkDelayMs: delay });
       try {
         ctx.log(`${kind}: ${replies} replies in flight`);
-        const { result } = await runInChild<ConcurrencyFigures>(import.meta.url, 'concurrencyChild', { url: server.url, kind, replies, warmup, alone, quick: ctx.config.quick } satisfies ChildArgs, undefined, { inProcess: ctx.config.quick });
+        const { result } = await runInChild<ConcurrencyFigures>(import.meta.url, 'concurrencyChild', { url: server.url, kind, replies, alone, quick: ctx.config.quick } satisfies ChildArgs, undefined, { inProcess: ctx.config.quick });
         figures.set(kind, result);
       } finally {
         await server.close();
@@ -160,8 +178,8 @@ export const concurrency: CustomScenario = {
     const f = (v: number, d = 1) => v.toFixed(d);
     const table: Table = {
       title: `${replies} replies in flight (ideal ${ideal} ms per reply)`,
-      columns: ['contender', 'what', 'one reply alone (ms)', 'wall, all at once (ms)', 'wall / ideal', 'wall / alone', 'reply median / max (ms)', 'peak RSS (MiB)', 'RSS growth (MiB)', 'live heap per reply (KB)', 'external + buffers per reply (KB)'],
-      align: ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
+      columns: ['contender', 'what', 'one reply alone (ms)', 'wall, all at once (ms)', 'wall / ideal', 'wall / alone', 'reply median / max (ms)', 'peak RSS (MiB)', 'RSS growth (MiB)', 'live heap per reply (KB)', 'external + buffers per reply (KB)', 'failed replies'],
+      align: ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
       rows: [...figures].map(([k, x]) => [
         k,
         LABELS[k],
@@ -174,6 +192,7 @@ export const concurrency: CustomScenario = {
         f(x.rssGrowthMiB, 0),
         f(x.heapPerReplyKB),
         f(x.externalPerReplyKB),
+        String(x.failed),
       ]),
     };
     const checks: Check[] = [];
@@ -197,6 +216,6 @@ export const concurrency: CustomScenario = {
         met: x.wallMs / ideal <= MAX_WALL_RATIO,
       });
     }
-    return { tables: [table], checks, notes: [`Replies in flight: ${replies}; server delay ${delay} ms before each streamed line; ${warmup} warm-up replies, ${alone} alone`], data: Object.fromEntries(figures) };
+    return { tables: [table], checks, notes: [`Replies in flight: ${replies}; server delay ${delay} ms before each streamed line; ${alone} replies alone`], data: Object.fromEntries(figures) };
   },
 };

@@ -20,6 +20,9 @@ const LABELS: Record<Kind, string> = {
   'rxscope+builtins': `\`Agent.reply()\` with ${BUILTINS_LABEL}`,
 };
 
+/** The floor runs this share of the replies: enough for its heap trend and its keep-alive pool, which the rxscope contenders are compared with. */
+const FLOOR_SHARE = 0.25;
+
 interface ChildArgs {
   readonly url: string;
   readonly kind: Kind;
@@ -108,7 +111,7 @@ export const leaks: CustomScenario = {
   id: 'leaks',
   title: 'S4 — Leaks: 20,000 sequential replies',
   description:
-    'The S1 exchange (two streamed calls, a tool call between; zero latency) repeated 20,000 times one after the other, each contender in a fresh child process against a fresh test server. ' +
+    'The S1 exchange (two streamed calls, a tool call between; zero latency) repeated 20,000 times one after the other, each contender in a fresh child process against its own test server, the three side by side (the floor, for reference, 5,000 times). ' +
     'rxscope contenders create an `Agent` per reply and share one `OpenAIChatModel` and the middleware instances, so anything a reply leaves behind in a shared object (the model, a middleware, rxjs, the HTTP client) accumulates. ' +
     'At each checkpoint: forced GCs until the heap stops shrinking (`heapUsed`), the process\'s active handles by type (`process.getActiveResourcesInfo()`: sockets, timers), and the listeners on `process`; warnings (e.g. `MaxListenersExceededWarning`) are counted over the whole run. ' +
     'After the last reply, while the child is still alive, the test server reports how many sockets are open: the HTTP client\'s pool keeps its idle keep-alive connections (the floor shows how many; undici unrefs idle sockets, so they do not appear among the child\'s active handles); more than the floor\'s would be connections left open.',
@@ -120,15 +123,23 @@ export const leaks: CustomScenario = {
     const each = async (kind: Kind) => {
       const server = await startServerProcess(EXCHANGE_SERVER);
       try {
-        ctx.log(`${kind}: ${checkpoints.at(-1)} replies`);
+        ctx.log(`${kind}: ${kind === 'openai' && !ctx.config.quick ? checkpoints.at(-1)! * FLOOR_SHARE : checkpoints.at(-1)} replies`);
         // While the child is still alive: how many of its connections does the server see open?
-        const { result, alive } = await runInChild(import.meta.url, 'leakChild', { url: server.url, kind, checkpoints, quick: ctx.config.quick } satisfies ChildArgs, () => server.connections(), { inProcess: ctx.config.quick });
+        const own = kind === 'openai' && !ctx.config.quick ? checkpoints.filter((c) => c <= checkpoints.at(-1)! * FLOOR_SHARE) : checkpoints;
+        const { result, alive } = await runInChild(import.meta.url, 'leakChild', { url: server.url, kind, checkpoints: own, quick: ctx.config.quick } satisfies ChildArgs, () => server.connections(), { inProcess: ctx.config.quick });
         figures.set(kind, { ...(result as LeakFigures), serverSockets: alive!.open, requests: alive!.requests });
       } finally {
         await server.close();
       }
     };
-    for (const kind of kinds) await each(kind);
+    // Full runs: the contenders side by side (each in its own process with its own server; heap
+    // and handles are per process), so that 45,000 replies fit in a few minutes on 2 cores. A quick
+    // run (CI) runs in this process, one contender after the other (they share the tool counter).
+    if (ctx.config.quick) for (const kind of kinds) await each(kind);
+    else await Promise.all(kinds.map(each));
+    const ordered = new Map(kinds.flatMap((k) => (figures.has(k) ? [[k, figures.get(k)!] as const] : [])));
+    figures.clear();
+    for (const [k, v] of ordered) figures.set(k, v);
     const [first, lastCount] = [checkpoints[0]!, checkpoints.at(-1)!];
     const f = (v: number, d = 2) => v.toFixed(d);
     const heapTable: Table = {
@@ -138,12 +149,13 @@ export const leaks: CustomScenario = {
       rows: [...figures].map(([k, x]) => {
         const a = x.checkpoints[0]!.heapMiB;
         const b = x.checkpoints.at(-1)!.heapMiB;
-        return [k, LABELS[k], ...x.checkpoints.map((c) => f(c.heapMiB)), `${f(((b - a) / a) * 100, 1)}%`, f(x.msPerReply)];
+        const at = (n: number) => x.checkpoints.find((c) => c.replies === n);
+        return [k, LABELS[k], ...checkpoints.map((n) => (at(n) ? f(at(n)!.heapMiB) : '—')), `${f(((b - a) / a) * 100, 1)}% (to ${x.checkpoints.at(-1)!.replies.toLocaleString('en-US')})`, f(x.msPerReply)];
       }),
     };
     const openTable: Table = {
       title: `Left open at ${first.toLocaleString('en-US')} and at ${lastCount.toLocaleString('en-US')} replies`,
-      columns: ['contender', `active handles at ${first}`, `active handles at ${lastCount}`, 'process listeners', 'warnings', `sockets open on the server after ${lastCount} (requests served)`],
+      columns: ['contender', `active handles at ${first}`, 'active handles at the end', 'process listeners', 'warnings', 'sockets open on the server at the end (requests served)'],
       align: ['left', 'left', 'left', 'right', 'left', 'right'],
       rows: [...figures].map(([k, x]) => [
         k,

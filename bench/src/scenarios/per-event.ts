@@ -79,10 +79,10 @@ export const perEvent: Scenario = {
     'ns per event = time per reply / (N + 6); over HTTP the framework\'s share is (rxscope − openai) / (N + 6). ' +
     'The 10,000/100 ratio compares ns per event at the two lengths: a per-event cost that grows with the stream would push it above 1 (fixed per-reply costs spread over more events pull it below 1).',
   baseline: 'openai/100',
-  rewarm: 2,
+  rewarm: 1,
   sizes: {
     quick: { warmup: 1, rounds: 1, batch: 2 },
-    full: { warmup: 5, rounds: 15, batch: 20 },
+    full: { warmup: 3, rounds: 10, batch: 20 },
   },
   async setup(config) {
     const sizes = config.quick ? ([20, 200] as const) : SIZES;
@@ -93,7 +93,7 @@ export const perEvent: Scenario = {
     const contenders: Contender[] = [];
     for (const n of sizes) {
       // Long streams: fewer operations per round so that one round stays short.
-      const batch = n > 1000 ? Math.max(1, Math.round(config.batch / 5)) : config.batch;
+      const batch = n > 1000 ? Math.max(1, Math.round(config.batch / 10)) : config.batch;
       contenders.push({
         name: `openai/${n}`,
         label: `plain \`openai\` client, ${n} chunks`,
