@@ -373,8 +373,12 @@ describe('getting started', () => {
 
   it('interrupt() ends the running reply gracefully; call() still resolves', async () => {
     const model = new ScriptedChatModel([{ text: ['Once ', 'upon ', 'a ', 'time ', 'there ', 'was...'] }], { delayMs: 20 });
-    const agent = new Agent({ model });
-    setTimeout(() => agent.interrupt('user pressed stop'), 70);
+    // Stop once the user has seen some text (as a person pressing stop would), whatever the machine's speed.
+    const stopAfterText: Middleware = {
+      onModelCall: (self, _c, input, next) =>
+        next(input).pipe(tap((e) => e.type === 'TEXT_BLOCK_DELTA' && e.delta === 'upon ' && self.interrupt('user pressed stop'))),
+    };
+    const agent = new Agent({ model, middlewares: [stopAfterText] });
     const msg = await agent.call('Tell me a story');
     expect(msg.metadata?.['finishReason']).toBe('interrupted');
     expect(textOfMsg(msg).length).toBeGreaterThan(0);
