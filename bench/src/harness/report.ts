@@ -146,31 +146,36 @@ function timedTable(r: TimedScenarioResult): string[] {
 
 const HEADER = `# Benchmarks
 
-Written by \`bench/\` (the private workspace package \`@rxscope/bench\`); every section below is
-one scenario's latest full run, with its date, command and machine. Do not edit the sections by
-hand: run the benchmark again.
+Written by \`bench/\` (the private workspace package \`@rxscope/bench\`); every section between
+\`<!-- bench:ID -->\` markers is one scenario's latest full run, with its date, command, commit,
+machine and load average. Do not edit those sections by hand: run the benchmark again.
+Hand-written notes (targets, profiles, fixes, before/after) follow the sections.
 
 \`\`\`sh
-npm run bench                          # every scenario, rewrites its section here (about a minute)
-npm run bench -- --scenario model-overhead
-npm run bench -- --quick               # smoke run: tiny sizes, prints, writes nothing
+npm run bench                          # every scenario, rewrites their sections here (several minutes)
+npm run bench -- --scenario agent-loop # one scenario
+npm run bench -- --quick               # smoke run: tiny sizes, prints, writes nothing (CI runs it)
+npm run bench -- --only openai --only rxscope+10mw --rounds 10   # some contenders, other sizes, writes nothing
 \`\`\`
 
-How the harness measures (\`bench/src/harness/runner.ts\`): the scenario is set up once, each
+How the harness measures (\`bench/src/harness/runner.ts\`): a timed scenario is set up once, each
 contender's result is checked once (a contender that does the wrong thing fails the run), every
 contender is warmed up, then the contenders run **alternately in one process**: each round runs a
 batch of every contender, in an order rotated from round to round, with a full GC before each
-batch (\`--expose-gc\`). The report gives the median and p10/p90 of every operation, the ratio of
-medians against the baseline, and the median (p25–p75) of the per-round ratios — paired
-measurements taken moments apart, which show whether a ratio is stable or noise — and the CPU
-time (user + system) the measuring process spent per operation, which other load on the machine
-disturbs less than wall time. Test servers run in a child process, so their work is not counted
-on the measured process. The machine line gives the load average when the run started: on a busy
-machine trust the paired and CPU ratios more than the medians.
+batch (\`--expose-gc\`; a major GC, not the memory-reducing \`gc()\`, which flushes compiled code
+and made the next operations several times slower before 2026-11-30). The report gives the median and p10/p90 of every operation, ratios and
+differences against the baseline (of the medians, and the median with p25–p75 of the per-round
+values: paired measurements taken moments apart, which show whether a figure is stable or noise),
+and the CPU time (user + system) the measuring process spent per operation, which other load on
+the machine disturbs less than wall time. Test servers run in a child process, so their work is
+not counted on the measured process. Custom scenarios (memory under concurrency, leaks) run each
+contender in a fresh child process. Each section gives the load average at the start and the end
+of its scenario: the machine is shared, so on a busy machine trust the paired and CPU figures more
+than the medians.
 
-Adding a scenario: write \`bench/src/scenarios/<id>.ts\` exporting a \`Scenario\`
-(\`bench/src/harness/scenario.ts\`: contenders, baseline, requirements, setup/teardown) and list it
-in \`bench/src/scenarios/index.ts\`; its section appears here on the next run.
+Adding a scenario: write \`bench/src/scenarios/<id>.ts\` exporting a \`Scenario\` or a
+\`CustomScenario\` (\`bench/src/harness/scenario.ts\`) and list it in
+\`bench/src/scenarios/index.ts\`; its section appears here on the next run.
 `;
 
 /** Replaces (or appends) the sections of these results in the Markdown file. */

@@ -102,8 +102,8 @@ export interface Scenario {
   readonly overhead?: boolean;
   /**
    * Unmeasured operations of a contender right after the forced GC that precedes each of its
-   * batches: the first operations after a full GC run several times slower (long synchronous
-   * streams show it), which would dominate batches of one or two long operations. Default 0.
+   * batches (the first operation after a full GC may still pay for a grown young generation;
+   * this matters for batches of one or two long operations). Default 0.
    */
   readonly rewarm?: number;
   /** Contenders time themselves: `run()` resolves to {@link SelfTimed} (e.g. time to the first token). */
