@@ -1,5 +1,5 @@
-import { lastValueFrom, toArray } from 'rxjs';
-import { Agent, type AgentEvent, OpenAIChatModel } from '@rxscope/core';
+import { defer, lastValueFrom, toArray } from 'rxjs';
+import { Agent, type AgentEvent, type Middleware, OpenAIChatModel } from '@rxscope/core';
 import { assertReplyGrammar } from '@rxscope/core/testing';
 import { startOpenAITestServer, type OpenAITestServer } from '@rxscope/core/testing/node';
 import { RateLimitMiddleware } from './index.js';
@@ -38,10 +38,15 @@ describe('RateLimitMiddleware over HTTP (OpenAIChatModel + test server)', () => 
 
   it('minIntervalMs spaces the requests of two agents', async () => {
     const gate = new RateLimitMiddleware({ minIntervalMs: 300 });
-    const a = new Agent({ name: 'a', model: model(), middlewares: [gate] });
-    const b = new Agent({ name: 'b', model: model(), middlewares: [gate] });
+    // When the gate lets each call through (the request itself may take a varying time to arrive).
+    const started: number[] = [];
+    const probe: Middleware = { onModelCall: (_a, _c, input, next) => defer(() => (started.push(performance.now()), next(input))) };
+    const a = new Agent({ name: 'a', model: model(), middlewares: [gate, probe] });
+    const b = new Agent({ name: 'b', model: model(), middlewares: [gate, probe] });
     await Promise.all([reply(a, 'from a'), reply(b, 'from b')]);
-    expect(server.requests[1]!.receivedAt - server.requests[0]!.receivedAt).toBeGreaterThanOrEqual(290);
+    expect(started).toHaveLength(2);
+    expect(started[1]! - started[0]!).toBeGreaterThanOrEqual(295);
+    expect(server.requests[1]!.receivedAt - server.requests[0]!.receivedAt).toBeGreaterThanOrEqual(150);
   });
 
   it('a waiter cancelled while queued never reaches the server and gives its place to the next one', async () => {
