@@ -1,4 +1,5 @@
 /** Child process of `startServerProcess`: runs the test server until the parent disconnects. */
+import { Server } from 'node:http';
 import { startOpenAITestServer, type RecordedRequest, type ServerTurn } from '@rxscope/core/testing/node';
 import type { ServerProcessOptions } from './server.js';
 
@@ -12,7 +13,23 @@ function turnOf(options: ServerProcessOptions, request: RecordedRequest): Server
   return options.turn;
 }
 
+/**
+ * Sets the keep-alive timeout of the HTTP server the test server creates in this process (it has no
+ * option for it): with thousands of pooled connections on a loaded machine, clients otherwise pick
+ * a connection the server is closing at its default 5 s and get ECONNRESET.
+ */
+function keepAliveFor(ms: number): void {
+  // eslint-disable-next-line @typescript-eslint/unbound-method
+  const listen = Server.prototype.listen;
+  Server.prototype.listen = function (this: Server, ...args: unknown[]) {
+    this.keepAliveTimeout = ms;
+    this.headersTimeout = Math.max(this.headersTimeout, ms + 1000);
+    return (listen as (...a: unknown[]) => Server).apply(this, args);
+  } as typeof listen;
+}
+
 process.once('message', (options: ServerProcessOptions) => {
+  if (options.keepAliveTimeoutMs !== undefined) keepAliveFor(options.keepAliveTimeoutMs);
   void startOpenAITestServer({ handler: (request) => turnOf(options, request), chunkDelayMs: options.chunkDelayMs ?? 0, keepAlive: true }).then(
     (server) => {
       process.on('message', (msg: { type?: string }) => {

@@ -19,6 +19,8 @@ export interface ServerProcessOptions {
   readonly byModel?: Readonly<Record<string, ServerTurn>>;
   /** Delay before each streamed chunk, ms. Default 0. */
   readonly chunkDelayMs?: number;
+  /** The server's keep-alive timeout, ms. Default: Node's (5 s). */
+  readonly keepAliveTimeoutMs?: number;
 }
 
 /**

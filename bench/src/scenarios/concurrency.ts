@@ -48,8 +48,9 @@ export interface ConcurrencyFigures {
   readonly heapPerReplyKB: number;
   /** The same for external memory and array buffers (the HTTP client's buffers live there), per reply, KB. */
   readonly externalPerReplyKB: number;
-  /** Replies that failed (connection errors) in runs A and B. */
+  /** Replies that failed (connection errors) in runs A and B, and why. */
   readonly failed: number;
+  readonly errors: Readonly<Record<string, number>>;
 }
 
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
@@ -70,6 +71,13 @@ export async function concurrencyChild(args: ChildArgs): Promise<ConcurrencyFigu
   // state does (1,000 simultaneous connects would overflow the server's listen backlog, 511 in
   // Node, and get some connections reset: the client's and the OS's matter, not the framework's).
   let failed = 0;
+  const errors = new Map<string, number>();
+  const fail = (e: unknown) => {
+    failed++;
+    const cause = (e as { cause?: { cause?: { code?: string }; code?: string; message?: string } })?.cause;
+    const why = `${e instanceof Error ? e.message : String(e)}${cause ? ` (${cause.cause?.code ?? cause.code ?? cause.message})` : ''}`.slice(0, 160);
+    errors.set(why, (errors.get(why) ?? 0) + 1);
+  };
   for (const n of [...new Set([100, 250, 500, 750, args.replies].map((w) => Math.min(w, args.replies)))]) {
     await Promise.all(Array.from({ length: n }, () => start().catch(() => undefined)));
   }
@@ -90,8 +98,8 @@ export async function concurrencyChild(args: ChildArgs): Promise<ConcurrencyFigu
         const r = await start();
         if (r.text !== EXPECTED_TEXT) throw new Error(`${args.kind}: a reply streamed "${r.text}"`);
         times.push(performance.now() - t);
-      } catch {
-        failed++;
+      } catch (e) {
+        fail(e);
       }
     }),
   );
@@ -111,8 +119,8 @@ export async function concurrencyChild(args: ChildArgs): Promise<ConcurrencyFigu
     if (++started === args.replies) release();
   };
   const runs = Array.from({ length: args.replies }, () =>
-    start(count).catch(() => {
-      failed++;
+    start(count).catch((e: unknown) => {
+      fail(e);
       count();
     }),
   );
@@ -140,6 +148,7 @@ export async function concurrencyChild(args: ChildArgs): Promise<ConcurrencyFigu
     rssGrowthMiB: (rssMax - rss0) / 2 ** 20,
     heapPerReplyKB: kb(during.heapUsed - before.heapUsed),
     failed,
+    errors: Object.fromEntries(errors),
     externalPerReplyKB: kb(during.external + during.arrayBuffers - before.external - before.arrayBuffers),
   };
 }
@@ -153,6 +162,7 @@ export const concurrency: CustomScenario = {
     `The ideal is the server's schedule: ${EXCHANGE_LINES} lines per reply × ${DELAY_MS} ms = ${EXCHANGE_LINES * DELAY_MS} ms, what a reply takes with zero processing cost. ` +
     "Each contender runs in a fresh child process (`--expose-gc`): a warm-up in waves of 100, 250, 500, 750 and 1,000 concurrent replies (so that the pool holds a keep-alive connection per reply, as in a service in steady state; 1,000 simultaneous connects overflow the server's listen backlog of 511 and get some reset), then run A (all replies at once: wall time, RSS sampled every 10 ms), run B " +
     '(all replies at once again; when every reply has streamed its first text chunk, two forced GCs and `process.memoryUsage()`: live heap per in-flight reply, and external + array-buffer memory, where undici keeps socket and body buffers), and last 5 replies one at a time (“alone”). ' +
+    'The server keeps connections alive for 30 s (Node\'s default 5 s let a loaded client reuse connections the server was closing: ECONNRESET). ' +
     'rxscope replies each have their own `Agent` (sharing the model and middleware instances), as a service with 1,000 sessions would. ' +
     "“Memory besides the HTTP client's own” is rxscope's live heap per reply minus the floor's: both use the same `openai` client over the same fetch.",
   run: async (ctx) => {
@@ -164,7 +174,9 @@ export const concurrency: CustomScenario = {
     // A quick run (CI) measures nothing worth keeping: it runs in this process, without the forks and their imports.
     const each = async (kind: Kind) => {
       // A fresh server per contender: its recorded requests and sockets start from zero.
-      const server = await startServerProcess({ ...EXCHANGE_SERVER, chunkDelayMs: delay });
+      // A 30 s keep-alive on the server: 1,000 replies keep up to 2,000 connections in the pool,
+      // and at Node's default 5 s some get closed while a loaded client picks them (ECONNRESET).
+      const server = await startServerProcess({ ...EXCHANGE_SERVER, chunkDelayMs: delay, keepAliveTimeoutMs: 30_000 });
       try {
         ctx.log(`${kind}: ${replies} replies in flight`);
         const { result } = await runInChild<ConcurrencyFigures>(import.meta.url, 'concurrencyChild', { url: server.url, kind, replies, alone, quick: ctx.config.quick } satisfies ChildArgs, undefined, { inProcess: ctx.config.quick });
@@ -200,6 +212,16 @@ export const concurrency: CustomScenario = {
     for (const k of ['rxscope', 'rxscope+10mw'] as const) {
       const x = figures.get(k);
       if (!x) continue;
+      const broken = x.failed > 0 || (floor?.failed ?? 0) > 0;
+      if (broken) {
+        checks.push({
+          text: `${k}: ${replies} replies in flight complete without errors (else the figures above mean nothing)`,
+          value: `${x.failed} failed: ${JSON.stringify(x.errors)}${floor?.failed ? `; the floor: ${floor.failed} failed` : ''}`,
+          limit: '0 failed',
+          met: false,
+        });
+        continue;
+      }
       if (floor) {
         const own = x.heapPerReplyKB - floor.heapPerReplyKB;
         checks.push({
