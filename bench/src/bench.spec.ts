@@ -47,7 +47,7 @@ describe('bench --quick', () => {
 
   it('runs every scenario, in order, and writes nothing', () => {
     expect(report.machine).toMatch(/cores, .* GiB memory, Node v\d+/);
-    expect(report.results.map((r) => r.id)).toEqual(['model-overhead', 'agent-loop', 'per-event', 'concurrency', 'leaks', 'first-token']);
+    expect(report.results.map((r) => r.id)).toEqual(['model-overhead', 'agent-loop', 'agent-loop-memory', 'per-event', 'concurrency', 'leaks', 'first-token']);
     for (const r of report.results) {
       expect(r.config.quick).toBe(true);
       expect(r.load.start).toEqual(expect.any(Number));
@@ -73,13 +73,24 @@ describe('bench --quick', () => {
 
   it('measures the floor, rxscope and the three other agent loops in S1, with overhead targets', () => {
     const s1 = report.results.find((r) => r.id === 'agent-loop')!;
-    expect(s1.contenders.map((c) => c.name)).toEqual(['openai', 'rxscope', 'rxscope+10mw', 'rxscope+builtins', 'langchain', 'ai-sdk', 'openai-agents']);
+    expect(s1.contenders.map((c) => c.name)).toEqual(['openai', 'openai-model', 'rxscope', 'rxscope+10mw', 'rxscope+builtins', 'langchain', 'ai-sdk', 'openai-agents']);
     for (const c of s1.contenders) expect(c.ms.median).toBeGreaterThan(0);
     expect(s1.checks.map((c) => c.text)).toEqual([
       expect.stringContaining('at most 0.5 ms'),
       expect.stringContaining('langchain'),
       expect.stringContaining('ai-sdk'),
       expect.stringContaining('openai-agents'),
+    ]);
+  });
+
+  it('measures the agent loop without I/O against the replayed exchange driven by hand', () => {
+    const mem = report.results.find((r) => r.id === 'agent-loop-memory')!;
+    expect(mem.contenders.map((c) => c.name)).toEqual(['replay', 'rxscope', 'rxscope+10mw', 'rxscope+builtins']);
+    for (const c of mem.contenders) expect(c.ms.median).toBeGreaterThan(0);
+    expect(mem.checks.map((c) => c.text)).toEqual([
+      expect.stringMatching(/^rxscope: .*own time per reply/),
+      expect.stringMatching(/^rxscope\+10mw: /),
+      expect.stringMatching(/^rxscope\+builtins: /),
     ]);
   });
 
@@ -98,7 +109,9 @@ describe('bench --quick', () => {
 
   it('reports memory per in-flight reply (S3), heap and open handles (S4) and the first token (S5)', () => {
     const s3 = report.results.find((r) => r.id === 'concurrency')!;
-    expect(s3.tables[0]!.rows.map((row) => row[0])).toEqual(['openai', 'rxscope', 'rxscope+10mw']);
+    expect(s3.tables[0]!.rows.map((row) => row[0])).toEqual(['openai', 'rxscope', 'rxscope+10next', 'rxscope+10mw']);
+    // Memory, wall at 1,000 (here: the quick size) and wall where the machine keeps up, for each rxscope contender.
+    expect(s3.checks.map((c) => c.text.split(':')[0])).toEqual(['rxscope', 'rxscope', 'rxscope', 'rxscope+10next', 'rxscope+10next', 'rxscope+10next', 'rxscope+10mw', 'rxscope+10mw', 'rxscope+10mw']);
     const s4 = report.results.find((r) => r.id === 'leaks')!;
     expect(s4.tables.map((t) => t.rows.length)).toEqual([3, 3]);
     expect(s4.checks.length).toBe(4);

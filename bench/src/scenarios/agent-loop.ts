@@ -26,6 +26,7 @@ import {
   exchangeAgent,
   floorReply,
   MODEL,
+  modelReply,
   type Outcome,
   passThrough,
   rxscopeReply,
@@ -44,6 +45,7 @@ export const agentLoop: Scenario = {
     'the first streams 20 text chunks and then a call of the `add` tool (arguments in 3 chunks), the contender runs the tool (zod-validated input) and sends its result, ' +
     'the second streams 20 text chunks; every contender streams and collects all 40 text deltas (checked before measuring) and gets usage chunks. ' +
     '`openai` is the floor: the plain `openai` client driving the same exchange by hand (tool-call deltas assembled, `JSON.parse`, zod, second request). ' +
+    "`openai-model` drives the same exchange by hand over rxscope's `OpenAIChatModel` (no agent): what the model adapter alone adds. " +
     'rxscope contenders subscribe to `agent.reply(user)` of a new `Agent` per reply (sharing one `OpenAIChatModel`, tool and middleware instances; a new agent keeps the conversation from growing, as the other contenders are stateless). ' +
     '`rxscope+10mw` has 10 `PassThroughMiddleware`s on every hook: each of `onAgent`, `onReasoning`, `onActing`, `onModelCall` returns `next(input).pipe(map((e) => e))` ' +
     '(a real operator per layer, not `next(input)` itself) and `onSystemPrompt` returns the prompt. ' +
@@ -72,14 +74,14 @@ export const agentLoop: Scenario = {
     // AI SDK: the OpenAI provider's chat-completions model, streamText with the tool and up to 5 steps.
     const provider = createOpenAI({ apiKey, baseURL: server.url });
     const aiModel = provider.chat(MODEL);
-    const aiTools = { add: aiTool({ description: ADD_DESCRIPTION, inputSchema: addInput, execute: async ({ a, b }) => add(a, b) }) };
+    const aiTools = { add: aiTool({ description: ADD_DESCRIPTION, inputSchema: addInput, execute: ({ a, b }) => Promise.resolve(add(a, b)) }) };
 
     // OpenAI Agents: a chat-completions model over its own openai client (tracing disabled: no exporter).
     const agentsAgent = new OpenAIAgent({
       name: 'assistant',
       instructions: SYSTEM,
       model: new OpenAIChatCompletionsModel(new OpenAI({ apiKey, baseURL: server.url, maxRetries: 0 }), MODEL),
-      tools: [openAITool({ name: 'add', description: ADD_DESCRIPTION, parameters: addInput, execute: async ({ a, b }) => add(a, b) })],
+      tools: [openAITool({ name: 'add', description: ADD_DESCRIPTION, parameters: addInput, execute: ({ a, b }) => Promise.resolve(add(a, b)) })],
     });
 
     const counted = async (f: () => Promise<string>): Promise<Outcome> => {
@@ -91,6 +93,11 @@ export const agentLoop: Scenario = {
     return {
       contenders: [
         { name: 'openai', label: 'the floor: plain `openai` client, the exchange by hand', run: () => floorReply(client) },
+        {
+          name: 'openai-model',
+          label: "rxscope's model adapter without the agent: the exchange by hand over `OpenAIChatModel.stream()`",
+          run: () => modelReply(model),
+        },
         { name: 'rxscope', label: '`Agent.reply()`, no middleware', run: () => rxscopeReply(exchangeAgent(model, [])) },
         { name: 'rxscope+10mw', label: '`Agent.reply()`, 10 pass-through middlewares on every hook', run: () => rxscopeReply(exchangeAgent(model, ten)) },
         { name: 'rxscope+builtins', label: `\`Agent.reply()\` with ${BUILTINS_LABEL}`, run: () => rxscopeReply(exchangeAgent(model, stack)) },
@@ -147,19 +154,23 @@ export const agentLoop: Scenario = {
   analyze: (r) => analyzeOverheads(r),
 };
 
-const fmt = (v: number) => `${v >= 0 ? '+' : '−'}${Math.abs(v).toFixed(2)} ms`;
+export const fmt = (v: number) => `${v >= 0 ? '+' : '−'}${Math.abs(v).toFixed(2)} ms`;
+
+/**
+ * The median of a contender's per-round differences to `floor` (paired: measured moments apart),
+ * in ms per operation; undefined when either was not measured.
+ */
+export function pairedOverhead(r: TimedResultView, name: string, floor: string): number | undefined {
+  const c = r.contenders.find((x) => x.name === name);
+  const f = r.contenders.find((x) => x.name === floor);
+  if (!c || !f) return undefined;
+  const d = c.roundMedians.map((m, i) => m - f.roundMedians[i]!).sort((a, b) => a - b);
+  return d.length % 2 ? d[(d.length - 1) / 2]! : (d[d.length / 2 - 1]! + d[d.length / 2]!) / 2;
+}
 
 /** Overheads above the floor (paired per-round differences) and the targets of issue 6. */
 function analyzeOverheads(r: TimedResultView): Analysis {
-  const by = new Map(r.contenders.map((c) => [c.name, c]));
-  const floor = by.get('openai');
-  if (!floor) return {};
-  const over = (name: string): number | undefined => {
-    const c = by.get(name);
-    if (!c) return undefined;
-    const d = c.roundMedians.map((m, i) => m - floor.roundMedians[i]!).sort((a, b) => a - b);
-    return d.length % 2 ? d[(d.length - 1) / 2]! : (d[d.length / 2 - 1]! + d[d.length / 2]!) / 2;
-  };
+  const over = (name: string): number | undefined => pairedOverhead(r, name, 'openai');
   const ours = over('rxscope+10mw');
   const checks: Check[] = [];
   if (ours !== undefined) {

@@ -8,19 +8,22 @@ import OpenAI from 'openai';
 import { runInChild } from '../harness/child-process.js';
 import type { Check, CustomScenario, Table } from '../harness/scenario.js';
 import { startServerProcess } from '../harness/server.js';
-import { EXCHANGE_LINES, EXCHANGE_SERVER, EXPECTED_TEXT, exchangeAgent, floorReply, MODEL, passThrough, rxscopeReply, type Outcome } from './exchange.js';
+import { EXCHANGE_LINES, EXCHANGE_SERVER, EXPECTED_TEXT, exchangeAgent, floorReply, MODEL, nextOnly, passThrough, rxscopeReply, type Outcome } from './exchange.js';
 
 const DELAY_MS = 5;
 const MAX_KB_PER_REPLY = 20;
 const MAX_WALL_RATIO = 1.2;
 
-type Kind = 'openai' | 'rxscope' | 'rxscope+10mw';
-const KINDS: readonly Kind[] = ['openai', 'rxscope', 'rxscope+10mw'];
+type Kind = 'openai' | 'rxscope' | 'rxscope+10next' | 'rxscope+10mw';
+const KINDS: readonly Kind[] = ['openai', 'rxscope', 'rxscope+10next', 'rxscope+10mw'];
 const LABELS: Record<Kind, string> = {
   openai: 'plain `openai` client, the exchange by hand (the floor)',
   rxscope: '`Agent.reply()`, no middleware (one agent per reply)',
-  'rxscope+10mw': '`Agent.reply()`, 10 pass-through middlewares',
+  'rxscope+10next': '`Agent.reply()`, 10 middlewares whose hooks return `next(input)` (the chain\'s own cost per layer)',
+  'rxscope+10mw': '`Agent.reply()`, 10 pass-through middlewares (each hook adds a `map`)',
 };
+/** Replies in flight of the smaller run (C), where the machine is not the bottleneck. */
+const FEW = 20;
 
 interface ChildArgs {
   readonly url: string;
@@ -37,6 +40,10 @@ export interface ConcurrencyFigures {
   readonly aloneMs: number;
   /** Wall time of `replies` replies started at once, ms. */
   readonly wallMs: number;
+  /** CPU time (user + system) of this process during run A, per reply, ms. */
+  readonly cpuPerReplyMs: number;
+  /** Median wall time of three runs of {@link FEW} replies started at once, ms. */
+  readonly fewWallMs: number;
   /** Median and slowest reply of the concurrent run, ms. */
   readonly replyMedianMs: number;
   readonly replyMaxMs: number;
@@ -60,7 +67,7 @@ const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length
 export async function concurrencyChild(args: ChildArgs): Promise<ConcurrencyFigures> {
   const client = new OpenAI({ apiKey: 'bench', baseURL: args.url, maxRetries: 0 });
   const model = new OpenAIChatModel({ model: MODEL, apiKey: 'bench', baseURL: args.url, maxRetries: 0 });
-  const mws = args.kind === 'rxscope+10mw' ? passThrough(10) : [];
+  const mws = args.kind === 'rxscope+10mw' ? passThrough(10) : args.kind === 'rxscope+10next' ? nextOnly(10) : [];
   const start = (onFirstText?: () => void): Promise<Outcome> => {
     if (args.kind === 'openai') return floorReply(client, onFirstText ? { onFirstText } : {});
     const agent: Agent = exchangeAgent(model, mws);
@@ -90,6 +97,7 @@ export async function concurrencyChild(args: ChildArgs): Promise<ConcurrencyFigu
     rssMax = Math.max(rssMax, process.memoryUsage.rss());
   }, 10);
   const times: number[] = [];
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: args.replies }, async () => {
@@ -104,6 +112,7 @@ export async function concurrencyChild(args: ChildArgs): Promise<ConcurrencyFigu
     }),
   );
   const wallMs = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
   clearInterval(sampler);
   rssMax = Math.max(rssMax, process.memoryUsage.rss());
 
@@ -130,6 +139,15 @@ export async function concurrencyChild(args: ChildArgs): Promise<ConcurrencyFigu
   const during = process.memoryUsage();
   await Promise.all(runs);
 
+  // Run C: fewer replies at once, three times: the same exchange where the machine keeps up.
+  const few = Math.min(FEW, args.replies);
+  const fewWalls: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const t = performance.now();
+    await Promise.all(Array.from({ length: few }, () => start().catch(fail)));
+    fewWalls.push(performance.now() - t);
+  }
+
   // Last, one reply at a time: what a reply takes with nothing else in flight.
   const alone: number[] = [];
   for (let i = 0; i < args.alone; i++) {
@@ -142,6 +160,8 @@ export async function concurrencyChild(args: ChildArgs): Promise<ConcurrencyFigu
   return {
     aloneMs: median(alone),
     wallMs,
+    fewWallMs: median(fewWalls),
+    cpuPerReplyMs: (cpu.user + cpu.system) / 1000 / args.replies,
     replyMedianMs: median(times),
     replyMaxMs: Math.max(...times),
     peakRssMiB: process.resourceUsage().maxRSS / 1024,
@@ -161,9 +181,11 @@ export const concurrency: CustomScenario = {
     `1,000 replies of the S1 exchange (two streamed calls of 20 text chunks, a tool call between) started at once; the test server (own process, keep-alive) waits ${DELAY_MS} ms before each streamed line. ` +
     `The ideal is the server's schedule: ${EXCHANGE_LINES} lines per reply × ${DELAY_MS} ms = ${EXCHANGE_LINES * DELAY_MS} ms, what a reply takes with zero processing cost. ` +
     "Each contender runs in a fresh child process (`--expose-gc`): a warm-up in waves of 100, 250, 500, 750 and 1,000 concurrent replies (so that the pool holds a keep-alive connection per reply, as in a service in steady state; 1,000 simultaneous connects overflow the server's listen backlog of 511 and get some reset), then run A (all replies at once: wall time, RSS sampled every 10 ms), run B " +
-    '(all replies at once again; when every reply has streamed its first text chunk, two forced GCs and `process.memoryUsage()`: live heap per in-flight reply, and external + array-buffer memory, where undici keeps socket and body buffers), and last 5 replies one at a time (“alone”). ' +
+    '(all replies at once again; when every reply has streamed its first text chunk, two forced GCs and `process.memoryUsage()`: live heap per in-flight reply, and external + array-buffer memory, where undici keeps socket and body buffers), ' +
+    `then run C (${FEW} replies at once, three times, the median wall time: the same exchange where the machine keeps up), and last 5 replies one at a time (“alone”). ` +
     'The server keeps connections alive for 30 s (Node\'s default 5 s let a loaded client reuse connections the server was closing: ECONNRESET). ' +
     'rxscope replies each have their own `Agent` (sharing the model and middleware instances), as a service with 1,000 sessions would. ' +
+    "`rxscope+10next` has 10 middlewares whose hooks return `next(input)` itself (what the chain costs per layer); `rxscope+10mw` the pass-through middlewares of S1, each onion hook adding a `map` operator (an Observable and a subscriber per layer per reply: the middleware's own cost). " +
     "“Memory besides the HTTP client's own” is rxscope's live heap per reply minus the floor's: both use the same `openai` client over the same fetch.",
   run: async (ctx) => {
     const replies = ctx.config.quick ? 20 : 1000;
@@ -190,8 +212,8 @@ export const concurrency: CustomScenario = {
     const f = (v: number, d = 1) => v.toFixed(d);
     const table: Table = {
       title: `${replies} replies in flight (ideal ${ideal} ms per reply)`,
-      columns: ['contender', 'what', 'one reply alone (ms)', 'wall, all at once (ms)', 'wall / ideal', 'wall / alone', 'reply median / max (ms)', 'peak RSS (MiB)', 'RSS growth (MiB)', 'live heap per reply (KB)', 'external + buffers per reply (KB)', 'failed replies'],
-      align: ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
+      columns: ['contender', 'what', 'one reply alone (ms)', 'wall, all at once (ms)', 'wall / ideal', 'wall / alone', 'client CPU per reply (ms)', `wall, ${Math.min(FEW, replies)} at once (ms)`, 'its wall / ideal', 'reply median / max (ms)', 'peak RSS (MiB)', 'RSS growth (MiB)', 'live heap per reply (KB)', 'external + buffers per reply (KB)', 'failed replies'],
+      align: ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
       rows: [...figures].map(([k, x]) => [
         k,
         LABELS[k],
@@ -199,6 +221,9 @@ export const concurrency: CustomScenario = {
         f(x.wallMs, 0),
         `${f(x.wallMs / ideal, 2)}×`,
         `${f(x.wallMs / x.aloneMs, 2)}×`,
+        f(x.cpuPerReplyMs, 2),
+        f(x.fewWallMs, 0),
+        `${f(x.fewWallMs / ideal, 2)}×`,
         `${f(x.replyMedianMs, 0)} / ${f(x.replyMaxMs, 0)}`,
         f(x.peakRssMiB, 0),
         f(x.rssGrowthMiB, 0),
@@ -209,7 +234,7 @@ export const concurrency: CustomScenario = {
     };
     const checks: Check[] = [];
     const floor = figures.get('openai');
-    for (const k of ['rxscope', 'rxscope+10mw'] as const) {
+    for (const k of ['rxscope', 'rxscope+10next', 'rxscope+10mw'] as const) {
       const x = figures.get(k);
       if (!x) continue;
       const broken = x.failed > 0 || (floor?.failed ?? 0) > 0;
@@ -236,6 +261,12 @@ export const concurrency: CustomScenario = {
         value: `${f(x.wallMs / ideal, 2)}× (${f(x.wallMs, 0)} ms; the floor: ${floor ? `${f(floor.wallMs / ideal, 2)}×` : '—'})`,
         limit: `≤ ${MAX_WALL_RATIO}×`,
         met: x.wallMs / ideal <= MAX_WALL_RATIO,
+      });
+      checks.push({
+        text: `${k}: the same with ${Math.min(FEW, replies)} replies in flight (where the machine keeps up)`,
+        value: `${f(x.fewWallMs / ideal, 2)}× (${f(x.fewWallMs, 0)} ms; the floor: ${floor ? `${f(floor.fewWallMs / ideal, 2)}×` : '—'})`,
+        limit: `≤ ${MAX_WALL_RATIO}×`,
+        met: x.fewWallMs / ideal <= MAX_WALL_RATIO,
       });
     }
     return { tables: [table], checks, notes: [`Replies in flight: ${replies}; server delay ${delay} ms before each streamed line; ${alone} replies alone`], data: Object.fromEntries(figures) };

@@ -12,8 +12,11 @@ import {
   type AgentEvent,
   type AgentInput,
   type ChatModel,
+  type ContentBlock,
+  createMsg,
   type Middleware,
   type ModelCallInput,
+  type Msg,
   type Next,
   type ReasoningInput,
   type RuntimeContext,
@@ -118,6 +121,32 @@ export class PassThroughMiddleware implements Middleware {
   }
 }
 
+/**
+ * A middleware on every hook that adds nothing of its own: each onion hook returns `next(input)`
+ * itself, so what remains is what the chain costs per layer (the layer's call, its `defer`).
+ */
+export class NextMiddleware implements Middleware {
+  constructor(readonly key: string) {}
+  onAgent(_a: Agent, _c: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent> {
+    return next(input);
+  }
+  onReasoning(_a: Agent, _c: RuntimeContext, input: ReasoningInput, next: Next<ReasoningInput>): Observable<AgentEvent> {
+    return next(input);
+  }
+  onActing(_a: Agent, _c: RuntimeContext, input: ActingInput, next: Next<ActingInput>): Observable<AgentEvent> {
+    return next(input);
+  }
+  onModelCall(_a: Agent, _c: RuntimeContext, input: ModelCallInput, next: Next<ModelCallInput>): Observable<AgentEvent> {
+    return next(input);
+  }
+  onSystemPrompt(_a: Agent, _c: RuntimeContext, prompt: string): string {
+    return prompt;
+  }
+}
+
+/** `n` middlewares that return `next(input)` on every hook. */
+export const nextOnly = (n: number): Middleware[] => Array.from({ length: n }, (_, i) => new NextMiddleware(`next${i + 1}`));
+
 /** `n` pass-through middlewares (instances are stateless and shared by every agent). */
 export const passThrough = (n: number): Middleware[] => Array.from({ length: n }, (_, i) => new PassThroughMiddleware(`pass${i + 1}`));
 
@@ -187,6 +216,50 @@ export async function floorReply(client: OpenAI, hooks: ReplyHooks = {}): Promis
       const input = addInput.parse(JSON.parse(c.args));
       messages.push({ role: 'tool', tool_call_id: c.id, content: add(input.a, input.b) });
     }
+  }
+  return { text, toolRuns: toolRuns - runs0 };
+}
+
+/** The signal of calls nobody cancels (the by-hand model loop below). */
+const NEVER = new AbortController().signal;
+
+/**
+ * The exchange driven by hand with an rxscope {@link ChatModel} and no agent: stream the first
+ * call, collect its text and tool-call events, run the tool, send its result, stream the second
+ * call. With `OpenAIChatModel` this is what the model adapter alone costs against the floor;
+ * with an in-memory model, what replaying the exchange's events costs without the agent loop.
+ */
+export async function modelReply(model: ChatModel): Promise<Outcome> {
+  const runs0 = toolRuns;
+  const tools = [addTool.schema];
+  const messages: Msg[] = [createMsg('system', SYSTEM), createMsg('user', USER)];
+  let text = '';
+  for (let step = 0; step < 5; step++) {
+    const request = { messages, tools, toolChoice: 'auto' as const, options: {}, signal: NEVER };
+    const blocks: ContentBlock[] = [];
+    const calls = new Map<string, { id: string; name: string; args: string }>();
+    let content = '';
+    await new Promise<void>((resolve, reject) => {
+      model.stream(request).subscribe({
+        next: (e) => {
+          if (e.type === 'TEXT_BLOCK_DELTA') {
+            content += e.delta;
+            text += e.delta;
+          } else if (e.type === 'TOOL_CALL_START') calls.set(e.blockId, { id: e.toolCallId, name: e.name, args: '' });
+          else if (e.type === 'TOOL_CALL_DELTA') calls.get(e.blockId)!.args += e.delta;
+        },
+        error: reject,
+        complete: resolve,
+      });
+    });
+    if (content) blocks.push({ type: 'text', text: content });
+    if (!calls.size) break;
+    for (const c of calls.values()) blocks.push({ type: 'tool_call', id: c.id, name: c.name, arguments: c.args });
+    for (const c of calls.values()) {
+      const input = addInput.parse(JSON.parse(c.args));
+      blocks.push({ type: 'tool_result', toolCallId: c.id, name: c.name, status: 'success', output: [{ type: 'text', text: add(input.a, input.b) }] });
+    }
+    messages.push(createMsg('assistant', blocks));
   }
   return { text, toolRuns: toolRuns - runs0 };
 }
