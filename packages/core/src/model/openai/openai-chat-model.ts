@@ -384,7 +384,8 @@ export class OpenAIChatModel implements ChatModel {
   private create(body: OpenAIClient.Chat.ChatCompletionCreateParamsStreaming, signal: AbortSignal): Promise<AsyncIterable<OpenAIClient.Chat.Completions.ChatCompletionChunk>>;
   private create(body: OpenAIClient.Chat.ChatCompletionCreateParamsNonStreaming, signal: AbortSignal): Promise<Completion>;
   private async create(body: CreateParams, signal: AbortSignal): Promise<unknown> {
-    this.completions._getClientOptions(undefined); // creates ChatOpenAI's client on first use
+    // ChatOpenAI creates its client on first use (the call also copies its client options: once is enough).
+    if (!(this.completions.client as OpenAIClient | undefined)) this.completions._getClientOptions(undefined);
     try {
       return await this.completions.client.chat.completions.create(body, { signal });
     } catch (e) {
