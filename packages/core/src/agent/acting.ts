@@ -1,4 +1,4 @@
-import { catchError, concat, defer, EMPTY, from, isObservable, mergeMap, Observable, type ObservableInput, of, tap } from 'rxjs';
+import { defer, from, isObservable, mergeMap, Observable, type ObservableInput, of, type Subscriber } from 'rxjs';
 import type { AgentEvent } from '../event/events.js';
 import type { ToolCallBlock, ToolResultContent, ToolResultStatus } from '../message/blocks.js';
 import type { RuntimeContext } from '../middleware/context.js';
@@ -7,6 +7,7 @@ import { newId } from '../util/id.js';
 import { appendContent, contentToText, toolOutputToContent } from '../tool/output.js';
 import type { Tool, ToolContext, ToolOutput } from '../tool/tool.js';
 import { parseToolArguments } from '../tool/validate.js';
+import { Relay } from './relay.js';
 
 /** A tool call after lookup and validation: either ready to run or answered with an error. */
 export type PreparedCall =
@@ -132,32 +133,47 @@ export function runCall(
   acting: (input: ActingInput) => Observable<AgentEvent>,
 ): Observable<AgentEvent> {
   if (prepared.kind === 'answer') return from(resultEvents(ctx, prepared.call, prepared.status, prepared.text));
-  return defer(() => {
+  // One Observable and one relay (not defer + tap + catchError + concat): every event of a tool
+  // run passes one function here.
+  return new Observable<AgentEvent>((subscriber) => {
     const { call, tool, input } = prepared;
     let openBlock: string | undefined;
     let answered = false;
-    const run = acting({ toolCall: call, tool, input }).pipe(
-      tap((e) => {
+    const fail = (err: unknown, down: Subscriber<AgentEvent>) => {
+      if (!answered) {
+        answered = true;
+        const text = `Tool "${tool.name}" failed: ${err instanceof Error ? err.message : String(err)}`;
+        if (openBlock === undefined) for (const e of resultEvents(ctx, call, 'error', text)) down.next(e);
+        else down.next(ctx.event('TOOL_RESULT_END', { blockId: openBlock, toolCallId: call.id, status: 'error', output: [{ type: 'text', text }] }));
+        openBlock = undefined;
+      }
+      down.complete();
+    };
+    let run: Observable<AgentEvent>;
+    try {
+      run = acting({ toolCall: call, tool, input });
+    } catch (err) {
+      fail(err, subscriber);
+      return;
+    }
+    new Relay<AgentEvent>(subscriber, {
+      next: (e, down) => {
         if (e.type === 'TOOL_RESULT_START' && e.toolCallId === call.id) openBlock = e.blockId;
         else if (e.type === 'TOOL_RESULT_END' && e.toolCallId === call.id) {
           openBlock = undefined;
           answered = true;
         }
-      }),
-      catchError((err: unknown) => {
-        const text = `Tool "${tool.name}" failed: ${err instanceof Error ? err.message : String(err)}`;
-        if (answered) return EMPTY;
-        answered = true;
-        if (openBlock === undefined) return from(resultEvents(ctx, call, 'error', text));
-        const blockId = openBlock;
-        openBlock = undefined;
-        return of(ctx.event('TOOL_RESULT_END', { blockId, toolCallId: call.id, status: 'error', output: [{ type: 'text', text }] }));
-      }),
-    );
-    return concat(
-      run,
-      defer(() => (answered ? EMPTY : from(resultEvents(ctx, call, 'error', `Tool "${tool.name}" produced no result.`)))),
-    );
+        down.next(e);
+      },
+      error: fail,
+      complete: (down) => {
+        if (!answered) {
+          answered = true;
+          for (const e of resultEvents(ctx, call, 'error', `Tool "${tool.name}" produced no result.`)) down.next(e);
+        }
+        down.complete();
+      },
+    }).subscribeTo(run);
   });
 }
 
@@ -178,9 +194,10 @@ export function runCalls(
     if (parallel && last && lastParallel) last.push(p);
     else groups.push([p]);
   }
-  return from(groups).pipe(
-    mergeMap((group) => (group.length === 1 ? runOne(group[0]!) : from(group).pipe(mergeMap(runOne, concurrency))), 1),
-  );
+  const runGroup = (group: PreparedCall[]) => (group.length === 1 ? runOne(group[0]!) : from(group).pipe(mergeMap(runOne, concurrency)));
+  // The usual step (one call, or one group of concurrency-safe calls) needs no outer operator.
+  if (groups.length === 1) return runGroup(groups[0]!);
+  return from(groups).pipe(mergeMap(runGroup, 1));
 }
 
 /** Type of the acting terminal, for the loop. */

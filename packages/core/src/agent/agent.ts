@@ -210,7 +210,7 @@ export class Agent {
    * ```
    */
   reply(input: ReplyInput): Observable<AgentEvent> {
-    return this.queue.run(defer(() => (this.store ? this.loadFromStore().pipe(switchMap(() => this.startReply(input))) : this.startReply(input))));
+    return this.queue.run(() => (this.store ? this.loadFromStore().pipe(switchMap(() => this.startReply(input))) : this.startReply(input)));
   }
 
   /**

@@ -1,4 +1,4 @@
-import { concat, defer, EMPTY, from, map, Observable, of, Subject, type Subscription, switchMap, tap } from 'rxjs';
+import { concat, defer, EMPTY, from, map, Observable, of, Subject, type Subscriber, type Subscription, switchMap } from 'rxjs';
 import type { Agent } from './agent.js';
 import type {
   AgentEvent,
@@ -181,7 +181,7 @@ export class ReplyRun {
           return;
         }
         stepping = false;
-        new Relay<AgentEvent>(subscriber).subscribeTo(defer(() => this.finish()));
+        this.finish(subscriber);
       };
       if (!subscriber.closed) {
         // The interrupts Subject never errors (it only completes when the reply settles).
@@ -326,16 +326,20 @@ export class ReplyRun {
     const confirm = triaged.flatMap((t) => (t.kind === 'confirm' ? [t.call] : []));
     const external = triaged.flatMap((t) => (t.kind === 'external' ? [t.call] : []));
     const acting = (i: ActingInput) => host.actingChain(host.agent, ctx, i, (j) => executeTool(ctx, j));
-    return concat(
-      runCalls(now, host.maxConcurrentTools, (p) => runCall(ctx, p, acting)).pipe(tap((e) => this.apply(e))),
-      defer(() =>
-        of(
-          confirm.length || external.length
-            ? new SuspendStep(confirm, external)
-            : new ReasonStep(this.toolSteps >= host.maxIters),
-        ),
-      ),
-    );
+    const calls = runCalls(now, host.maxConcurrentTools, (p) => runCall(ctx, p, acting));
+    // The results folded into the reply, then the next step: one relay, not tap + concat + defer.
+    return new Observable<AgentEvent | Step>((subscriber) => {
+      new Relay<AgentEvent, AgentEvent | Step>(subscriber, {
+        next: (e, down) => {
+          this.apply(e);
+          down.next(e);
+        },
+        complete: (down) => {
+          down.next(confirm.length || external.length ? new SuspendStep(confirm, external) : new ReasonStep(this.toolSteps >= host.maxIters));
+          down.complete();
+        },
+      }).subscribeTo(calls);
+    });
   }
 
   /** Continues a suspended reply with the answer to its pending calls (validated by the agent). */
@@ -413,7 +417,7 @@ export class ReplyRun {
    * Ends the reply: closing events, the conversation (or the suspended reply) updated, the
    * state saved to the session store, then `REPLY_END` (an error end if saving failed).
    */
-  private finish(): Observable<AgentEvent> {
+  private finish(subscriber: Subscriber<AgentEvent>): void {
     const { events, reason, persist } = this.settle();
     const end = (saveError?: unknown): AgentEvent[] => {
       const failed = saveError !== undefined;
@@ -426,9 +430,18 @@ export class ReplyRun {
         }),
       ];
     };
-    if (!persist) return from(end());
-    return from(persist.then(() => end(), (err: unknown) => end(err ?? new Error('saving the session failed')))).pipe(
-      switchMap((out) => from(out)),
+    const emit = (out: AgentEvent[]) => {
+      for (const e of out) {
+        if (subscriber.closed) return;
+        subscriber.next(e);
+      }
+      subscriber.complete();
+    };
+    // Without a store the end is synchronous: no stream to build for it.
+    if (!persist) return emit(end());
+    void persist.then(
+      () => emit(end()),
+      (err: unknown) => emit(end(err ?? new Error('saving the session failed'))),
     );
   }
 

@@ -8,11 +8,23 @@ export class ReplyQueue {
   private busy = false;
   private readonly waiters: Array<() => void> = [];
 
-  run<T>(work: Observable<T>): Observable<T> {
-    // The subscriber goes straight to `work` (no switchMap/finalize between): events pass no extra subscriber.
+  /**
+   * `work` is called when the turn comes (as inside `defer`: a throw becomes an error
+   * notification) and its Observable gets the subscriber directly (no switchMap/finalize
+   * between): events pass no extra subscriber.
+   */
+  run<T>(work: () => Observable<T>): Observable<T> {
     return new Observable<T>((subscriber) => {
       const go = () => {
-        work.subscribe(subscriber);
+        let source: Observable<T>;
+        try {
+          source = work();
+        } catch (err) {
+          subscriber.error(err);
+          this.release();
+          return;
+        }
+        source.subscribe(subscriber);
         // Added after work's own teardown: released once the reply is torn down, as a finalize would.
         subscriber.add(() => this.release());
       };
