@@ -127,6 +127,35 @@ describe('interrupt() at every phase boundary', () => {
     expect(model.requests).toHaveLength(1);
   });
 
+  it('at the start of a tool result: the tool never runs, its call gets an interrupted result', async () => {
+    const started: string[] = [];
+    const ref: { agent?: Agent } = {};
+    const sideEffect = defineTool({
+      name: 'send_email',
+      description: '',
+      input: z.object({ to: z.string() }),
+      execute: ({ to }) => {
+        started.push(to);
+        return 'sent';
+      },
+    });
+    // The consumer interrupts while it handles TOOL_RESULT_START, before `execute` is called.
+    const stopAtStart: Middleware = {
+      onAgent: (_a, _c, input, next) =>
+        next(input).pipe(
+          tap((e) => {
+            if (e.type === 'TOOL_RESULT_START') ref.agent!.interrupt('changed my mind');
+          }),
+        ),
+    };
+    const model = new ScriptedChatModel([{ toolCalls: [{ id: 'm1', name: 'send_email', input: { to: 'a@example.com' } }] }]);
+    const agent = (ref.agent = new Agent({ model, tools: [sideEffect], middlewares: [stopAtStart] }));
+    const events = await runReply(agent, agent.reply('mail them'));
+    expect(started).toEqual([]);
+    expect(endOf(events).finishReason).toBe('interrupted');
+    expect(toolResultsOf(agent.context[1]!).map((r) => [r.toolCallId, r.status])).toEqual([['m1', 'interrupted']]);
+  });
+
   it('interrupt() with no running reply does nothing', () => {
     const agent = new Agent({ model: new ScriptedChatModel([]) });
     expect(() => agent.interrupt()).not.toThrow();

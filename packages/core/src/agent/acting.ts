@@ -75,6 +75,12 @@ export function executeTool(ctx: RuntimeContext, input: ActingInput): Observable
       },
     };
     subscriber.next(ctx.event('TOOL_RESULT_START', { blockId, toolCallId: toolCall.id, name: tool.name }));
+    // Cancelled while that event was delivered (e.g. an interrupt): the tool does not run.
+    if (subscriber.closed) {
+      ctx.signal.removeEventListener('abort', onReplyAbort);
+      controller.abort(new Error(`tool call ${toolCall.id} cancelled`));
+      return undefined;
+    }
     const subscription = defer(() => {
       if (!tool.execute) throw new Error(`Tool "${tool.name}" is external and cannot run inside the agent.`);
       return toolValues(tool.execute(input.input, toolCtx));
