@@ -1,16 +1,10 @@
-import { BehaviorSubject, EMPTY, lastValueFrom, map, NEVER, of, Subject, throwError, toArray } from 'rxjs';
+import { BehaviorSubject, EMPTY, map, NEVER, of, Subject, throwError } from 'rxjs';
 import { z } from 'zod';
-import { Agent, defineTool, type ModelRequest, type ReplyInput, textOfMsg } from '@rxscope/core';
-import { assertConsistentConversation, assertReplyGrammar, ScriptedChatModel } from '@rxscope/core/testing';
+import { Agent, defineTool, type ModelRequest, textOfMsg } from '@rxscope/core';
+import { ScriptedChatModel } from '@rxscope/core/testing';
+import { run } from '../__tests__/helpers.js';
 import { resilient } from '../resilient/index.js';
 import { DynamicPromptMiddleware, formatCurrentTime } from './index.js';
-
-async function run(agent: Agent, input: ReplyInput) {
-  const events = await lastValueFrom(agent.reply(input).pipe(toArray()));
-  const end = assertReplyGrammar(events);
-  assertConsistentConversation(agent.context);
-  return { events, end };
-}
 
 /** The system prompt of a request ('' when there is none). */
 const systemOf = (r: ModelRequest) => (r.messages[0]?.role === 'system' ? textOfMsg(r.messages[0]) : '');

@@ -1,25 +1,11 @@
-import { lastValueFrom, toArray } from 'rxjs';
-import { Agent, type AgentEvent, type AgentEventOf, type AgentEventType, ModelError, textOfMsg } from '@rxscope/core';
-import { assertConsistentConversation, assertReplyGrammar, ScriptedChatModel } from '@rxscope/core/testing';
+import { Agent, ModelError, textOfMsg } from '@rxscope/core';
+import { ScriptedChatModel } from '@rxscope/core/testing';
+import { ofType, overloaded, runEvents as run, textOf, unauthorized } from '../__tests__/helpers.js';
 import { RetryMiddleware } from '../retry/index.js';
 import { FallbackMiddleware } from './index.js';
 
-const ofType = <T extends AgentEventType>(events: readonly AgentEvent[], type: T) =>
-  events.filter((e): e is AgentEventOf<T> => e.type === type);
-const textOf = (events: readonly AgentEvent[]) =>
-  ofType(events, 'TEXT_BLOCK_DELTA')
-    .map((e) => e.delta)
-    .join('');
-
-async function run(agent: Agent, input = 'hi'): Promise<AgentEvent[]> {
-  const events = await lastValueFrom(agent.reply(input).pipe(toArray()));
-  assertReplyGrammar(events);
-  assertConsistentConversation(agent.context);
-  return events;
-}
-
-const down = () => new ModelError('service unavailable', { status: 503, retryable: true, code: 'server_error' });
-const revoked = () => new ModelError('invalid key', { status: 401, retryable: false, code: 'unauthorized' });
+const down = () => overloaded('service unavailable');
+const revoked = () => unauthorized('invalid key');
 
 describe('FallbackMiddleware', () => {
   it('answers with the next model when the first fails; the events say which model answered', async () => {

@@ -1,39 +1,21 @@
-import { lastValueFrom, type Observable, retry, toArray } from 'rxjs';
-import { z } from 'zod';
+import { type Observable, retry } from 'rxjs';
 import {
   Agent,
   type AgentEvent,
   AgentError,
-  defineTool,
   isEvent,
   type Middleware,
   type ModelCallInput,
   ModelError,
   type Next,
-  type ReplyInput,
   textOfMsg,
   toolResultsOf,
 } from '@rxscope/core';
-import { assertConsistentConversation, assertReplyGrammar, ScriptedChatModel, type ScriptedTurn } from '@rxscope/core/testing';
+import { ScriptedChatModel, type ScriptedTurn } from '@rxscope/core/testing';
+import { add, customValues, run } from '../__tests__/helpers.js';
 import { ModelCallLimitMiddleware } from './index.js';
 
-const add = defineTool({
-  name: 'add',
-  description: 'Adds two numbers',
-  input: z.object({ a: z.number(), b: z.number() }),
-  readOnly: true,
-  execute: ({ a, b }) => String(a + b),
-});
-
-async function run(agent: Agent, input: ReplyInput) {
-  const events = await lastValueFrom(agent.reply(input).pipe(toArray()));
-  const end = assertReplyGrammar(events);
-  assertConsistentConversation(agent.context);
-  return { events, end };
-}
-
-const limitEvents = (events: readonly AgentEvent[]) =>
-  events.filter(isEvent('CUSTOM')).filter((e) => e.name === 'model_call_limit').map((e) => e.value);
+const limitEvents = (events: readonly AgentEvent[]) => customValues(events, 'model_call_limit');
 
 /** Calls `add` until tools are switched off. */
 const toolHungry = () =>

@@ -1,23 +1,9 @@
-import { lastValueFrom, toArray } from 'rxjs';
 import { z } from 'zod';
-import { Agent, type AgentEvent, type AgentEventOf, type AgentEventType, createMsg, defineTool, textOfMsg } from '@rxscope/core';
-import { assertConsistentConversation, assertReplyGrammar, ScriptedChatModel } from '@rxscope/core/testing';
+import { Agent, createMsg, defineTool, textOfMsg } from '@rxscope/core';
+import { ScriptedChatModel } from '@rxscope/core/testing';
+import { ofType, runEvents as run, textOf } from '../__tests__/helpers.js';
 import { RetryMiddleware } from '../retry/index.js';
 import { PiiRedactionMiddleware } from './index.js';
-
-const ofType = <T extends AgentEventType>(events: readonly AgentEvent[], type: T) =>
-  events.filter((e): e is AgentEventOf<T> => e.type === type);
-const textOf = (events: readonly AgentEvent[]) =>
-  ofType(events, 'TEXT_BLOCK_DELTA')
-    .map((e) => e.delta)
-    .join('');
-
-async function run(agent: Agent, input: Parameters<Agent['reply']>[0] = 'hi'): Promise<AgentEvent[]> {
-  const events = await lastValueFrom(agent.reply(input).pipe(toArray()));
-  assertReplyGrammar(events);
-  assertConsistentConversation(agent.context);
-  return events;
-}
 
 const lastUserText = (model: ScriptedChatModel, call = 0) => {
   const messages = model.requests[call]!.messages;

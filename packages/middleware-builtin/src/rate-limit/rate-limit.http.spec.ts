@@ -1,26 +1,21 @@
 import { defer, lastValueFrom, toArray } from 'rxjs';
-import { Agent, type AgentEvent, type Middleware, OpenAIChatModel } from '@rxscope/core';
+import { Agent, type AgentEvent, type Middleware } from '@rxscope/core';
 import { assertReplyGrammar } from '@rxscope/core/testing';
 import { startOpenAITestServer, type OpenAITestServer } from '@rxscope/core/testing/node';
+import { closeTestServer, testServerModel } from '../__tests__/helpers.js';
 import { RateLimitMiddleware } from './index.js';
 
 /** One RateLimitMiddleware shared by several agents that call the same OpenAI-compatible server. */
 describe('RateLimitMiddleware over HTTP (OpenAIChatModel + test server)', () => {
   let server: OpenAITestServer;
-  const model = () => new OpenAIChatModel({ model: 'gpt-test', apiKey: 'sk-test', baseURL: server.url, configuration: { logLevel: 'off' } });
+  const model = () => testServerModel(server);
   const reply = (agent: Agent, text: string) => lastValueFrom(agent.reply(text).pipe(toArray()));
 
   beforeEach(async () => {
     // Every answer streams 4 chunks 40 ms apart: a call lasts about 200 ms.
     server = await startOpenAITestServer({ handler: () => ({ text: ['one ', 'two ', 'three ', 'four'] }), chunkDelayMs: 40 });
   });
-  afterEach(async () => {
-    try {
-      await server.waitForConnections(0, 1000);
-    } finally {
-      await server.close();
-    }
-  });
+  afterEach(() => closeTestServer(server));
 
   it('two agents sharing one instance with maxConcurrent 1: the second request is sent only after the first answer', async () => {
     const gate = new RateLimitMiddleware({ maxConcurrent: 1 });

@@ -1,30 +1,8 @@
-import { defer, finalize, lastValueFrom, toArray, VirtualAction, VirtualTimeScheduler } from 'rxjs';
-import { Agent, type AgentEvent, type AgentEventOf, type AgentEventType, type ChatModel, ModelError } from '@rxscope/core';
+import { defer, finalize, lastValueFrom, toArray } from 'rxjs';
+import { Agent, type ChatModel, ModelError } from '@rxscope/core';
 import { assertReplyGrammar, ModelTestingController, ScriptedChatModel } from '@rxscope/core/testing';
+import { ofType, start, virtualClock } from '../__tests__/helpers.js';
 import { RateLimitMiddleware, type RateLimitEventValue } from './index.js';
-
-const ofType = <T extends AgentEventType>(events: readonly AgentEvent[], type: T) =>
-  events.filter((e): e is AgentEventOf<T> => e.type === type);
-
-/** Starts a reply and collects its events. */
-function start(agent: Agent, input: string) {
-  const events: AgentEvent[] = [];
-  let done = false;
-  const sub = agent.reply(input).subscribe({ next: (e) => events.push(e), complete: () => (done = true) });
-  return { events, sub, done: () => done };
-}
-
-function virtualClock() {
-  const scheduler = new VirtualTimeScheduler(VirtualAction, 0);
-  return {
-    scheduler,
-    advanceTo(ms: number) {
-      scheduler.maxFrames = ms;
-      scheduler.flush();
-      scheduler.frame = Math.max(scheduler.frame, ms);
-    },
-  };
-}
 
 describe('RateLimitMiddleware', () => {
   it('one instance is one gate for two agents: the second agent waits for the first call, then gets the slot', () => {

@@ -1,28 +1,10 @@
-import { lastValueFrom, toArray } from 'rxjs';
 import { z } from 'zod';
-import { Agent, type AgentEvent, defineTool, isEvent, type ModelRequest, type ReplyInput, textOfMsg } from '@rxscope/core';
-import { assertConsistentConversation, assertReplyGrammar, ScriptedChatModel, type ScriptedTurn } from '@rxscope/core/testing';
+import { Agent, type AgentEvent, defineTool, type ModelRequest, textOfMsg } from '@rxscope/core';
+import { ScriptedChatModel, type ScriptedTurn } from '@rxscope/core/testing';
+import { add, customValues, hints, run } from '../__tests__/helpers.js';
 import { ReplyBudgetMiddleware, type ReplyBudgetStatus } from './index.js';
 
-const add = defineTool({
-  name: 'add',
-  description: 'Adds two numbers',
-  input: z.object({ a: z.number(), b: z.number() }),
-  readOnly: true,
-  execute: ({ a, b }) => String(a + b),
-});
-
-async function run(agent: Agent, input: ReplyInput) {
-  const events = await lastValueFrom(agent.reply(input).pipe(toArray()));
-  const end = assertReplyGrammar(events);
-  assertConsistentConversation(agent.context);
-  return { events, end };
-}
-
-const custom = (events: readonly AgentEvent[], name: string) =>
-  events.filter(isEvent('CUSTOM')).filter((e) => e.name === name).map((e) => e.value as ReplyBudgetStatus);
-
-const hints = (events: readonly AgentEvent[]) => events.filter(isEvent('HINT_BLOCK')).map((e) => e.text);
+const custom = (events: readonly AgentEvent[], name: string) => customValues<ReplyBudgetStatus>(events, name);
 
 /** The text of the hints the model saw in a request. */
 const hintsSeen = (request: ModelRequest) =>

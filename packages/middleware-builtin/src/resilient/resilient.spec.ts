@@ -14,24 +14,15 @@ import {
   toErrorInfo,
   toolResultsOf,
 } from '@rxscope/core';
-import { assertConsistentConversation, assertReplyGrammar, ScriptedChatModel } from '@rxscope/core/testing';
+import { ScriptedChatModel } from '@rxscope/core/testing';
+import { customValues, run as runReply, textOf } from '../__tests__/helpers.js';
 import { ModelCallLimitMiddleware } from '../model-call-limit/index.js';
 import { type MiddlewareFailure, resilient } from './index.js';
 
-async function run(agent: Agent, input: ReplyInput = 'go') {
-  const events = await lastValueFrom(agent.reply(input).pipe(toArray()));
-  const end = assertReplyGrammar(events);
-  assertConsistentConversation(agent.context);
-  return { events, end };
-}
+/** The replies of this spec say 'go'. */
+const run = (agent: Agent, input: ReplyInput = 'go') => runReply(agent, input);
 
-const textOf = (events: readonly AgentEvent[]) =>
-  events
-    .filter(isEvent('TEXT_BLOCK_DELTA'))
-    .map((e) => e.delta)
-    .join('');
-const errorEvents = (events: readonly AgentEvent[]) =>
-  events.filter(isEvent('CUSTOM')).filter((e) => e.name === 'middleware.error').map((e) => e.value);
+const errorEvents = (events: readonly AgentEvent[]) => customValues(events, 'middleware.error');
 
 function recorder() {
   const failures: { error: unknown; failure: MiddlewareFailure }[] = [];

@@ -1,15 +1,7 @@
-import { lastValueFrom, toArray } from 'rxjs';
-import { Agent, type AgentEvent, type AgentEventOf, type AgentEventType, OpenAIChatModel } from '@rxscope/core';
-import { assertConsistentConversation, assertReplyGrammar } from '@rxscope/core/testing';
+import { Agent } from '@rxscope/core';
 import { startOpenAITestServer, type OpenAITestServer, type ServerTurn } from '@rxscope/core/testing/node';
+import { closeTestServer, ofType, run, testServerModel, textOf } from '../__tests__/helpers.js';
 import { RetryMiddleware, type RetryEventValue, type RetryOptions } from './index.js';
-
-const ofType = <T extends AgentEventType>(events: readonly AgentEvent[], type: T) =>
-  events.filter((e): e is AgentEventOf<T> => e.type === type);
-const textOf = (events: readonly AgentEvent[]) =>
-  ofType(events, 'TEXT_BLOCK_DELTA')
-    .map((e) => e.delta)
-    .join('');
 
 /** RetryMiddleware in front of the real OpenAIChatModel, against the OpenAI-compatible test server. */
 describe('RetryMiddleware over HTTP (OpenAIChatModel + test server)', () => {
@@ -17,26 +9,13 @@ describe('RetryMiddleware over HTTP (OpenAIChatModel + test server)', () => {
 
   const agentFor = (turns: ServerTurn[], options: RetryOptions = {}) => {
     server.enqueue(...turns);
-    const model = new OpenAIChatModel({ model: 'gpt-test', apiKey: 'sk-test', baseURL: server.url, configuration: { logLevel: 'off' } });
-    return new Agent({ model, middlewares: [new RetryMiddleware({ initialDelayMs: 50, ...options })] });
-  };
-  const run = async (agent: Agent) => {
-    const events = await lastValueFrom(agent.reply('hi').pipe(toArray()));
-    const end = assertReplyGrammar(events);
-    assertConsistentConversation(agent.context);
-    return { events, end };
+    return new Agent({ model: testServerModel(server), middlewares: [new RetryMiddleware({ initialDelayMs: 50, ...options })] });
   };
 
   beforeEach(async () => {
     server = await startOpenAITestServer();
   });
-  afterEach(async () => {
-    try {
-      await server.waitForConnections(0, 1000);
-    } finally {
-      await server.close();
-    }
-  });
+  afterEach(() => closeTestServer(server));
 
   it('429 with Retry-After: 1 is retried after about one second', async () => {
     const agent = agentFor([{ fault: 'rate_limit', retryAfterSeconds: 1 }, { text: ['Hello', ' again'] }]);

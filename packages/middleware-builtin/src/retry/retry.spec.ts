@@ -1,40 +1,8 @@
-import { lastValueFrom, toArray, VirtualAction, VirtualTimeScheduler } from 'rxjs';
 import { z } from 'zod';
-import { Agent, type AgentEvent, type AgentEventOf, type AgentEventType, defineTool, ModelError, textOfMsg } from '@rxscope/core';
-import { assertConsistentConversation, assertReplyGrammar, ScriptedChatModel } from '@rxscope/core/testing';
+import { Agent, type AgentEvent, defineTool, ModelError, textOfMsg } from '@rxscope/core';
+import { assertReplyGrammar, ScriptedChatModel } from '@rxscope/core/testing';
+import { ofType, overloaded, runEvents as run, textOf, unauthorized, virtualClock } from '../__tests__/helpers.js';
 import { RetryMiddleware, type RetryEventValue } from './index.js';
-
-const ofType = <T extends AgentEventType>(events: readonly AgentEvent[], type: T) =>
-  events.filter((e): e is AgentEventOf<T> => e.type === type);
-const textOf = (events: readonly AgentEvent[]) =>
-  ofType(events, 'TEXT_BLOCK_DELTA')
-    .map((e) => e.delta)
-    .join('');
-
-async function run(agent: Agent, input = 'hi'): Promise<AgentEvent[]> {
-  const events = await lastValueFrom(agent.reply(input).pipe(toArray()));
-  assertReplyGrammar(events);
-  assertConsistentConversation(agent.context);
-  return events;
-}
-
-const overloaded = () => new ModelError('overloaded', { status: 503, retryable: true, code: 'server_error' });
-const unauthorized = () => new ModelError('bad key', { status: 401, retryable: false, code: 'unauthorized' });
-
-/** A scheduler whose clock only moves when the test says so. */
-function virtualClock() {
-  const scheduler = new VirtualTimeScheduler(VirtualAction, 0);
-  return {
-    scheduler,
-    /** Runs everything due up to virtual time `ms`. */
-    advanceTo(ms: number) {
-      scheduler.maxFrames = ms;
-      scheduler.flush();
-      scheduler.frame = Math.max(scheduler.frame, ms);
-    },
-    pending: () => scheduler.actions.length,
-  };
-}
 
 describe('RetryMiddleware', () => {
   it('retries a retryable failure: the failed attempt shows as START/END(error), a retry event announces the wait, the next attempt answers', async () => {

@@ -1,16 +1,8 @@
-import { lastValueFrom, toArray } from 'rxjs';
-import { Agent, type AgentEvent, type AgentEventOf, type AgentEventType, type Middleware, OpenAIChatModel } from '@rxscope/core';
-import { assertConsistentConversation, assertReplyGrammar } from '@rxscope/core/testing';
+import { Agent, type Middleware } from '@rxscope/core';
 import { startOpenAITestServer, type OpenAITestServer, type ServerTurn } from '@rxscope/core/testing/node';
+import { closeTestServer, ofType, run, testServerModel, textOf } from '../__tests__/helpers.js';
 import { RetryMiddleware } from '../retry/index.js';
 import { TimeoutMiddleware } from './index.js';
-
-const ofType = <T extends AgentEventType>(events: readonly AgentEvent[], type: T) =>
-  events.filter((e): e is AgentEventOf<T> => e.type === type);
-const textOf = (events: readonly AgentEvent[]) =>
-  ofType(events, 'TEXT_BLOCK_DELTA')
-    .map((e) => e.delta)
-    .join('');
 
 /** TimeoutMiddleware (with RetryMiddleware outside it) against a stalling OpenAI-compatible server. */
 describe('TimeoutMiddleware over HTTP (OpenAIChatModel + test server)', () => {
@@ -18,26 +10,13 @@ describe('TimeoutMiddleware over HTTP (OpenAIChatModel + test server)', () => {
 
   const agentFor = (turns: ServerTurn[], middlewares: Middleware[]) => {
     server.enqueue(...turns);
-    const model = new OpenAIChatModel({ model: 'gpt-test', apiKey: 'sk-test', baseURL: server.url, configuration: { logLevel: 'off' } });
-    return new Agent({ model, middlewares });
-  };
-  const run = async (agent: Agent) => {
-    const events = await lastValueFrom(agent.reply('hi').pipe(toArray()));
-    const end = assertReplyGrammar(events);
-    assertConsistentConversation(agent.context);
-    return { events, end };
+    return new Agent({ model: testServerModel(server), middlewares });
   };
 
   beforeEach(async () => {
     server = await startOpenAITestServer();
   });
-  afterEach(async () => {
-    try {
-      await server.waitForConnections(0, 1000);
-    } finally {
-      await server.close();
-    }
-  });
+  afterEach(() => closeTestServer(server));
 
   it('a stall before any content times out, the request is aborted, and the retry answers', async () => {
     const agent = agentFor([{ fault: 'stall' }, { text: 'awake' }], [new RetryMiddleware({ initialDelayMs: 10 }), new TimeoutMiddleware({ idleMs: 1000 })]);

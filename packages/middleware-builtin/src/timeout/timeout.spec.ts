@@ -1,37 +1,11 @@
-import { lastValueFrom, NEVER, Observable, toArray, VirtualAction, VirtualTimeScheduler } from 'rxjs';
+import { lastValueFrom, NEVER, Observable, toArray } from 'rxjs';
 import { z } from 'zod';
-import { Agent, type AgentEvent, type AgentEventOf, type AgentEventType, defineTool, type Middleware, textOfMsg } from '@rxscope/core';
+import { Agent, type AgentEvent, defineTool, type Middleware, textOfMsg } from '@rxscope/core';
 import { assertConsistentConversation, assertReplyGrammar, ModelTestingController, ScriptedChatModel } from '@rxscope/core/testing';
+import { ofType, start, textOf, virtualClock } from '../__tests__/helpers.js';
 import { RateLimitMiddleware } from '../rate-limit/index.js';
 import { RetryMiddleware } from '../retry/index.js';
 import { TimeoutMiddleware } from './index.js';
-
-const ofType = <T extends AgentEventType>(events: readonly AgentEvent[], type: T) =>
-  events.filter((e): e is AgentEventOf<T> => e.type === type);
-const textOf = (events: readonly AgentEvent[]) =>
-  ofType(events, 'TEXT_BLOCK_DELTA')
-    .map((e) => e.delta)
-    .join('');
-
-function virtualClock() {
-  const scheduler = new VirtualTimeScheduler(VirtualAction, 0);
-  return {
-    scheduler,
-    advanceTo(ms: number) {
-      scheduler.maxFrames = ms;
-      scheduler.flush();
-      scheduler.frame = Math.max(scheduler.frame, ms);
-    },
-    pending: () => scheduler.actions.length,
-  };
-}
-
-function start(agent: Agent, input = 'hi') {
-  const events: AgentEvent[] = [];
-  let done = false;
-  const sub = agent.reply(input).subscribe({ next: (e) => events.push(e), complete: () => (done = true) });
-  return { events, sub, done: () => done };
-}
 
 describe('TimeoutMiddleware', () => {
   describe('model calls', () => {

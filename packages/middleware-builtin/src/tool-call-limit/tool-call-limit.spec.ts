@@ -1,7 +1,7 @@
-import { lastValueFrom, toArray } from 'rxjs';
 import { z } from 'zod';
-import { Agent, type AgentEvent, defineTool, isEvent, type ModelRequest, type ReplyInput, textOfMsg, toolResultsOf } from '@rxscope/core';
-import { assertConsistentConversation, assertReplyGrammar, ScriptedChatModel, type ScriptedTurn } from '@rxscope/core/testing';
+import { Agent, type AgentEvent, defineTool, type ModelRequest, textOfMsg, toolResultsOf } from '@rxscope/core';
+import { ScriptedChatModel, type ScriptedTurn } from '@rxscope/core/testing';
+import { customValues, hints, run } from '../__tests__/helpers.js';
 import { ToolCallLimitMiddleware } from './index.js';
 
 function fixture() {
@@ -17,16 +17,7 @@ function fixture() {
   return { ran, add: tool('add', true), search: tool('search'), fsRead: tool('fs_read'), fsWrite: tool('fs_write') };
 }
 
-async function run(agent: Agent, input: ReplyInput) {
-  const events = await lastValueFrom(agent.reply(input).pipe(toArray()));
-  const end = assertReplyGrammar(events);
-  assertConsistentConversation(agent.context);
-  return { events, end };
-}
-
-const limitEvents = (events: readonly AgentEvent[]) =>
-  events.filter(isEvent('CUSTOM')).filter((e) => e.name === 'tool_call_limit').map((e) => e.value);
-const hints = (events: readonly AgentEvent[]) => events.filter(isEvent('HINT_BLOCK')).map((e) => e.text);
+const limitEvents = (events: readonly AgentEvent[]) => customValues(events, 'tool_call_limit');
 const offered = (r: ModelRequest) => r.tools.map((t) => t.name);
 
 /** Calls `name` until tools are switched off or it is no longer offered, then answers. */

@@ -1,4 +1,3 @@
-import { lastValueFrom, toArray } from 'rxjs';
 import { z } from 'zod';
 import {
   type ActingInput,
@@ -7,11 +6,11 @@ import {
   defineTool,
   isEvent,
   type Middleware,
-  type ReplyInput,
   type ToolResultBlock,
   toolResultsOf,
 } from '@rxscope/core';
-import { assertConsistentConversation, assertReplyGrammar, ScriptedChatModel } from '@rxscope/core/testing';
+import { ScriptedChatModel } from '@rxscope/core/testing';
+import { run } from '../__tests__/helpers.js';
 import { clampArgument, confinePath, ToolGuardMiddleware } from './index.js';
 
 function fixture() {
@@ -24,13 +23,6 @@ function fixture() {
     defineTool({ name: 'shell', description: 'shell', input: z.object({ cmd: z.string() }), execute: record('shell') }),
   ];
   return { ran, tools };
-}
-
-async function run(agent: Agent, input: ReplyInput) {
-  const events = await lastValueFrom(agent.reply(input).pipe(toArray()));
-  const end = assertReplyGrammar(events);
-  assertConsistentConversation(agent.context);
-  return { events, end };
 }
 
 /** One step with these calls, then an answer. */

@@ -13,8 +13,6 @@ import {
 import {
   Agent,
   type AgentEvent,
-  type AgentEventOf,
-  type AgentEventType,
   type ChatModel,
   createDeltaEvent,
   createEvent,
@@ -30,6 +28,7 @@ import { assertReplyGrammar, ScriptedChatModel } from '@rxscope/core/testing';
 import { startOpenAITestServer } from '@rxscope/core/testing/node';
 import { firstValueFrom, lastValueFrom, map, NEVER, type Observable, of, retry, type Subscription, tap, timer, toArray } from 'rxjs';
 import { z } from 'zod';
+import { ofType } from '../__tests__/helpers.js';
 import { TracingMiddleware } from './index.js';
 
 /** Counts spans started and not ended: every test ends with none open. */
@@ -89,8 +88,6 @@ const ms = (t: HrTime): number => t[0] * 1000 + t[1] / 1e6;
 /** Span times of different spans (and event timestamps, from Date.now()) agree within a few ms. */
 const CLOCK_SKEW = 3;
 const eventNames = (s: ReadableSpan): string[] => s.events.map((e) => e.name);
-const ofType = <T extends AgentEventType>(events: readonly AgentEvent[], type: T): AgentEventOf<T>[] =>
-  events.filter((e): e is AgentEventOf<T> => e.type === type);
 
 async function run(reply$: Observable<AgentEvent>): Promise<AgentEvent[]> {
   const events = await lastValueFrom(reply$.pipe(toArray()));
