@@ -56,8 +56,18 @@ function angularApp(name: string, dir: string): Project {
   return { ...program(name, dir), testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/e2e/**/*.spec.ts'] };
 }
 
+/** The repository's own scripts (plain Node, no workspace imports). */
+const scripts: Project = {
+  displayName: 'scripts',
+  rootDir: '<rootDir>/scripts',
+  testEnvironment: 'node',
+  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/../tsconfig.jest.json', diagnostics: false }] },
+  testMatch: ['<rootDir>/*.spec.ts'],
+};
+
 const config: Config = {
   projects: [
+    scripts,
     project('core'),
     project('middleware-builtin'),
     program('quickstart', 'examples/quickstart'),

@@ -12,7 +12,7 @@ import { startService, type RunningService } from './service.js';
 
 const untilEnd = takeWhile((e: AgentEvent) => e.type !== 'REPLY_END', true);
 
-/** Debian's redis-server (.ci/run installs it) on a free loopback port, without persistence. */
+/** Debian's redis-server (npm test installs it) on a free loopback port, without persistence. */
 async function startRedisServer(): Promise<{ url: string; stop: () => void }> {
   const port = await new Promise<number>((resolve) => {
     const probe = createServer().listen(0, '127.0.0.1', () => {

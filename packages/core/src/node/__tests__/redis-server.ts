@@ -1,4 +1,4 @@
-// Starts a real redis-server (Debian's package, installed by .ci/run) on a free loopback port
+// Starts a real redis-server (Debian's package; npm test installs it) on a free loopback port
 // for one test file, without persistence. Fails with a clear message when it is not installed.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
@@ -26,7 +26,7 @@ export async function startRedisServer(): Promise<RedisServer> {
     stdio: 'ignore',
   });
   const spawnError = new Promise<never>((_, reject) =>
-    child.once('error', (e) => reject(new Error(`redis-server could not start (apt-get install -y redis-server; .ci/run does): ${e.message}`))),
+    child.once('error', (e) => reject(new Error(`redis-server could not start (apt-get install -y redis-server; npm test does when it may): ${e.message}`))),
   );
   const url = `redis://127.0.0.1:${port}`;
   const ready = (async () => {
