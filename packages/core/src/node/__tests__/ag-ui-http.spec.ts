@@ -62,10 +62,47 @@ describe('createAgUiHandler with HttpAgent', () => {
     client.addMessage({ id: 'u1', role: 'user', content: 'Approve E-9' });
     await client.runAgent();
     expect(client.pendingInterrupts).toEqual([expect.objectContaining({ id: 'x1', toolCallId: 'x1', reason: 'tool_call_confirmation' })]);
-    await client.runAgent({ resume: [{ interruptId: 'x1', status: 'resolved' }] });
+    await client.runAgent({ resume: [{ interruptId: 'x1', status: 'resolved', payload: { approved: true } }] });
     expect(approvals).toEqual(['E-9']);
     expect(events.at(-1)).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'success' } });
     expect(client.messages.at(-1)).toMatchObject({ role: 'assistant', content: 'Approved.' });
+  });
+
+  it('answers confirmations over HTTP with approval, denial and edited arguments', async () => {
+    const { client, events } = await setUp({
+      script: [
+        { toolCalls: [{ id: 'a1', name: 'approve', arguments: { id: 'E-1' } }] },
+        { text: 'Approved E-1.' },
+        { toolCalls: [{ id: 'a2', name: 'approve', arguments: { id: 'E-2' } }] },
+        { text: 'Left E-2 alone.' },
+        { toolCalls: [{ id: 'a3', name: 'approve', arguments: { id: 'E-3' } }] },
+        { text: 'Approved E-4 instead.' },
+      ],
+    });
+    approvals.length = 0;
+    const results = () => events.filter((e) => e.type === EventType.TOOL_CALL_RESULT) as unknown as { toolCallId: string; content: string; metadata: unknown }[];
+    const ask = async (id: string, text: string) => {
+      client.addMessage({ id, role: 'user', content: text });
+      await client.runAgent();
+      expect(events.at(-1)).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'interrupt' } });
+    };
+
+    await ask('u1', 'Approve E-1');
+    await client.runAgent({ resume: [{ interruptId: 'a1', status: 'resolved', payload: { approved: true } }] });
+    await ask('u2', 'Approve E-2');
+    await client.runAgent({ resume: [{ interruptId: 'a2', status: 'resolved', payload: { approved: false, reason: 'Over budget' } }] });
+    await ask('u3', 'Approve E-3');
+    await client.runAgent({ resume: [{ interruptId: 'a3', status: 'resolved', payload: { approved: true, editedArgs: { id: 'E-4' } } }] });
+
+    expect(approvals).toEqual(['E-1', 'E-4']);
+    expect(results()).toEqual([
+      expect.objectContaining({ toolCallId: 'a1', content: 'Approved E-1', metadata: { rxscope: { status: 'success' } } }),
+      expect.objectContaining({ toolCallId: 'a2', metadata: { rxscope: { status: 'denied' } } }),
+      expect.objectContaining({ toolCallId: 'a3', content: 'Approved E-4', metadata: { rxscope: { status: 'success' } } }),
+    ]);
+    expect(results()[1]!.content).toContain('Over budget');
+    expect(client.pendingInterrupts).toEqual([]);
+    expect(client.messages.at(-1)).toMatchObject({ role: 'assistant', content: 'Approved E-4 instead.' });
   });
 
   it('abortRun() closes the request, which cancels the reply and its model request', async () => {

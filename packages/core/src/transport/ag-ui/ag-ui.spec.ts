@@ -88,7 +88,7 @@ describe('RxscopeAgUiAgent through @ag-ui/client', () => {
     // @ag-ui/client refuses a run that leaves the interrupt unanswered.
     await expect(agUi.runAgent()).rejects.toThrow('pending interrupt');
     events.length = 0;
-    await agUi.runAgent({ resume: [{ interruptId: 'r1', status: 'resolved' }] });
+    await agUi.runAgent({ resume: [{ interruptId: 'r1', status: 'resolved', payload: { approved: true } }] });
     expect(refunds).toEqual(['B-2']);
     expect(events[0]).toMatchObject({ type: 'RUN_STARTED' });
     expect(events.find((e) => e.type === EventType.TOOL_CALL_RESULT)).toMatchObject({ toolCallId: 'r1', content: 'Refunded B-2' });

@@ -2,4 +2,5 @@
 export { AG_UI_CUSTOM_PREFIX, toAgUiEvents } from './to-ag-ui-events.js';
 export type { ToAgUiEventsOptions } from './to-ag-ui-events.js';
 export { RxscopeAgUiAgent } from './rxscope-ag-ui-agent.js';
+export { confirmResultsOf } from './confirm-results-of.js';
 export type { RxscopeAgUiAgentOptions } from './rxscope-ag-ui-agent.js';

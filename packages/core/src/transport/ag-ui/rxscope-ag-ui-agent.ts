@@ -3,9 +3,10 @@ import type { BaseEvent, Message, RunAgentInput } from '@ag-ui/core';
 import { defer, type Observable } from 'rxjs';
 import type { Agent, ReplyInput } from '../../agent/agent.js';
 import { AgentUsageError } from '../../agent/errors.js';
-import type { ConfirmResult, ExternalResult } from '../../event/events.js';
+import type { ExternalResult } from '../../event/events.js';
 import type { Msg } from '../../message/blocks.js';
 import { createMsg } from '../../message/msg.js';
+import { confirmResultsOf } from './confirm-results-of.js';
 import { toAgUiEvents } from './to-ag-ui-events.js';
 
 /** Options of {@link RxscopeAgUiAgent}. */
@@ -21,8 +22,9 @@ export interface RxscopeAgUiAgentOptions extends AgentConfig {
  *
  * - user messages → a new reply;
  * - `resume` entries (answers to the interrupts of a run that ended `awaiting_confirmation`) →
- *   `USER_CONFIRM_RESULT` (`status: 'resolved'` confirms; `payload.confirmed: false`, or
- *   `status: 'cancelled'`, rejects with `payload.reason`; `payload.input` edits the arguments);
+ *   `USER_CONFIRM_RESULT`: a call runs only on `status: 'resolved'` with `payload: {approved: true}`
+ *   (`payload.editedArgs` replaces its arguments); `{approved: false}` or `status: 'cancelled'`
+ *   denies it (see {@link confirmResultsOf});
  * - tool messages answering calls the reply left to the client (`awaiting_external_execution`,
  *   AG-UI frontend tools) → `EXTERNAL_EXECUTION_RESULT`.
  *
@@ -73,20 +75,7 @@ export class RxscopeAgUiAgent extends AbstractAgent {
 /** What the rxscope agent should receive for this AG-UI run. */
 function replyInputOf(input: RunAgentInput, agent: Agent): ReplyInput {
   const pending = agent.pending;
-  if (input.resume?.length) {
-    const results: ConfirmResult[] = input.resume.map((entry) => {
-      const payload = (entry.payload ?? {}) as { confirmed?: unknown; reason?: unknown; input?: unknown; alwaysAllow?: unknown };
-      const confirmed = entry.status === 'resolved' && payload.confirmed !== false;
-      return {
-        toolCallId: entry.interruptId,
-        confirmed,
-        ...(typeof payload.reason === 'string' ? { reason: payload.reason } : {}),
-        ...(confirmed && payload.input !== undefined ? { input: payload.input } : {}),
-        ...(confirmed && payload.alwaysAllow === true ? { alwaysAllow: true } : {}),
-      };
-    });
-    return { type: 'USER_CONFIRM_RESULT', results };
-  }
+  if (input.resume?.length) return { type: 'USER_CONFIRM_RESULT', results: confirmResultsOf(input.resume) };
   const tail = trailing(input.messages, (m) => m.role === 'tool');
   if (pending?.external.length && tail.length) {
     const results: ExternalResult[] = tail.flatMap((m) =>
