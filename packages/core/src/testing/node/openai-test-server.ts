@@ -1,6 +1,9 @@
 /// <reference types="node" />
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { embeddingsResponse } from './embeddings-route.js';
+import { sendRouteResponse } from './route-response.js';
+import { speechResponse } from './speech-route.js';
 
 /**
  * A fault the {@link startOpenAITestServer} can inject into one turn.
@@ -225,7 +228,8 @@ const UNKNOWN_TOOL = 'nonexistent_tool';
 
 /**
  * Starts a real `node:http` server on `127.0.0.1` (random port) speaking the OpenAI Chat
- * Completions protocol: `POST /v1/chat/completions`, streaming (SSE `chat.completion.chunk`s,
+ * Completions protocol (and `POST /v1/embeddings` with {@link testEmbedding} vectors, and
+ * `POST /v1/audio/speech` with a {@link testSpeechWav} file): `POST /v1/chat/completions`, streaming (SSE `chat.completion.chunk`s,
  * tool-call arguments split over several chunks, a usage chunk with empty `choices` when the
  * request asks `stream_options.include_usage`, then `data: [DONE]`) and non-streaming (one
  * `chat.completion`). Turns come from a script (in order; a clear 500 when it runs out) or a
@@ -315,8 +319,15 @@ export async function startOpenAITestServer(options: OpenAITestServerOptions = {
       const model = options.model ?? 'test-model';
       return sendJson(res, record, 200, { object: 'list', data: [{ id: model, object: 'model', created: 0, owned_by: 'rxscope-test' }] });
     }
+    const done = () => {
+      record.completed = true;
+    };
+    if (record.method === 'POST' && /\/embeddings\/?$/.test(record.path)) {
+      return sendRouteResponse(res, embeddingsResponse(record.body, options.model ?? 'text-embedding-test'), done);
+    }
+    if (record.method === 'POST' && /\/audio\/speech\/?$/.test(record.path)) return sendRouteResponse(res, speechResponse(record.body), done);
     if (record.method !== 'POST' || !/\/chat\/completions\/?$/.test(record.path)) {
-      return sendError(res, record, 404, `OpenAI test server: no route for ${record.method} ${record.path} (it serves POST /v1/chat/completions).`, 'invalid_request_error', 'not_found');
+      return sendError(res, record, 404, `OpenAI test server: no route for ${record.method} ${record.path} (it serves POST /v1/chat/completions, /v1/embeddings and /v1/audio/speech).`, 'invalid_request_error', 'not_found');
     }
     if (!Array.isArray(record.body.messages)) {
       return sendError(res, record, 400, "OpenAI test server: the request has no 'messages' array.", 'invalid_request_error', 'missing_messages');
