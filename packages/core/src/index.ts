@@ -73,6 +73,8 @@ export type { Chain, Layer, OnionHook } from './middleware/chain.js';
 // agent
 export { Agent } from './agent/agent.js';
 export type { AgentOptions, ReplyInput, ResumeInput } from './agent/agent.js';
+export { agentAsTool } from './agent/agent-tool.js';
+export type { AgentToolOptions, DefaultAgentToolInput } from './agent/agent-tool.js';
 export { AgentError, AgentUsageError } from './agent/errors.js';
 
 // permissions

@@ -7,6 +7,7 @@ import { newId } from '../util/id.js';
 import { appendContent, contentToText, toolOutputToContent } from '../tool/output.js';
 import type { Tool, ToolContext, ToolOutput } from '../tool/tool.js';
 import { parseToolArguments } from '../tool/validate.js';
+import { NestedReplies } from './nested-replies.js';
 import { Relay } from './relay.js';
 
 /** A tool call after lookup and validation: either ready to run or answered with an error. */
@@ -38,7 +39,7 @@ export function prepareCall(call: ToolCallBlock, tools: ReadonlyMap<string, Tool
 
 /** Events of a result given without running the tool (errors, denials, synthesised results). */
 export function resultEvents(
-  ctx: RuntimeContext,
+  ctx: Pick<RuntimeContext, 'event'>,
   call: { id: string; name: string },
   status: ToolResultStatus,
   text: string,
@@ -72,6 +73,15 @@ export function executeTool(ctx: RuntimeContext, input: ActingInput): Observable
       replyId: ctx.replyId,
       emit: (partial) => {
         if (!done && !subscriber.closed) subscriber.next(ctx.delta('TOOL_RESULT_DELTA', blockId, partial));
+      },
+      forward: (event) => {
+        if (event.source === ctx.agentName) {
+          throw new TypeError(
+            `Tool "${tool.name}" forwarded an event of "${event.source}", the agent running it; ` +
+              'a nested agent needs a name of its own.',
+          );
+        }
+        if (!done && !subscriber.closed) subscriber.next(event);
       },
     };
     subscriber.next(ctx.event('TOOL_RESULT_START', { blockId, toolCallId: toolCall.id, name: tool.name }));
@@ -145,9 +155,15 @@ export function runCall(
     const { call, tool, input } = prepared;
     let openBlock: string | undefined;
     let answered = false;
+    // Replies of agents run by this tool, forwarded through it: cut off with the call.
+    const nested = new NestedReplies(ctx.agentName);
+    const closeNested = (down: Subscriber<AgentEvent>) => {
+      if (nested.active) for (const e of nested.close(`tool call ${call.id} ended first`)) down.next(e);
+    };
     const fail = (err: unknown, down: Subscriber<AgentEvent>) => {
       if (!answered) {
         answered = true;
+        closeNested(down);
         const text = `Tool "${tool.name}" failed: ${err instanceof Error ? err.message : String(err)}`;
         if (openBlock === undefined) for (const e of resultEvents(ctx, call, 'error', text)) down.next(e);
         else down.next(ctx.event('TOOL_RESULT_END', { blockId: openBlock, toolCallId: call.id, status: 'error', output: [{ type: 'text', text }] }));
@@ -164,21 +180,18 @@ export function runCall(
     }
     new Relay<AgentEvent>(subscriber, {
       next: (e, down) => {
-        if (e.type === 'TOOL_RESULT_START' && e.toolCallId === call.id) openBlock = e.blockId;
+        if (e.source !== ctx.agentName) nested.observe(e);
+        else if (e.type === 'TOOL_RESULT_START' && e.toolCallId === call.id) openBlock = e.blockId;
         else if (e.type === 'TOOL_RESULT_END' && e.toolCallId === call.id) {
+          closeNested(down);
           openBlock = undefined;
           answered = true;
         }
         down.next(e);
       },
       error: fail,
-      complete: (down) => {
-        if (!answered) {
-          answered = true;
-          for (const e of resultEvents(ctx, call, 'error', `Tool "${tool.name}" produced no result.`)) down.next(e);
-        }
-        down.complete();
-      },
+      // Ended without a result (an onActing layer cut the call short): the same as a failure.
+      complete: (down) => fail(new Error('it produced no result'), down),
     }).subscribeTo(run);
   });
 }

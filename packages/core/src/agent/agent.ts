@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { concatMap, defaultIfEmpty, defer, from, lastValueFrom, map, Observable, of, reduce, switchMap, take } from 'rxjs';
 import type {
   AgentEvent,
@@ -22,6 +23,7 @@ import type { Tool } from '../tool/tool.js';
 import { validateToolInput } from '../tool/validate.js';
 import { newId } from '../util/id.js';
 import { resultEvents } from './acting.js';
+import { agentAsTool, type AgentToolOptions, type DefaultAgentToolInput } from './agent-tool.js';
 import { chainsFor } from './chains.js';
 import { closingEvents } from './closing.js';
 import { AgentError, AgentUsageError } from './errors.js';
@@ -245,6 +247,21 @@ export class Agent {
         );
       }),
     );
+  }
+
+  /**
+   * This agent as a tool of another agent: each call runs one reply of this agent, whose events
+   * stream through the caller's reply with this agent's name as `source`; the reply's final text
+   * is the tool result; cancelling the caller cancels this reply. Calls queue, one reply at a time.
+   *
+   * @example
+   * ```ts
+   * const researcher = new Agent({ name: 'researcher', model, tools: [webSearch] });
+   * const lead = new Agent({ name: 'lead', model, tools: [researcher.asTool({ description: 'Researches a question.' })] });
+   * ```
+   */
+  asTool<S extends z.ZodType = DefaultAgentToolInput>(options: AgentToolOptions<S>): Tool<z.output<S>> {
+    return agentAsTool(this, options);
   }
 
   /**

@@ -9,7 +9,7 @@ import { resultEvents } from './acting.js';
  * They are applied to `reducer` as they are produced, so the stored message matches the stream.
  */
 export function closingEvents(
-  ctx: RuntimeContext,
+  ctx: Pick<RuntimeContext, 'event'>,
   reducer: ReplyReducer,
   outcome: 'error' | 'interrupted',
   why: string,

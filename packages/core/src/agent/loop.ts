@@ -23,6 +23,7 @@ import { newId } from '../util/id.js';
 import { executeTool, prepareCall, runCall, runCalls, type PreparedCall } from './acting.js';
 import { closingEvents } from './closing.js';
 import { callModel } from './model-step.js';
+import { NestedReplies } from './nested-replies.js';
 import type { ReplyContext } from './reply-context.js';
 import { Relay } from './relay.js';
 import { runSteps } from './steps.js';
@@ -108,6 +109,8 @@ export class ReplyRun {
   private finished = false;
   private toolSteps = 0;
   private readonly usage: { inputTokens: number; outputTokens: number; cacheReadTokens: number; reasoningTokens: number };
+  /** Replies of agents used as tools, forwarded through this one (closed with it when it is cut off). */
+  private readonly nested: NestedReplies;
 
   constructor(
     private readonly host: LoopHost,
@@ -121,6 +124,7 @@ export class ReplyRun {
       ...(pending ? { initial: pending.message } : {}),
     });
     this.toolSteps = pending?.toolSteps ?? 0;
+    this.nested = new NestedReplies(ctx.agentName);
     ctx.iteration = pending?.iteration ?? 0;
     const u = pending?.usage;
     this.usage = {
@@ -392,6 +396,7 @@ export class ReplyRun {
   }
 
   private apply(e: AgentEvent): void {
+    this.nested.observe(e);
     this.reducer.apply(e);
     if (e.type === 'MODEL_CALL_END' && e.source === this.ctx.agentName) this.addUsage(e.usage);
   }
@@ -472,7 +477,10 @@ export class ReplyRun {
         : reason === 'max_iters'
           ? 'the iteration limit was reached'
           : `the reply was interrupted${this.interruptReason ? ` (${this.interruptReason})` : ''}`;
-    const events = closingEvents(ctx, reducer, reason === 'error' ? 'error' : 'interrupted', why);
+    const events = [
+      ...(this.nested.active ? this.nested.close(`the reply of "${ctx.agentName}" ended first (${why})`) : []),
+      ...closingEvents(ctx, reducer, reason === 'error' ? 'error' : 'interrupted', why),
+    ];
     host.setPending(undefined);
     const msg = reducer.message();
     if (msg.content.length) host.append([msg]);

@@ -19,8 +19,8 @@ const FINISH_REASONS = new Set([
  * - every block opened during a model call closes before its `MODEL_CALL_END`;
  * - every tool call of the reply gets exactly one result.
  *
- * Only events whose `source` is the reply's agent are checked (forwarded subagent events are
- * checked as their own replies). Returns the `REPLY_END` event.
+ * Events of other agents forwarded through the reply (an agent used as a tool) are checked as
+ * their own replies, one per `source` and `replyId`. Returns the `REPLY_END` event.
  *
  * @example
  * ```ts
@@ -89,6 +89,22 @@ export function assertReplyGrammar(all: readonly AgentEvent[]): Extract<AgentEve
     const n = results.get(id) ?? 0;
     if (n !== 1 && end.finishReason !== 'awaiting_confirmation' && end.finishReason !== 'awaiting_external_execution') {
       fail(`tool call ${id} has ${n} results, expected 1`);
+    }
+  }
+  // Replies of other agents forwarded through this one (agents used as tools) obey the same grammar.
+  const nested = new Map<string, AgentEvent[]>();
+  for (const e of all) {
+    if (e.source === source) continue;
+    const key = `${e.source} (reply ${e.replyId})`;
+    const group = nested.get(key);
+    if (group) group.push(e);
+    else nested.set(key, [e]);
+  }
+  for (const [key, group] of nested) {
+    try {
+      assertReplyGrammar(group);
+    } catch (err) {
+      fail(`in the nested reply of ${key}: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
     }
   }
   return end;

@@ -1,5 +1,6 @@
 import type { ObservableInput } from 'rxjs';
 import { z } from 'zod';
+import type { AgentEvent } from '../event/events.js';
 import type { ToolResultContent } from '../message/blocks.js';
 import type { ToolSchema } from '../model/chat-model.js';
 
@@ -20,6 +21,13 @@ export interface ToolContext {
   readonly replyId: string;
   /** Streams partial output as a `TOOL_RESULT_DELTA` (progress shown live; not part of the result). */
   readonly emit: (partial: string) => void;
+  /**
+   * Passes an event of another agent (the reply of an agent this tool runs, see `agent.asTool()`)
+   * through the running reply as it is, so consumers see the nested reply live. Events whose
+   * `source` is the running agent's own name are refused (they would corrupt its reply): give
+   * nested agents their own names. Ignored once the call has ended.
+   */
+  readonly forward: (event: AgentEvent) => void;
 }
 
 /** A permission verdict a tool can give for one call (see the permission engine). */
