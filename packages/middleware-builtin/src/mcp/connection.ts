@@ -1,0 +1,190 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  type CallToolResult,
+  ErrorCode,
+  McpError,
+  type Progress,
+  type Tool as McpTool,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { isHttpServer, type McpServerConfig } from './server-config.js';
+
+/** How a connection identifies itself to servers. */
+export interface McpClientInfo {
+  readonly name: string;
+  readonly version: string;
+}
+
+/** Options of {@link McpConnection.open}. */
+export interface McpConnectionOptions {
+  readonly clientInfo: McpClientInfo;
+  /** Called after the server's tool list changed and was read again. */
+  readonly onToolsChanged?: (connection: McpConnection) => void;
+  /** Failures outside any call (a tool list that could not be read again). */
+  readonly onError?: (error: Error) => void;
+}
+
+/** Options of one tool call. */
+export interface McpCallOptions {
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (progress: Progress) => void;
+}
+
+const DEFAULT_TIMEOUT_MS = 60_000;
+
+/**
+ * The error of a call whose server connection closed before it answered (the process exited,
+ * the HTTP session ended) or was already closed when the call was made.
+ *
+ * @example
+ * ```ts
+ * try { await connection.callTool('echo', {}); } catch (e) { if (e instanceof McpServerClosedError) console.log(e.server); }
+ * ```
+ */
+export class McpServerClosedError extends Error {
+  override readonly name = 'McpServerClosedError';
+  constructor(
+    readonly server: string,
+    reason: string,
+  ) {
+    super(`MCP server "${server}" is not connected: ${reason}`);
+  }
+}
+
+/**
+ * One live connection to one MCP server, over stdio or Streamable HTTP, on the official SDK's
+ * `Client`: it knows the server's tools (all pages, read again when the server says the list
+ * changed), calls them with cancellation and progress, and notices when the server goes away.
+ *
+ * @example
+ * ```ts
+ * const connection = await McpConnection.open('everything', { command: 'npx', args: ['-y', '@modelcontextprotocol/server-everything'] },
+ *   { clientInfo: { name: 'my-app', version: '1.0.0' } });
+ * const result = await connection.callTool('echo', { message: 'hi' });
+ * await connection.close();
+ * ```
+ */
+export class McpConnection {
+  private currentTools: readonly McpTool[] = [];
+  private closedReason: string | undefined;
+  private closing = false;
+  private refreshing: Promise<void> = Promise.resolve();
+
+  private constructor(
+    readonly name: string,
+    readonly config: McpServerConfig,
+    private readonly client: Client,
+    private readonly options: McpConnectionOptions,
+  ) {}
+
+  /** Starts (stdio) or reaches (HTTP) the server, initialises the session and reads its tools. */
+  static async open(name: string, config: McpServerConfig, options: McpConnectionOptions): Promise<McpConnection> {
+    const client = new Client({ name: options.clientInfo.name, version: options.clientInfo.version }, { capabilities: {} });
+    const connection = new McpConnection(name, config, client, options);
+    const transport = createTransport(config);
+    client.onclose = () => connection.markClosed(connection.closing ? 'closed' : 'the server closed the connection');
+    try {
+      await client.connect(transport);
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => connection.refreshTools());
+      connection.currentTools = await connection.listAllTools();
+    } catch (e) {
+      await client.close().catch(() => undefined);
+      const where = isHttpServer(config) ? config.url : [config.command, ...(config.args ?? [])].join(' ');
+      throw new Error(`MCP server "${name}" (${where}) could not be connected: ${e instanceof Error ? e.message : String(e)}`, {
+        cause: e,
+      });
+    }
+    return connection;
+  }
+
+  /** The server's tools as it last listed them. */
+  get tools(): readonly McpTool[] {
+    return this.currentTools;
+  }
+
+  /** Why the connection is closed, or `undefined` while it is open. */
+  get closed(): string | undefined {
+    return this.closedReason;
+  }
+
+  /** The server's instructions from the handshake, if it gave any. */
+  get instructions(): string | undefined {
+    return this.client.getInstructions();
+  }
+
+  /**
+   * Calls a tool. The signal cancels the request (the server is sent `notifications/cancelled`);
+   * progress notifications are passed to `onProgress` and restart the timeout. A closed
+   * connection rejects with {@link McpServerClosedError}.
+   */
+  async callTool(tool: string, args: Record<string, unknown>, options: McpCallOptions = {}): Promise<CallToolResult> {
+    if (this.closedReason !== undefined) throw new McpServerClosedError(this.name, this.closedReason);
+    try {
+      const result = await this.client.callTool({ name: tool, arguments: args }, undefined, {
+        ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.onProgress ? { onprogress: options.onProgress, resetTimeoutOnProgress: true } : {}),
+        timeout: this.config.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      });
+      return result as CallToolResult;
+    } catch (e) {
+      if (e instanceof McpError && e.code === (ErrorCode.ConnectionClosed as number)) {
+        throw new McpServerClosedError(this.name, this.closedReason ?? 'the connection closed during the call');
+      }
+      throw e;
+    }
+  }
+
+  /** Ends the session and, for stdio, stops the server process. */
+  async close(): Promise<void> {
+    this.closing = true;
+    this.markClosed('closed');
+    await this.client.close();
+  }
+
+  private markClosed(reason: string): void {
+    this.closedReason ??= reason;
+  }
+
+  private async listAllTools(): Promise<McpTool[]> {
+    const tools: McpTool[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.client.listTools(cursor === undefined ? undefined : { cursor });
+      tools.push(...page.tools);
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    return tools;
+  }
+
+  /** Reads the tool list again; notifications arriving meanwhile queue behind (never two reads at once). */
+  private refreshTools(): Promise<void> {
+    this.refreshing = this.refreshing.then(async () => {
+      if (this.closedReason !== undefined) return;
+      try {
+        this.currentTools = await this.listAllTools();
+        this.options.onToolsChanged?.(this);
+      } catch (e) {
+        this.options.onError?.(new Error(`MCP server "${this.name}": the changed tool list could not be read`, { cause: e }));
+      }
+    });
+    return this.refreshing;
+  }
+}
+
+function createTransport(config: McpServerConfig): Transport {
+  if (isHttpServer(config)) {
+    return new StreamableHTTPClientTransport(new URL(config.url), {
+      ...(config.headers ? { requestInit: { headers: { ...config.headers } } } : {}),
+    });
+  }
+  return new StdioClientTransport({
+    command: config.command,
+    args: [...(config.args ?? [])],
+    env: { ...getDefaultEnvironment(), ...config.env },
+    ...(config.cwd !== undefined ? { cwd: config.cwd } : {}),
+    stderr: config.stderr ?? 'inherit',
+  });
+}

@@ -1,0 +1,14 @@
+// @rxscope/middleware-builtin/mcp — Model Context Protocol: tools from MCP servers, agents served over MCP.
+// A separate entry point so that the root entry never loads @modelcontextprotocol/sdk (an optional peer).
+
+export { McpMiddleware } from './mcp-middleware.js';
+export type { McpOptions, McpServerDisconnectedValue } from './mcp-middleware.js';
+export { McpConnection, McpServerClosedError } from './connection.js';
+export type { McpCallOptions, McpClientInfo, McpConnectionOptions } from './connection.js';
+export { McpToolError, mcpTool, mcpToolName } from './mcp-tool.js';
+export type { McpToolOrigin } from './mcp-tool.js';
+export { mcpContentToBlocks, mcpResultToOutput } from './content.js';
+export { jsonSchemaInput } from './json-schema-input.js';
+export type { JsonSchemaObject } from './json-schema-input.js';
+export { checkServerConfig } from './server-config.js';
+export type { McpHttpServer, McpServerCommon, McpServerConfig, McpStdioServer } from './server-config.js';
