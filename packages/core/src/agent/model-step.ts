@@ -23,7 +23,8 @@ export function callModel(ctx: RuntimeContext, input: ModelCallInput): Observabl
   // One Observable (not concat(of(start), call) inside defer): a model event passes one subscriber here.
   return new Observable<AgentEvent>((subscriber) => {
     const model = input.model.modelName;
-    subscriber.next(ctx.event('MODEL_CALL_START', { model, iteration: ctx.iteration }));
+    const request = input.model.describeRequest?.(input);
+    subscriber.next(ctx.event('MODEL_CALL_START', { model, iteration: ctx.iteration, provider: input.model.provider, ...(request ? { request } : {}) }));
     if (subscriber.closed) return undefined;
     const controller = new AbortController();
     const onOuterAbort = () => controller.abort(input.signal.reason);

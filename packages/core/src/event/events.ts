@@ -1,4 +1,5 @@
 import type { ToolResultContent, ToolResultStatus } from '../message/blocks.js';
+import type { ModelRequestInfo } from '../model/chat-model.js';
 
 /** Token usage of one model call (or a sum of calls). */
 export interface Usage {
@@ -61,12 +62,21 @@ export interface ExternalResult {
 export interface EventFields {
   REPLY_START: { readonly sessionId?: string };
   REPLY_END: { readonly finishReason: ReplyFinishReason; readonly error?: ErrorInfo; readonly usage?: Usage };
-  MODEL_CALL_START: { readonly model: string; readonly iteration?: number };
+  MODEL_CALL_START: {
+    readonly model: string;
+    readonly iteration?: number;
+    /** The model's provider (`ChatModel.provider`). */
+    readonly provider?: string;
+    /** What the call sends: server, streaming, the request options in effect (when the model describes it). */
+    readonly request?: ModelRequestInfo;
+  };
   MODEL_CALL_END: {
     readonly model: string;
     readonly usage: Usage;
     readonly finishReason: string;
     readonly responseModel?: string;
+    /** The id the server gave its response (`chatcmpl-...`), when it gave one. */
+    readonly responseId?: string;
     readonly error?: ErrorInfo;
   };
   TEXT_BLOCK_START: { readonly blockId: string };

@@ -29,6 +29,29 @@ export interface ModelOptions {
   readonly [option: string]: unknown;
 }
 
+/**
+ * What a model will send for a request, as far as the adapter knows it: the provider, the server
+ * it talks to and the request options in effect (the adapter's defaults merged with the
+ * request's), so tracing and usage reports can name them. Every field is optional.
+ *
+ * @example
+ * ```ts
+ * const info: ModelRequestInfo = { provider: 'openai', serverAddress: 'api.openai.com', serverPort: 443, stream: true, options: { temperature: 0.2 } };
+ * ```
+ */
+export interface ModelRequestInfo {
+  /** Provider name (`openai`, `anthropic`, ...). */
+  readonly provider?: string;
+  /** Host name or IP of the model server. */
+  readonly serverAddress?: string;
+  /** Port of the model server. */
+  readonly serverPort?: number;
+  /** Whether the response is streamed. */
+  readonly stream?: boolean;
+  /** The request options actually sent (`temperature`, `topP`, `maxTokens`, `stop`, `seed`, ...). */
+  readonly options?: ModelOptions;
+}
+
 /** What the model is asked in one call (the request of {@link ChatModel.stream}). */
 export interface ModelRequest {
   /** The conversation, a `system` message first when the agent has a system prompt. */
@@ -63,4 +86,9 @@ export interface ChatModel {
   /** Provider name for telemetry (`openai`, `anthropic`, ...). */
   readonly provider: string;
   stream(request: ModelRequest): Observable<ModelEvent>;
+  /**
+   * Optional: what a call with this request will send ({@link ModelRequestInfo}). The model step
+   * puts it on `MODEL_CALL_START` as `request`.
+   */
+  describeRequest?(request: Omit<ModelRequest, 'signal'>): ModelRequestInfo;
 }

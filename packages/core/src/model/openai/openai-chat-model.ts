@@ -2,7 +2,7 @@ import { ChatOpenAI, ChatOpenAICompletions, type ClientOptions, type OpenAIClien
 import { Observable } from 'rxjs';
 import type { ModelEvent, Usage } from '../../event/events.js';
 import { BlockAssembler } from '../block-assembler.js';
-import type { ChatModel, ModelRequest, ToolSchema } from '../chat-model.js';
+import type { ChatModel, ModelRequest, ModelRequestInfo, ToolSchema } from '../chat-model.js';
 import { ModelError } from '../model-error.js';
 import { toModelError } from '../to-model-error.js';
 import { toOpenAIMessages, toOpenAITool, toOpenAIToolChoice, type ToOpenAIMessagesOptions } from './openai-messages.js';
@@ -82,6 +82,18 @@ const OPTION_NAMES: Readonly<Record<string, string>> = {
 };
 
 /** Wire form of each tool schema, computed once per schema (tools are the same objects every call). */
+/** Wire names of the sampling options {@link OpenAIChatModel.describeRequest} reports, with their option names. */
+const WIRE_OPTIONS: readonly (readonly [string, string])[] = [
+  ['temperature', 'temperature'],
+  ['top_p', 'topP'],
+  ['max_tokens', 'maxTokens'],
+  ['max_completion_tokens', 'maxTokens'],
+  ['stop', 'stop'],
+  ['seed', 'seed'],
+  ['frequency_penalty', 'frequencyPenalty'],
+  ['presence_penalty', 'presencePenalty'],
+];
+
 const wireTools = new WeakMap<ToolSchema, ReturnType<typeof toOpenAITool>>();
 function openAITool(tool: ToolSchema): ReturnType<typeof toOpenAITool> {
   let wire = wireTools.get(tool);
@@ -250,6 +262,30 @@ export class OpenAIChatModel implements ChatModel {
    * fields, `stream_options`, `max_tokens`/`max_completion_tokens`, `modelKwargs`), computed once
    * per mode; undefined fields dropped.
    */
+  /**
+   * What a call with this request sends: the server of `baseURL` (default `api.openai.com:443`),
+   * whether it streams, and the sampling options in effect (constructor defaults merged with the
+   * request's options).
+   */
+  describeRequest(request: Omit<ModelRequest, 'signal'>): ModelRequestInfo {
+    const base = this.baseParams(this.streaming);
+    const sent: Record<string, unknown> = {};
+    for (const [wire, name] of WIRE_OPTIONS) if (base[wire] !== undefined) sent[name] = base[wire];
+    for (const key in request.options) if (request.options[key] !== undefined) sent[key] = request.options[key];
+    return { provider: this.provider, ...this.server(), stream: this.streaming, options: sent };
+  }
+
+  private server(): { serverAddress?: string; serverPort?: number } {
+    const base = this.options.baseURL ?? this.options.configuration?.baseURL ?? 'https://api.openai.com/v1';
+    try {
+      const url = new URL(base);
+      const port = url.port ? Number(url.port) : url.protocol === 'http:' ? 80 : 443;
+      return { serverAddress: url.hostname.replace(/^\[|\]$/g, ''), serverPort: port };
+    } catch {
+      return {};
+    }
+  }
+
   private baseParams(stream: boolean): Readonly<Record<string, unknown>> {
     const cached = stream ? this.streamBase : this.onceBase;
     if (cached) return cached;
@@ -319,12 +355,14 @@ export class OpenAIChatModel implements ChatModel {
     let usage: WireUsage | undefined;
     let finishReason: string | undefined;
     let responseModel: string | undefined;
+    let responseId: string | undefined;
     let sawChoice = false;
     for await (const chunk of chunks) {
       if (signal.aborted) break;
       touch();
       if (chunk.usage) usage = chunk.usage;
       if (chunk.model) responseModel = chunk.model;
+      if (chunk.id) responseId = chunk.id;
       const choice = chunk.choices?.find((c) => c.index === 0) ?? chunk.choices?.[0];
       if (!choice) continue;
       sawChoice = true;
@@ -350,7 +388,7 @@ export class OpenAIChatModel implements ChatModel {
       });
     }
     blocks.close();
-    emit(this.end(usage, finishReason, responseModel));
+    emit(this.end(usage, finishReason, responseModel, responseId));
   }
 
   private async runOnce(request: ModelRequest, signal: AbortSignal, emit: (e: ModelEvent) => void, hooks: CallHooks): Promise<void> {
@@ -374,7 +412,7 @@ export class OpenAIChatModel implements ChatModel {
       blocks.toolCall(i, { id: tc.id, name: tc.function.name, arguments: tc.function.arguments });
     });
     blocks.close();
-    emit(this.end(completion.usage, choice.finish_reason ?? (blocks.toolCallCount ? 'tool_calls' : 'stop'), completion.model));
+    emit(this.end(completion.usage, choice.finish_reason ?? (blocks.toolCallCount ? 'tool_calls' : 'stop'), completion.model, completion.id));
   }
 
   /**
@@ -393,13 +431,14 @@ export class OpenAIChatModel implements ChatModel {
     }
   }
 
-  private end(usage: WireUsage | undefined, finishReason: string, responseModel: string | undefined): ModelEvent {
+  private end(usage: WireUsage | undefined, finishReason: string, responseModel: string | undefined, responseId: string | undefined): ModelEvent {
     return {
       type: 'MODEL_CALL_END',
       model: this.modelName,
       usage: toUsage(usage),
       finishReason,
       ...(responseModel ? { responseModel } : {}),
+      ...(responseId ? { responseId } : {}),
     };
   }
 }
