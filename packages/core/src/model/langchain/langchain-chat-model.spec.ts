@@ -47,7 +47,10 @@ function content(events: readonly ModelEvent[]): unknown[] {
       if (!ids.has(e.blockId)) ids.set(e.blockId, `#${ids.size}`);
       x['blockId'] = ids.get(e.blockId);
     }
-    if (e.type === 'MODEL_CALL_END') delete x['responseModel'];
+    if (e.type === 'MODEL_CALL_END') {
+      delete x['responseModel'];
+      delete x['responseId'];
+    }
     const last = out[out.length - 1];
     if (e.type.endsWith('_DELTA') && last?.['type'] === e.type) last['delta'] = `${last['delta'] as string}${(e as { delta: string }).delta}`;
     else out.push(x);
