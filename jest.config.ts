@@ -70,6 +70,7 @@ const config: Config = {
     scripts,
     project('core'),
     project('middleware-builtin'),
+    project('harness'),
     program('quickstart', 'examples/quickstart'),
     program('tracing-example', 'examples/tracing'),
     program('bench', 'bench'),

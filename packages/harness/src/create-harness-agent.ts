@@ -1,0 +1,212 @@
+import { Agent, type Middleware, type Tool } from '@rxscope/core';
+import type { HarnessOptions, SandboxChoice } from './harness-options.js';
+import { AtPathExpansionMiddleware } from './middleware/at-path-expansion/index.js';
+import { PlanModeMiddleware } from './middleware/plan-mode/index.js';
+import { SandboxLifecycleMiddleware } from './middleware/sandbox-lifecycle/index.js';
+import { TodoListMiddleware } from './middleware/todo-list/index.js';
+import { ToolResultEvictionMiddleware } from './middleware/tool-result-eviction/index.js';
+import { WorkspaceContextMiddleware } from './middleware/workspace-context/index.js';
+import { BubblewrapSandbox } from './sandbox/bubblewrap-sandbox.js';
+import { LocalSandbox } from './sandbox/local-sandbox.js';
+import type { Sandbox } from './sandbox/sandbox.js';
+import { editFileTool } from './tools/edit-file.js';
+import { globFilesTool } from './tools/glob-files.js';
+import { grepFilesTool } from './tools/grep-files.js';
+import { listFilesTool } from './tools/list-files.js';
+import { readFileTool } from './tools/read-file.js';
+import { writeFileTool } from './tools/write-file.js';
+import { ensureWorkspace } from './workspace/layout.js';
+import { LocalFileSystem } from './workspace/local-file-system.js';
+
+/** One part of an assembled harness, as `describeHarness` reports it. */
+export interface HarnessPart {
+  /** The middleware's class name, or `tools` for the file tools. */
+  readonly name: string;
+  /** The option that switches it (`sandbox`, `planMode`, ...). */
+  readonly option: string;
+  readonly enabled: boolean;
+  /** Why it is on or off. */
+  readonly reason: string;
+  /** Hooks it implements (middlewares that are on). */
+  readonly hooks: readonly string[];
+  /** Tools it contributes (parts that are on). */
+  readonly tools: readonly string[];
+}
+
+/** What `describeHarness` returns: the workspace and the parts in chain order. */
+export interface HarnessDescription {
+  readonly workspace: string;
+  readonly sandbox: string;
+  /** The user's middlewares (outermost), by key. */
+  readonly userMiddlewares: readonly string[];
+  /** The harness parts, outermost first; parts that are off are listed where they would be. */
+  readonly parts: readonly HarnessPart[];
+}
+
+const described = new WeakMap<Agent, HarnessDescription>();
+const HOOKS = ['onAgent', 'onReasoning', 'onModelCall', 'onActing', 'onSystemPrompt'] as const;
+
+/**
+ * Builds a working assistant on the core `Agent`: the user's middlewares (outermost), then the
+ * harness middlewares in a fixed order, and the file tools. The workspace folder is created
+ * with its layout when missing. Every part can be switched off; `describeHarness(agent)` says
+ * what was assembled and why.
+ *
+ * Order (outermost first) and why:
+ * 1. `SandboxLifecycleMiddleware` — acquires the sandbox before anything of the reply runs and
+ *    releases it after everything inside has torn down.
+ * 2. `AtPathExpansionMiddleware` — rewrites the reply's input before any step sees it.
+ * 3. `WorkspaceContextMiddleware`, 4. `TodoListMiddleware`, 5. `PlanModeMiddleware` — system
+ *    prompt sections in this order (the plan-mode banner last, nearest the conversation); plan
+ *    mode denies a call before any inner layer runs it.
+ * 6. `ToolResultEvictionMiddleware` — innermost on acting: it replaces the raw result before any
+ *    outer layer (or the conversation) sees it.
+ *
+ * @example
+ * ```ts
+ * const agent = createHarnessAgent({ ...presets.coding(), name: 'coder', model, workspace: './ws', sandbox: 'local' });
+ * agent.reply('Fix the failing test in @test/sum.spec.js').subscribe(render);
+ * ```
+ */
+export function createHarnessAgent(options: HarnessOptions): Agent {
+  if (!options || typeof options !== 'object') throw new TypeError('createHarnessAgent needs an options object ({ model, workspace, ... }).');
+  if (!options.model) throw new TypeError('createHarnessAgent needs a model (options.model).');
+  if (options.workspace === undefined && !options.fileSystem) {
+    throw new TypeError('createHarnessAgent needs a workspace folder (options.workspace); it is created with its layout when missing.');
+  }
+  const fs = options.fileSystem ?? new LocalFileSystem(options.workspace!);
+  const workspace = options.fileSystem ? (options.workspace !== undefined ? ensureWorkspace(options.workspace) : fs.root) : fs.root;
+  const sandbox = sandboxOf(options.sandbox ?? 'none');
+  const parts: { part: Omit<HarnessPart, 'hooks' | 'tools'>; middleware?: Middleware; tools?: readonly Tool[] }[] = [];
+  const on = <T,>(value: T | boolean | undefined, fallback: boolean): value is T | true => (value === undefined ? fallback : value !== false);
+
+  parts.push(
+    sandbox
+      ? {
+          part: { name: 'SandboxLifecycleMiddleware', option: 'sandbox', enabled: true, reason: `sandbox: ${sandbox.kind} — ${sandbox.description}` },
+          middleware: new SandboxLifecycleMiddleware({ sandbox, workspace, ...options.execute }),
+        }
+      : { part: { name: 'SandboxLifecycleMiddleware', option: 'sandbox', enabled: false, reason: "sandbox: 'none' — the agent has no shell" } },
+  );
+  const atPath = options.atPathExpansion;
+  parts.push(
+    on(atPath, true)
+      ? {
+          part: { name: 'AtPathExpansionMiddleware', option: 'atPathExpansion', enabled: true, reason: '@path in a user message attaches that workspace file' },
+          middleware: new AtPathExpansionMiddleware({ ...(typeof atPath === 'object' ? atPath : {}), fileSystem: fs }),
+        }
+      : { part: { name: 'AtPathExpansionMiddleware', option: 'atPathExpansion', enabled: false, reason: 'atPathExpansion: false' } },
+  );
+  const wsContext = options.workspaceContext;
+  parts.push(
+    on(wsContext, true)
+      ? {
+          part: { name: 'WorkspaceContextMiddleware', option: 'workspaceContext', enabled: true, reason: 'date, workspace, AGENTS.md, MEMORY.md and knowledge index in the system prompt' },
+          middleware: new WorkspaceContextMiddleware({ ...(typeof wsContext === 'object' ? wsContext : {}), workspace }),
+        }
+      : { part: { name: 'WorkspaceContextMiddleware', option: 'workspaceContext', enabled: false, reason: 'workspaceContext: false' } },
+  );
+  const todos = options.todos;
+  parts.push(
+    on(todos, true)
+      ? {
+          part: { name: 'TodoListMiddleware', option: 'todos', enabled: true, reason: 'write_todos keeps a task list, shown in the prompt and emitted as todos_updated' },
+          middleware: new TodoListMiddleware(typeof todos === 'object' ? todos : {}),
+        }
+      : { part: { name: 'TodoListMiddleware', option: 'todos', enabled: false, reason: 'todos: false' } },
+  );
+  parts.push(
+    options.planMode === true
+      ? {
+          part: { name: 'PlanModeMiddleware', option: 'planMode', enabled: true, reason: 'plan_enter/plan_write/plan_exit; non-read-only tools denied while planning' },
+          middleware: new PlanModeMiddleware({ fileSystem: fs }),
+        }
+      : { part: { name: 'PlanModeMiddleware', option: 'planMode', enabled: false, reason: 'planMode is not true' } },
+  );
+  const eviction = options.toolResultEviction;
+  parts.push(
+    on(eviction, true)
+      ? (() => {
+          const middleware = new ToolResultEvictionMiddleware({ ...(typeof eviction === 'object' ? eviction : {}), fileSystem: fs });
+          return {
+            part: {
+              name: 'ToolResultEvictionMiddleware',
+              option: 'toolResultEviction',
+              enabled: true,
+              reason: `results over ${middleware.maxResultChars.toLocaleString('en-US')} characters go to large_tool_results/`,
+            },
+            middleware,
+          };
+        })()
+      : { part: { name: 'ToolResultEvictionMiddleware', option: 'toolResultEviction', enabled: false, reason: 'toolResultEviction: false' } },
+  );
+  const fileTools = options.fileTools ?? true;
+  const reading = [readFileTool(fs, options.readFile), listFilesTool(fs), globFilesTool(fs), grepFilesTool(fs)];
+  const tools = fileTools === false ? [] : fileTools === 'read-only' ? reading : [...reading, writeFileTool(fs), editFileTool(fs)];
+  parts.push({
+    part: {
+      name: 'file tools',
+      option: 'fileTools',
+      enabled: tools.length > 0,
+      reason: fileTools === false ? 'fileTools: false' : fileTools === 'read-only' ? 'read-only file tools' : 'all file tools, confined to the workspace',
+    },
+    tools,
+  });
+
+  const {
+    workspace: _w,
+    fileSystem: _f,
+    fileTools: _ft,
+    readFile: _rf,
+    sandbox: _s,
+    execute: _e,
+    toolResultEviction: _t,
+    planMode: _p,
+    todos: _td,
+    workspaceContext: _wc,
+    atPathExpansion: _a,
+    ...agentOptions
+  } = options;
+  const harnessMiddlewares = parts.flatMap((p) => (p.middleware ? [p.middleware] : []));
+  const agent = new Agent({
+    ...agentOptions,
+    model: options.model,
+    tools: [...(options.tools ?? []), ...tools],
+    middlewares: [...(options.middlewares ?? []), ...harnessMiddlewares],
+  });
+  described.set(agent, {
+    workspace,
+    sandbox: sandbox?.kind ?? 'none',
+    userMiddlewares: (options.middlewares ?? []).map((m) => m.key ?? m.constructor?.name ?? 'middleware'),
+    parts: parts.map(({ part, middleware, tools: partTools }) => ({
+      ...part,
+      hooks: middleware ? HOOKS.filter((h) => typeof middleware[h] === 'function') : [],
+      tools: (middleware?.tools?.() ?? partTools ?? []).map((t) => t.name),
+    })),
+  });
+  return agent;
+}
+
+/**
+ * What `createHarnessAgent` assembled for `agent`: the workspace, the sandbox, the user's
+ * middlewares and the harness parts in chain order (outermost first), each with why it is on
+ * or off, its hooks and its tools. Throws for an agent not built by `createHarnessAgent`.
+ *
+ * @example
+ * ```ts
+ * for (const p of describeHarness(agent).parts) console.log(`${p.enabled ? 'on ' : 'off'} ${p.name}: ${p.reason}`);
+ * ```
+ */
+export function describeHarness(agent: Agent): HarnessDescription {
+  const description = described.get(agent);
+  if (!description) throw new TypeError(`Agent "${agent?.name}" was not built by createHarnessAgent; describeHarness knows only those.`);
+  return description;
+}
+
+function sandboxOf(choice: SandboxChoice): Sandbox | undefined {
+  if (choice === 'none') return undefined;
+  if (choice === 'local') return new LocalSandbox();
+  if (choice === 'bubblewrap') return new BubblewrapSandbox();
+  if (choice && typeof choice === 'object' && typeof choice.acquire === 'function') return choice;
+  throw new TypeError(`sandbox must be 'none', 'local', 'bubblewrap' or a Sandbox object, got ${JSON.stringify(choice)}.`);
+}

@@ -1,0 +1,48 @@
+import type { AgentOptions } from '@rxscope/core';
+import type { AtPathExpansionOptions } from './middleware/at-path-expansion/index.js';
+import type { SandboxLifecycleOptions } from './middleware/sandbox-lifecycle/index.js';
+import type { TodoListOptions } from './middleware/todo-list/index.js';
+import type { ToolResultEvictionOptions } from './middleware/tool-result-eviction/index.js';
+import type { WorkspaceContextOptions } from './middleware/workspace-context/index.js';
+import type { Sandbox } from './sandbox/sandbox.js';
+import type { ReadFileOptions } from './tools/read-file.js';
+import type { WorkspaceFileSystem } from './workspace/workspace-file-system.js';
+
+/** Where `execute` runs: no shell, a local child process, bubblewrap, or your own sandbox. */
+export type SandboxChoice = 'none' | 'local' | 'bubblewrap' | Sandbox;
+
+/**
+ * Options of `createHarnessAgent`: every `AgentOptions` field (the user's `middlewares` are
+ * the outermost), plus the harness parts. Each part can be switched off; a preset is a plain
+ * object of these options, composed by spreading (later keys win).
+ *
+ * @example
+ * ```ts
+ * const options: HarnessOptions = { ...presets.coding(), model, workspace: './ws', planMode: false };
+ * ```
+ */
+export interface HarnessOptions extends Omit<AgentOptions, 'model'> {
+  readonly model?: AgentOptions['model'];
+  /** The workspace folder, created with its layout when missing. Required. */
+  readonly workspace?: string;
+  /** The workspace's files (default: `LocalFileSystem` on `workspace`). */
+  readonly fileSystem?: WorkspaceFileSystem;
+  /** File tools: all six, the read-only four (`'read-only'`), or none. Default true. */
+  readonly fileTools?: boolean | 'read-only';
+  /** Limits of `read_file`. */
+  readonly readFile?: ReadFileOptions;
+  /** Where `execute` runs; `'none'` gives the agent no shell. Default `'none'`. */
+  readonly sandbox?: SandboxChoice;
+  /** Options of the `execute` tool (it asks for permission by default). */
+  readonly execute?: Pick<SandboxLifecycleOptions, 'askPermission' | 'defaultTimeoutS' | 'maxTimeoutS' | 'maxOutputChars'>;
+  /** Large tool results written to the workspace and replaced by a pointer. Default on. */
+  readonly toolResultEviction?: false | Omit<ToolResultEvictionOptions, 'fileSystem'>;
+  /** Plan mode and the plan tools. Default false. */
+  readonly planMode?: boolean;
+  /** The `write_todos` task list. Default true. */
+  readonly todos?: boolean | TodoListOptions;
+  /** Date, workspace, `AGENTS.md`, `MEMORY.md` and the knowledge index in the system prompt. Default true. */
+  readonly workspaceContext?: boolean | Omit<WorkspaceContextOptions, 'workspace'>;
+  /** `@path` in user messages attaches the file. Default true. */
+  readonly atPathExpansion?: boolean | Omit<AtPathExpansionOptions, 'fileSystem'>;
+}

@@ -1,0 +1,47 @@
+// @rxscope/harness — public API. Explicit named exports only.
+
+// assembly
+export { createHarnessAgent, describeHarness } from './create-harness-agent.js';
+export type { HarnessDescription, HarnessPart } from './create-harness-agent.js';
+export type { HarnessOptions, SandboxChoice } from './harness-options.js';
+export { presets } from './presets.js';
+
+// workspace
+export { ensureWorkspace, WORKSPACE_LAYOUT } from './workspace/layout.js';
+export { LocalFileSystem } from './workspace/local-file-system.js';
+export type { WorkspaceEntry, WorkspaceFileSystem, WorkspaceGlobOptions, WorkspaceStat } from './workspace/workspace-file-system.js';
+export { WorkspacePathError } from './workspace/workspace-path-error.js';
+export type { WorkspacePathErrorCode } from './workspace/workspace-path-error.js';
+
+// file tools
+export { readFileTool } from './tools/read-file.js';
+export type { ReadFileOptions } from './tools/read-file.js';
+export { writeFileTool } from './tools/write-file.js';
+export { editFileTool } from './tools/edit-file.js';
+export { listFilesTool } from './tools/list-files.js';
+export { globFilesTool } from './tools/glob-files.js';
+export { grepFilesTool } from './tools/grep-files.js';
+export type { GrepFilesOptions } from './tools/grep-files.js';
+
+// sandboxes
+export type { ExecEvent, ExecOptions, Sandbox, SandboxSession } from './sandbox/sandbox.js';
+export { LocalSandbox } from './sandbox/local-sandbox.js';
+export type { LocalSandboxOptions } from './sandbox/local-sandbox.js';
+export { BubblewrapSandbox } from './sandbox/bubblewrap-sandbox.js';
+export type { BubblewrapSandboxOptions } from './sandbox/bubblewrap-sandbox.js';
+
+// middlewares
+export { SANDBOX_SESSION, SandboxLifecycleMiddleware } from './middleware/sandbox-lifecycle/index.js';
+export type { SandboxLifecycleOptions } from './middleware/sandbox-lifecycle/index.js';
+export { WorkspaceContextMiddleware } from './middleware/workspace-context/index.js';
+export type { WorkspaceContextOptions } from './middleware/workspace-context/index.js';
+export { AtPathExpansionMiddleware, mentionsIn } from './middleware/at-path-expansion/index.js';
+export type { AtPathExpansionOptions } from './middleware/at-path-expansion/index.js';
+export { PlanModeMiddleware } from './middleware/plan-mode/index.js';
+export type { PlanModeOptions, PlanModeState } from './middleware/plan-mode/index.js';
+export { planTools } from './middleware/plan-mode/plan-tools.js';
+export type { PlanTools } from './middleware/plan-mode/plan-tools.js';
+export { TodoListMiddleware } from './middleware/todo-list/index.js';
+export type { Todo, TodoListOptions } from './middleware/todo-list/index.js';
+export { FILE_TOOL_NAMES, ToolResultEvictionMiddleware } from './middleware/tool-result-eviction/index.js';
+export type { ToolResultEvictionOptions } from './middleware/tool-result-eviction/index.js';

@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { defineTool, type Tool } from '@rxscope/core';
+import type { WorkspaceFileSystem } from '../workspace/workspace-file-system.js';
+import { count } from './text.js';
+
+const input = z.object({
+  pattern: z.string().describe('Glob pattern, e.g. "**/*.ts" or "src/**/test_*.py".'),
+  path: z.string().optional().describe('Folder to search from, relative to the workspace root. Default: the root.'),
+});
+
+/**
+ * `glob_files {pattern, path?}`: files of the workspace matching a glob pattern (matched with
+ * tinyglobby; `.gitignore` rules and `.git/` are honoured), as paths relative to the root,
+ * sorted. At most `maxResults` (default 1,000). Read-only and concurrency-safe.
+ *
+ * @example
+ * ```ts
+ * const agent = new Agent({ model, tools: [globFilesTool(new LocalFileSystem('./ws'))] });
+ * ```
+ */
+export function globFilesTool(fs: WorkspaceFileSystem, options: { readonly maxResults?: number } = {}): Tool<z.output<typeof input>> {
+  const max = options.maxResults ?? 1000;
+  return defineTool({
+    name: 'glob_files',
+    description: 'Find files of the workspace by glob pattern (e.g. "**/*.ts"). Files ignored by .gitignore are left out.',
+    input,
+    readOnly: true,
+    execute: async ({ pattern, path }) => {
+      const found = await fs.glob(pattern, { ...(path !== undefined ? { cwd: path } : {}), limit: max + 1 });
+      if (!found.length) return `No files match "${pattern}"${path ? ` under ${path}` : ''}.`;
+      const shown = found.slice(0, max);
+      return found.length > max ? `${shown.join('\n')}\n[more than ${count(max, 'match', 'matches')}; narrow the pattern]` : shown.join('\n');
+    },
+  });
+}
