@@ -2,10 +2,10 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { lastValueFrom, toArray, type Observable } from 'rxjs';
-import { tempDir } from '../__tests__/helpers';
-import { BubblewrapSandbox } from './bubblewrap-sandbox';
-import { LocalSandbox } from './local-sandbox';
-import type { ExecEvent, Sandbox, SandboxSession } from './sandbox';
+import { tempDir } from '../__tests__/helpers.js';
+import { BubblewrapSandbox } from './bubblewrap-sandbox.js';
+import { LocalSandbox } from './local-sandbox.js';
+import type { ExecEvent, Sandbox, SandboxSession } from './sandbox.js';
 
 type Exit = Extract<ExecEvent, { type: 'exit' }>;
 const exitOf = async (run: Observable<ExecEvent>): Promise<Exit> => {

@@ -1,18 +1,18 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Tool, ToolContext } from '@rxscope/core';
-import { tempDir } from '../__tests__/helpers';
-import { LocalFileSystem } from '../workspace/local-file-system';
-import { editFileTool } from './edit-file';
-import { globFilesTool } from './glob-files';
-import { grepFilesTool } from './grep-files';
-import { listFilesTool } from './list-files';
-import { readFileTool } from './read-file';
-import { writeFileTool } from './write-file';
+import { tempDir } from '../__tests__/helpers.js';
+import { LocalFileSystem } from '../workspace/local-file-system.js';
+import { editFileTool } from './edit-file.js';
+import { globFilesTool } from './glob-files.js';
+import { grepFilesTool } from './grep-files.js';
+import { listFilesTool } from './list-files.js';
+import { readFileTool } from './read-file.js';
+import { writeFileTool } from './write-file.js';
 
 const toolCtx: ToolContext = { signal: new AbortController().signal, callId: 'c1', agentName: 'a', replyId: 'r', emit: () => undefined };
 /** Runs a tool as the agent would: arguments validated by its schema, then executed. */
-const call = async (tool: Tool, input: unknown): Promise<string> => String(await tool.execute!(tool.inputSchema.parse(input), toolCtx));
+const call = async (tool: Tool, input: unknown): Promise<string> => (await tool.execute!(tool.inputSchema.parse(input), toolCtx)) as string;
 
 describe('file tools', () => {
   let dir: ReturnType<typeof tempDir>;

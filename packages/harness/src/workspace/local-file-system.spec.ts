@@ -1,10 +1,10 @@
 import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync, linkSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { tempDir } from '../__tests__/helpers';
-import { LocalFileSystem } from './local-file-system';
-import { WORKSPACE_LAYOUT } from './layout';
-import { WorkspacePathError } from './workspace-path-error';
+import { tempDir } from '../__tests__/helpers.js';
+import { LocalFileSystem } from './local-file-system.js';
+import { WORKSPACE_LAYOUT } from './layout.js';
+import { WorkspacePathError } from './workspace-path-error.js';
 
 describe('LocalFileSystem', () => {
   let dir: ReturnType<typeof tempDir>;

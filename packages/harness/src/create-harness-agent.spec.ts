@@ -1,0 +1,82 @@
+import { Agent, type Middleware } from '@rxscope/core';
+import { ScriptedChatModel } from '@rxscope/core/testing';
+import { tempDir } from './__tests__/helpers.js';
+import { createHarnessAgent, describeHarness } from './create-harness-agent.js';
+import { presets } from './presets.js';
+import { LocalSandbox } from './sandbox/local-sandbox.js';
+
+const model = new ScriptedChatModel([{ text: 'ok' }]);
+const tracing: Middleware = { key: 'tracing', onAgent: (_a, _c, input, next) => next(input) };
+
+describe('createHarnessAgent', () => {
+  let dir: ReturnType<typeof tempDir>;
+  beforeEach(() => (dir = tempDir()));
+  afterEach(() => dir.cleanup());
+
+  it('returns the core Agent with the user middlewares outermost, then the harness middlewares in the documented order', () => {
+    const agent = createHarnessAgent({ ...presets.coding(), model, workspace: dir.path, sandbox: 'local', middlewares: [tracing] });
+    expect(agent).toBeInstanceOf(Agent);
+    expect(agent.middlewares.map((m) => m.key)).toEqual([
+      'tracing',
+      'SandboxLifecycleMiddleware',
+      'AtPathExpansionMiddleware',
+      'WorkspaceContextMiddleware',
+      'TodoListMiddleware',
+      'PlanModeMiddleware',
+      'ToolResultEvictionMiddleware',
+    ]);
+    expect(agent.tools.map((t) => t.name).sort()).toEqual(
+      ['edit_file', 'execute', 'glob_files', 'grep_files', 'list_files', 'plan_enter', 'plan_exit', 'plan_write', 'read_file', 'write_file', 'write_todos'].sort(),
+    );
+  });
+
+  it('composes presets by spreading: later keys win, a user override wins over both', () => {
+    const options = { ...presets.coding(), ...presets.research(), todos: false, model, workspace: dir.path };
+    expect(options).toMatchObject({ fileTools: 'read-only', sandbox: 'none', planMode: false, todos: false });
+    const agent = createHarnessAgent(options);
+    expect(agent.tools.map((t) => t.name).sort()).toEqual(['glob_files', 'grep_files', 'list_files', 'read_file']);
+    const parts = describeHarness(agent).parts;
+    expect(parts.filter((p) => p.enabled).map((p) => p.name)).toEqual([
+      'AtPathExpansionMiddleware',
+      'WorkspaceContextMiddleware',
+      'ToolResultEvictionMiddleware',
+      'file tools',
+    ]);
+    expect(parts.find((p) => p.name === 'TodoListMiddleware')).toMatchObject({ enabled: false, reason: 'todos: false' });
+    expect(parts.find((p) => p.name === 'SandboxLifecycleMiddleware')).toMatchObject({ enabled: false, reason: "sandbox: 'none' — the agent has no shell" });
+  });
+
+  it('describeHarness lists every part in chain order, with why it is on or off, its hooks and tools', () => {
+    const agent = createHarnessAgent({ ...presets.coding(), model, workspace: dir.path, sandbox: new LocalSandbox(), middlewares: [tracing] });
+    const d = describeHarness(agent);
+    expect(d.workspace).toBe(dir.path);
+    expect(d.sandbox).toBe('local');
+    expect(d.userMiddlewares).toEqual(['tracing']);
+    expect(d.parts.map((p) => [p.name, p.enabled])).toEqual([
+      ['SandboxLifecycleMiddleware', true],
+      ['AtPathExpansionMiddleware', true],
+      ['WorkspaceContextMiddleware', true],
+      ['TodoListMiddleware', true],
+      ['PlanModeMiddleware', true],
+      ['ToolResultEvictionMiddleware', true],
+      ['file tools', true],
+    ]);
+    expect(d.parts[0]).toMatchObject({ hooks: ['onAgent', 'onActing'], tools: ['execute'] });
+    expect(d.parts[0]!.reason).toMatch(/^sandbox: local/);
+    expect(d.parts[4]).toMatchObject({ hooks: ['onAgent', 'onActing', 'onSystemPrompt'], tools: ['plan_enter', 'plan_write', 'plan_exit'] });
+    expect(d.parts[5]!.reason).toBe('results over 80,000 characters go to large_tool_results/');
+  });
+
+  it('minimal() keeps only the workspace context', () => {
+    const agent = createHarnessAgent({ ...presets.minimal(), model, workspace: dir.path });
+    expect(agent.middlewares.map((m) => m.key)).toEqual(['WorkspaceContextMiddleware']);
+    expect(agent.tools).toEqual([]);
+  });
+
+  it('refuses bad options at construction with a clear error', () => {
+    expect(() => createHarnessAgent({ workspace: dir.path })).toThrow(/needs a model/);
+    expect(() => createHarnessAgent({ model })).toThrow(/needs a workspace folder/);
+    expect(() => createHarnessAgent({ model, workspace: dir.path, sandbox: 'docker' as never })).toThrow(/sandbox must be 'none', 'local', 'bubblewrap'/);
+    expect(() => describeHarness(new Agent({ model }))).toThrow(/not built by createHarnessAgent/);
+  });
+});
