@@ -10,7 +10,7 @@ import { listFilesTool } from './list-files.js';
 import { readFileTool } from './read-file.js';
 import { writeFileTool } from './write-file.js';
 
-const toolCtx: ToolContext = { signal: new AbortController().signal, callId: 'c1', agentName: 'a', replyId: 'r', emit: () => undefined };
+const toolCtx: ToolContext = { signal: new AbortController().signal, callId: 'c1', agentName: 'a', replyId: 'r', emit: () => undefined, forward: () => undefined };
 /** Runs a tool as the agent would: arguments validated by its schema, then executed. */
 const call = async (tool: Tool, input: unknown): Promise<string> => (await tool.execute!(tool.inputSchema.parse(input), toolCtx)) as string;
 
