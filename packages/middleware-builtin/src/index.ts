@@ -31,3 +31,22 @@ export { ReplyTimeoutError, TimeoutMiddleware, ToolTimeoutError } from './timeou
 export type { TimeoutOptions } from './timeout/index.js';
 export { detectPii, PII_TYPES, PiiRedactionMiddleware } from './pii-redaction/index.js';
 export type { PiiMatch, PiiOutputOptions, PiiRedactionOptions, PiiStrategy, PiiType } from './pii-redaction/index.js';
+
+// --- knowledge (RAG) ---
+export { InMemoryKnowledgeBase } from './knowledge/in-memory-knowledge-base.js';
+export type { InMemoryKnowledgeBaseOptions } from './knowledge/in-memory-knowledge-base.js';
+export type {
+  EmbeddingsLike,
+  KnowledgeAddResult,
+  KnowledgeBase,
+  KnowledgeDocument,
+  KnowledgeFilter,
+  KnowledgeHit,
+  KnowledgeSearchOptions,
+} from './knowledge/knowledge-base.js';
+export { reciprocalRankFusion } from './knowledge/reciprocal-rank-fusion.js';
+export type { FusedHit, ReciprocalRankFusionOptions } from './knowledge/reciprocal-rank-fusion.js';
+export { citationOf, formatKnowledge, searchKnowledgeBases } from './knowledge/search-knowledge-bases.js';
+export type { KnowledgeSearchResult, SearchKnowledgeBasesOptions } from './knowledge/search-knowledge-bases.js';
+export { RAGMiddleware } from './rag/index.js';
+export type { RAGOptions } from './rag/index.js';

@@ -1,0 +1,127 @@
+/**
+ * `RAGMiddleware`: retrieval-augmented generation over one or more knowledge bases.
+ *
+ * - `mode: 'agentic'` (default) gives the agent the read-only tool `search_knowledge {query,
+ *   knowledge_bases?}`: the model decides when to search and where (`knowledge_bases` is an enum
+ *   of the mounted names). The result lists the chunks, numbered, each with its source and line
+ *   range so the answer can cite them.
+ *
+ * Several bases are searched in parallel and merged by reciprocal rank fusion (ranks, not raw
+ * scores: scores of different bases and embedding models are not comparable), cut at `topK`;
+ * `scoreThreshold` is passed to every base (its meaning is the base's, see the base). A base
+ * whose search fails is named in the result and the others still answer.
+ *
+ * The instance keeps no per-reply data: one instance can serve many agents and concurrent
+ * replies.
+ *
+ * @example
+ * ```ts
+ * const handbook = new InMemoryKnowledgeBase({ embeddings: new OpenAIEmbeddings({ model: 'text-embedding-3-small' }) });
+ * await handbook.add(await loadMarkdown('./handbook'));
+ * const agent = new Agent({
+ *   name: 'support', model,
+ *   sysPrompt: 'Answer from the handbook and cite sources like [handbook/refunds.md:3-9].',
+ *   middlewares: [new RAGMiddleware({ knowledgeBases: { handbook }, topK: 4 })],
+ * });
+ * ```
+ *
+ * @module
+ */
+import { map } from 'rxjs';
+import { z } from 'zod';
+import { defineTool, type Middleware, type Tool } from '@rxscope/core';
+import { checkTopK, type KnowledgeBase } from '../knowledge/knowledge-base.js';
+import { formatKnowledge, searchKnowledgeBases } from '../knowledge/search-knowledge-bases.js';
+
+/** Options of {@link RAGMiddleware}. */
+export interface RAGOptions {
+  /** The bases to search, by the name the model sees (letters, digits, `_`, `-`, `.`). At least one. */
+  readonly knowledgeBases: Readonly<Record<string, KnowledgeBase>>;
+  /** `'agentic'`: the model searches with a tool. Default `'agentic'`. */
+  readonly mode?: 'agentic';
+  /** Chunks per search after fusion. Default 5. */
+  readonly topK?: number;
+  /** Passed to every base's search (see the base for its scale). Default: none. */
+  readonly scoreThreshold?: number;
+  /** What each base holds, shown to the model in the tool description. */
+  readonly descriptions?: Readonly<Record<string, string>>;
+  /** Name of the search tool. Default `'search_knowledge'`. */
+  readonly toolName?: string;
+  /** Damping constant of the rank fusion. Default 60. */
+  readonly rrfK?: number;
+  /** State key. Default `'RAGMiddleware'`. */
+  readonly key?: string;
+}
+
+const BASE_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+
+/**
+ * Retrieval-augmented generation over mounted knowledge bases. See the module documentation.
+ */
+export class RAGMiddleware implements Middleware {
+  readonly key: string;
+  private readonly bases: Readonly<Record<string, KnowledgeBase>>;
+  private readonly names: readonly [string, ...string[]];
+  private readonly topK: number;
+  private readonly scoreThreshold: number | undefined;
+  private readonly rrfK: number | undefined;
+  private readonly searchTool: Tool;
+
+  constructor(options: RAGOptions) {
+    const owner = 'RAGMiddleware';
+    const bases = options?.knowledgeBases;
+    const names = bases && typeof bases === 'object' ? Object.keys(bases) : [];
+    if (!names.length) throw new TypeError(`${owner}: knowledgeBases must name at least one knowledge base, e.g. { handbook: kb }.`);
+    for (const name of names) {
+      if (!BASE_NAME.test(name)) throw new TypeError(`${owner}: knowledge base name "${name}" must be 1-64 letters, digits, "_", "-" or ".".`);
+      const kb = bases[name] as Partial<KnowledgeBase> | undefined;
+      if (typeof kb?.search !== 'function') throw new TypeError(`${owner}: knowledgeBases.${name} is not a knowledge base (it has no search method).`);
+    }
+    if (options.mode !== undefined && options.mode !== 'agentic') {
+      throw new TypeError(`${owner}: mode must be 'agentic', got ${JSON.stringify(options.mode)}.`);
+    }
+    for (const name of Object.keys(options.descriptions ?? {})) {
+      if (!names.includes(name)) throw new TypeError(`${owner}: descriptions.${name} names no mounted knowledge base (mounted: ${names.join(', ')}).`);
+    }
+    this.key = options.key ?? owner;
+    this.bases = bases;
+    this.names = names as [string, ...string[]];
+    this.topK = checkTopK(owner, options.topK);
+    this.scoreThreshold = options.scoreThreshold;
+    this.rrfK = options.rrfK;
+    this.searchTool = this.createTool(options.toolName ?? 'search_knowledge', options.descriptions ?? {});
+  }
+
+  tools(): readonly Tool[] {
+    return [this.searchTool];
+  }
+
+  private createTool(name: string, descriptions: Readonly<Record<string, string>>): Tool {
+    const listing = this.names.map((n) => (descriptions[n] ? `${n} (${descriptions[n]})` : n)).join(', ');
+    return defineTool({
+      name,
+      description:
+        `Searches the knowledge bases (${listing}) and returns the most relevant passages, numbered, each headed by its ` +
+        'source and lines. Cite the sources you use in your answer, e.g. [handbook/refunds.md:3-9].',
+      input: z.object({
+        query: z.string().min(1).describe('What to look for, in your own words (a question or keywords).'),
+        knowledge_bases: z
+          .array(z.enum(this.names))
+          .min(1)
+          .optional()
+          .describe('Which knowledge bases to search. Default: all of them.'),
+      }),
+      readOnly: true,
+      concurrencySafe: true,
+      execute: ({ query, knowledge_bases }, toolCtx) => {
+        const names = knowledge_bases ? [...new Set(knowledge_bases)] : this.names;
+        return searchKnowledgeBases(this.bases, names, query, {
+          topK: this.topK,
+          signal: toolCtx.signal,
+          ...(this.scoreThreshold !== undefined ? { scoreThreshold: this.scoreThreshold } : {}),
+          ...(this.rrfK !== undefined ? { rrfK: this.rrfK } : {}),
+        }).pipe(map((result) => (result.hits.length || result.failures.length ? formatKnowledge(result) : `Nothing found for "${query}" in ${names.join(', ')}.`)));
+      },
+    });
+  }
+}
