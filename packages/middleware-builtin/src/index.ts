@@ -50,3 +50,12 @@ export { citationOf, formatKnowledge, searchKnowledgeBases } from './knowledge/s
 export type { KnowledgeSearchResult, SearchKnowledgeBasesOptions } from './knowledge/search-knowledge-bases.js';
 export { RAGMiddleware } from './rag/index.js';
 export type { RAGOptions } from './rag/index.js';
+
+// --- usage, cost and audit ---
+export { UsageMiddleware } from './usage/index.js';
+export type { ModelCallUsage, ReplyUsage, SessionUsage, UsageOptions, UsageTotals } from './usage/index.js';
+export type { ModelPrice, PriceTable } from './usage/prices.js';
+export { AuditLogMiddleware } from './audit-log/index.js';
+export type { AuditLogOptions } from './audit-log/index.js';
+export { DEFAULT_REDACTED_KEYS, memoryAuditSink } from './audit-log/records.js';
+export type { AuditRecord, AuditRecordBase, AuditSink } from './audit-log/records.js';

@@ -1,0 +1,2 @@
+// @rxscope/middleware-builtin/node — the parts that need Node (files). Explicit named exports only.
+export { jsonLinesFileSink } from './json-lines-file-sink.js';
