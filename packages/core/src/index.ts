@@ -65,6 +65,8 @@ export type { ParsedArguments } from './tool/validate.js';
 // middleware
 export { ContextToken } from './middleware/context.js';
 export type { RuntimeContext, StateSlot } from './middleware/context.js';
+export { ConversationEditError } from './middleware/conversation.js';
+export type { BlockRef, Conversation, HintOptions } from './middleware/conversation.js';
 export { middlewareKey } from './middleware/middleware.js';
 export type { ActingInput, AgentInput, Middleware, ModelCallInput, Next, ReasoningInput } from './middleware/middleware.js';
 export { chainFor, composeChain } from './middleware/chain.js';

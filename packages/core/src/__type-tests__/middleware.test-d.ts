@@ -17,6 +17,11 @@ import {
   type ReasoningInput,
   type RuntimeContext,
   type StateSlot,
+  type BlockRef,
+  type Conversation,
+  ConversationEditError,
+  type HintOptions,
+  type Msg,
   createMsg,
 } from '../index.js';
 import { declared, exact, type Equal, type Expect } from './helpers.test-d.js';
@@ -226,4 +231,29 @@ export function useContext(ctx: RuntimeContext): void {
   ctx.delta('CUSTOM', 'b', 'x');
   // @ts-expect-error -- the delta is a string
   ctx.delta('TEXT_BLOCK_DELTA', 'b', 1);
+}
+
+// ── The conversation of a reply: ctx.conversation ────────────────────────────────────────────
+{
+  const ctx = declared<RuntimeContext>();
+  type _conversation = Expect<Equal<RuntimeContext['conversation'], Conversation>>;
+  type _messages = Expect<Equal<Conversation['messages'], readonly Msg[]>>;
+  exact<string>()(ctx.conversation.addHint('Answer now.', { id: 'limits:finish', lifetime: 'step', source: 'limits' }));
+  exact<boolean>()(ctx.conversation.removeHint('limits:finish'));
+  exact<boolean>()(ctx.conversation.hasHint('limits:finish'));
+  ctx.conversation.replaceMessages(0, 2, [createMsg('user', 'Summary: ...')]);
+  ctx.conversation.replaceBlock({ toolResult: 'call_1' }, { type: 'tool_result', toolCallId: 'call_1', name: 't', status: 'success', output: [] });
+  ctx.conversation.replaceBlock({ message: 'msg_1', index: 0 }, { type: 'text', text: 'shorter' });
+  const refs: BlockRef[] = [{ toolCall: 'c' }, { hint: 'h' }];
+  void refs;
+  // @ts-expect-error a lifetime is 'step' or 'persistent'
+  ctx.conversation.addHint('x', { lifetime: 'reply' });
+  // @ts-expect-error messages is read-only: edit through replaceMessages
+  ctx.conversation.messages = [];
+  // @ts-expect-error a block reference names what it refers to
+  ctx.conversation.replaceBlock({ id: 'x' }, { type: 'text', text: '' });
+  const options: HintOptions = { id: 'a' };
+  void options;
+  const err = new ConversationEditError('refused');
+  exact<'ConversationEditError'>()(err.name);
 }

@@ -175,6 +175,9 @@ export class Agent {
       append: (messages) => {
         if (messages.length) this.contextMessages = [...this.contextMessages, ...messages];
       },
+      setContext: (messages) => {
+        this.contextMessages = [...messages];
+      },
       setPending: (pending) => {
         this.pendingReply = pending;
       },

@@ -1,5 +1,7 @@
 import type { ActingInput, AgentInput, Middleware, ModelCallInput, ReasoningInput } from '../middleware/middleware.js';
 import { chainFor, type Chain } from '../middleware/chain.js';
+import type { RuntimeContext } from '../middleware/context.js';
+import { ReplyContext } from './reply-context.js';
 
 /** The composed chains of one middleware list, and its `onSystemPrompt` layers. */
 export interface AgentChains {
@@ -32,11 +34,20 @@ function hooksOf(list: readonly Middleware[]): unknown[] {
 function compose(list: readonly Middleware[]): AgentChains {
   return {
     agent: chainFor(list, 'onAgent'),
-    reasoning: chainFor(list, 'onReasoning'),
+    reasoning: chainFor(list, 'onReasoning', withEdits),
     acting: chainFor(list, 'onActing'),
     modelCall: chainFor(list, 'onModelCall'),
     promptLayers: list.filter((m) => m.onSystemPrompt !== undefined),
   };
+}
+
+/**
+ * What a reasoning layer passes to `next`, with the conversation's edits: an input that still
+ * carries a view of the conversation handed out earlier gets the current one.
+ */
+function withEdits(ctx: RuntimeContext, input: ReasoningInput): ReasoningInput {
+  const conversation = ctx instanceof ReplyContext ? ctx.conversationOfReply : undefined;
+  return conversation ? conversation.refresh(input) : input;
 }
 
 const none = compose([]);

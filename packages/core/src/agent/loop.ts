@@ -10,7 +10,6 @@ import type {
 } from '../event/events.js';
 import type { Msg, ToolCallBlock } from '../message/blocks.js';
 import { createMsg } from '../message/msg.js';
-import { createReplyReducer, type ReplyReducer } from '../message/reducer.js';
 import type { Chain } from '../middleware/chain.js';
 import type { ActingInput, AgentInput, ModelCallInput, ReasoningInput } from '../middleware/middleware.js';
 import type { ChatModel, ModelOptions, ToolChoice } from '../model/chat-model.js';
@@ -25,6 +24,7 @@ import { closingEvents } from './closing.js';
 import { callModel } from './model-step.js';
 import { NestedReplies } from './nested-replies.js';
 import type { ReplyContext } from './reply-context.js';
+import { ReplyConversation } from './reply-conversation.js';
 import { Relay } from './relay.js';
 import { runSteps } from './steps.js';
 
@@ -47,6 +47,8 @@ export interface LoopHost {
   context(): readonly Msg[];
   /** Appends messages to the conversation. */
   append(messages: readonly Msg[]): void;
+  /** Replaces the conversation (an edit through `ctx.conversation`). */
+  setContext(messages: readonly Msg[]): void;
   /** Records (or clears) the suspended reply. */
   setPending(pending: PendingReply | undefined): void;
   /** Permission verdict for a validated call (synchronous unless a tool's own check is async). */
@@ -100,7 +102,8 @@ type Triage =
  * external execution. The reply's message is folded with the same reducer a consumer uses.
  */
 export class ReplyRun {
-  readonly reducer: ReplyReducer;
+  /** The reply's conversation (`ctx.conversation`); its reducer folds the reply message. */
+  readonly conversation: ReplyConversation;
   private readonly interrupts = new Subject<string>();
   private interruptReason: string | undefined;
   private failure: unknown;
@@ -118,11 +121,8 @@ export class ReplyRun {
     private readonly resume?: ResumeRequest,
   ) {
     const pending = resume?.pending;
-    this.reducer = createReplyReducer({
-      source: ctx.agentName,
-      name: ctx.agentName,
-      ...(pending ? { initial: pending.message } : {}),
-    });
+    this.conversation = new ReplyConversation(host, ctx, pending?.message);
+    ctx.conversationOfReply = this.conversation;
     this.toolSteps = pending?.toolSteps ?? 0;
     this.nested = new NestedReplies(ctx.agentName);
     ctx.iteration = pending?.iteration ?? 0;
@@ -149,7 +149,7 @@ export class ReplyRun {
       this.host.append(input.messages);
       const first: Step = this.resume ? new ResumeStep(this.resume) : new ReasonStep(this.host.maxIters <= 0);
       const start = this.ctx.event('REPLY_START', { sessionId: this.ctx.sessionId });
-      this.reducer.apply(start);
+      this.conversation.apply(start);
       subscriber.next(start);
       if (this.resume) subscriber.next(this.ctx.event(this.resume.event.type, { results: this.resume.event.results } as never));
       let stepping = true;
@@ -225,13 +225,18 @@ export class ReplyRun {
     return new Observable<AgentEvent | Step>((subscriber) => {
       new Relay<AgentEvent, AgentEvent | Step>(subscriber, {
         next: (e, down) => {
+          // Hints added since the last event go out first, in the order the reply message holds them.
+          if (this.conversation.hasHints) for (const h of this.conversation.takeHints()) down.next(h);
           this.apply(e);
           down.next(e);
         },
         complete: (down) => {
+          // Hints added in this step and not emitted yet (a layer answered without the model).
+          for (const e of this.conversation.takeHints()) down.next(e);
+          this.conversation.dropStepHints(false);
           if (step.final) down.next(new DoneStep(this.toolSteps > 0 ? 'max_iters' : 'completed'));
           else {
-            const calls = this.reducer.unansweredCalls();
+            const calls = this.conversation.reducer.unansweredCalls();
             down.next(calls.length ? new ActStep(calls) : new DoneStep('completed'));
           }
           down.complete();
@@ -242,7 +247,6 @@ export class ReplyRun {
 
   private reasoning(final: boolean): Observable<AgentEvent> {
     const { host, ctx } = this;
-    const soFar = this.reducer.message();
     const forced = host.toolChoice !== 'auto' && host.toolChoice !== 'none';
     const toolChoice: ToolChoice = final
       ? 'none'
@@ -250,7 +254,7 @@ export class ReplyRun {
         ? 'auto'
         : host.toolChoice;
     const input: ReasoningInput = {
-      messages: soFar.content.length ? [...host.context(), soFar] : host.context(),
+      messages: this.conversation.messages,
       tools: host.toolList,
       toolChoice,
       options: host.modelOptions,
@@ -277,8 +281,13 @@ export class ReplyRun {
       );
     // A prompt that every layer transformed synchronously needs no stream (and events no switchMap).
     return defer(() => {
+      // Hints added by the layers of this step go out once, before the model call that includes them.
+      const conversation = this.conversation;
+      const hints = conversation.takeHints();
+      conversation.markStepHintsSeen();
       const prompt = host.systemPrompt(ctx);
-      return typeof prompt === 'string' ? call(prompt) : prompt.pipe(switchMap(call));
+      const model = typeof prompt === 'string' ? call(prompt) : prompt.pipe(switchMap(call));
+      return hints.length ? concat(from(hints), model) : model;
     });
   }
 
@@ -335,10 +344,13 @@ export class ReplyRun {
     return new Observable<AgentEvent | Step>((subscriber) => {
       new Relay<AgentEvent, AgentEvent | Step>(subscriber, {
         next: (e, down) => {
+          // Hints added since the last event go out first, in the order the reply message holds them.
+          if (this.conversation.hasHints) for (const h of this.conversation.takeHints()) down.next(h);
           this.apply(e);
           down.next(e);
         },
         complete: (down) => {
+          for (const e of this.conversation.takeHints()) down.next(e);
           down.next(confirm.length || external.length ? new SuspendStep(confirm, external) : new ReasonStep(this.toolSteps >= host.maxIters));
           down.complete();
         },
@@ -397,7 +409,7 @@ export class ReplyRun {
 
   private apply(e: AgentEvent): void {
     this.nested.observe(e);
-    this.reducer.apply(e);
+    this.conversation.apply(e);
     if (e.type === 'MODEL_CALL_END' && e.source === this.ctx.agentName) this.addUsage(e.usage);
   }
 
@@ -458,8 +470,10 @@ export class ReplyRun {
     const cancelled = !this.done && this.failure === undefined && this.interruptReason === undefined;
     const reason: ReplyFinishReason =
       this.failure !== undefined ? 'error' : this.interruptReason !== undefined || cancelled ? 'interrupted' : this.done!.reason;
-    const { ctx, reducer, host } = this;
+    const { ctx, conversation, host } = this;
+    const hints = conversation.takeHints();
     if ((reason === 'awaiting_confirmation' || reason === 'awaiting_external_execution') && this.suspended) {
+      const reducer = conversation.reducer;
       host.setPending({
         replyId: ctx.replyId,
         iteration: ctx.iteration,
@@ -469,7 +483,7 @@ export class ReplyRun {
         external: this.suspended.external,
         usage: this.usageSoFar(),
       });
-      return { events: [], reason, persist: host.persist() };
+      return { events: hints, reason, persist: host.persist() };
     }
     const why =
       reason === 'error'
@@ -478,11 +492,13 @@ export class ReplyRun {
           ? 'the iteration limit was reached'
           : `the reply was interrupted${this.interruptReason ? ` (${this.interruptReason})` : ''}`;
     const events = [
+      ...hints,
       ...(this.nested.active ? this.nested.close(`the reply of "${ctx.agentName}" ended first (${why})`) : []),
-      ...closingEvents(ctx, reducer, reason === 'error' ? 'error' : 'interrupted', why),
+      ...closingEvents(ctx, conversation.reducer, reason === 'error' ? 'error' : 'interrupted', why),
     ];
+    conversation.dropStepHints(true);
     host.setPending(undefined);
-    const msg = reducer.message();
+    const msg = conversation.reducer.message();
     if (msg.content.length) host.append([msg]);
     return { events, reason, persist: host.persist() };
   }

@@ -1,12 +1,17 @@
 import { createDeltaEvent, createEvent, type DeltaEventType, type EventOrigin } from '../event/create.js';
 import type { AgentEventOf, AgentEventType, EventFields } from '../event/events.js';
 import type { ContextToken, RuntimeContext, StateSlot } from '../middleware/context.js';
+import type { Conversation } from '../middleware/conversation.js';
+import { AgentUsageError } from './errors.js';
+import type { ReplyConversation } from './reply-conversation.js';
 
 /** The {@link RuntimeContext} of one reply; the loop advances `iteration`. */
 export class ReplyContext implements RuntimeContext {
   iteration = 0;
   private readonly values = new Map<ContextToken<unknown>, unknown>();
   private readonly origin: EventOrigin;
+  /** Set by the loop when the reply starts (contexts built only to stamp events have none). */
+  conversationOfReply: ReplyConversation | undefined;
 
   constructor(
     readonly agentName: string,
@@ -16,6 +21,12 @@ export class ReplyContext implements RuntimeContext {
     private readonly store: Record<string, unknown>,
   ) {
     this.origin = { replyId, source: agentName };
+  }
+
+  get conversation(): Conversation {
+    const conversation = this.conversationOfReply;
+    if (!conversation) throw new AgentUsageError('ctx.conversation is only available while the reply runs.');
+    return conversation;
   }
 
   get<T>(token: ContextToken<T>): T {

@@ -97,7 +97,14 @@ export interface EventFields {
     /** The complete, authoritative output (deltas are live progress). */
     readonly output: readonly ToolResultContent[];
   };
-  HINT_BLOCK: { readonly blockId: string; readonly text: string };
+  HINT_BLOCK: {
+    readonly blockId: string;
+    readonly text: string;
+    /** The hint's id (`ctx.conversation.addHint`), when it was given one. */
+    readonly hintId?: string;
+    /** Who the hint is from: `'user'` for a message sent with `agent.send()`. */
+    readonly hintSource?: string;
+  };
   DATA_BLOCK_START: { readonly blockId: string; readonly mediaType: string; readonly url?: string };
   DATA_BLOCK_DELTA: { readonly blockId: string; readonly delta: string };
   DATA_BLOCK_END: { readonly blockId: string };

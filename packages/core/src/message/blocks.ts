@@ -40,6 +40,10 @@ export interface ToolResultBlock {
 export interface HintBlock {
   readonly type: 'hint';
   readonly text: string;
+  /** The id it was added with (`ctx.conversation.addHint`), to remove it later. */
+  readonly id?: string;
+  /** Who it is from: `'user'` for a message sent with `agent.send()`, else what the adder named. */
+  readonly source?: string;
 }
 
 /** Binary media, inline as base64 (`data`) or by reference (`url`). */

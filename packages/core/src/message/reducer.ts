@@ -13,6 +13,8 @@ interface Entry {
   output?: readonly ToolResultContent[];
   mediaType?: string;
   url?: string;
+  hintId?: string;
+  hintSource?: string;
 }
 
 /** A block that was opened and not yet closed, as the reducer sees it. */
@@ -51,6 +53,10 @@ export interface ReplyReducer {
   openModelCall(): string | undefined;
   /** Tool calls (closed or not) that have no result block yet, in call order. */
   unansweredCalls(): ToolCallBlock[];
+  /** Removes the hint blocks added with this id (`HINT_BLOCK {hintId}`); returns how many. */
+  removeHint(hintId: string): number;
+  /** True when a hint block with this id is in the message. */
+  hasHint(hintId: string): boolean;
 }
 
 /**
@@ -139,10 +145,14 @@ export function createReplyReducer(options: ReplyReducerOptions = {}): ReplyRedu
       case 'DATA_BLOCK_END':
         close(event);
         break;
-      case 'HINT_BLOCK':
-        byBlock.set(event.blockId, { kind: 'hint', blockId: event.blockId, text: event.text, open: false });
-        entries.push(byBlock.get(event.blockId)!);
+      case 'HINT_BLOCK': {
+        const entry: Entry = { kind: 'hint', blockId: event.blockId, text: event.text, open: false };
+        if (event.hintId !== undefined) entry.hintId = event.hintId;
+        if (event.hintSource !== undefined) entry.hintSource = event.hintSource;
+        byBlock.set(event.blockId, entry);
+        entries.push(entry);
         break;
+      }
       case 'MODEL_CALL_START':
         modelCall = event.model;
         break;
@@ -195,6 +205,18 @@ export function createReplyReducer(options: ReplyReducerOptions = {}): ReplyRedu
         .filter((e) => e.kind === 'tool_call' && !answered.has(e.toolCallId))
         .map((e) => toBlock(e) as ToolCallBlock);
     },
+    removeHint: (hintId) => {
+      let removed = 0;
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const e = entries[i]!;
+        if (e.kind !== 'hint' || e.hintId !== hintId) continue;
+        entries.splice(i, 1);
+        byBlock.delete(e.blockId);
+        removed++;
+      }
+      return removed;
+    },
+    hasHint: (hintId) => entries.some((e) => e.kind === 'hint' && e.hintId === hintId),
   };
 }
 
@@ -205,7 +227,12 @@ function toBlock(e: Entry): ContentBlock {
     case 'thinking':
       return { type: 'thinking', thinking: e.text };
     case 'hint':
-      return { type: 'hint', text: e.text };
+      return {
+        type: 'hint',
+        text: e.text,
+        ...(e.hintId !== undefined ? { id: e.hintId } : {}),
+        ...(e.hintSource !== undefined ? { source: e.hintSource } : {}),
+      };
     case 'tool_call':
       return { type: 'tool_call', id: e.toolCallId ?? e.blockId, name: e.name ?? 'unknown', arguments: e.text };
     case 'tool_result':
@@ -234,7 +261,13 @@ function entryFromBlock(block: ContentBlock, callOrder: Map<string, number>): En
     case 'thinking':
       return { ...base, kind: 'thinking', text: block.thinking };
     case 'hint':
-      return { ...base, kind: 'hint', text: block.text };
+      return {
+        ...base,
+        kind: 'hint',
+        text: block.text,
+        ...(block.id !== undefined ? { hintId: block.id } : {}),
+        ...(block.source !== undefined ? { hintSource: block.source } : {}),
+      };
     case 'tool_call':
       callOrder.set(block.id, callOrder.size);
       return { ...base, kind: 'tool_call', text: block.arguments, toolCallId: block.id, name: block.name };

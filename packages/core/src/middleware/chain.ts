@@ -17,6 +17,8 @@ export type OnionHook = 'onAgent' | 'onReasoning' | 'onActing' | 'onModelCall';
  * Composes layers into one chain, first layer outermost (built once, with `reduceRight`). Each
  * layer runs inside `defer`: nothing runs before subscribe, a synchronous throw becomes an error
  * notification, and resubscribing re-enters the layer. An empty list yields the terminal itself.
+ * `handOver`, when given, maps what a layer passes to `next` before the inner layer (or the
+ * terminal) receives it.
  *
  * @example
  * ```ts
@@ -24,10 +26,12 @@ export type OnionHook = 'onAgent' | 'onReasoning' | 'onActing' | 'onModelCall';
  * chain(agent, ctx, input, (i) => callModel(i)).subscribe();
  * ```
  */
-export function composeChain<I>(layers: readonly Layer<I>[]): Chain<I> {
+export function composeChain<I>(layers: readonly Layer<I>[], handOver?: (ctx: RuntimeContext, input: I) => I): Chain<I> {
   return layers.reduceRight<Chain<I>>(
     (inner, layer) => (agent, ctx, input, terminal) =>
-      defer(() => layer(agent, ctx, input, (nextInput) => inner(agent, ctx, nextInput, terminal))),
+      defer(() =>
+        layer(agent, ctx, input, (nextInput) => inner(agent, ctx, handOver ? handOver(ctx, nextInput) : nextInput, terminal)),
+      ),
     (_agent, _ctx, input, terminal) => terminal(input),
   );
 }
@@ -43,6 +47,7 @@ export function composeChain<I>(layers: readonly Layer<I>[]): Chain<I> {
 export function chainFor<H extends OnionHook>(
   middlewares: readonly Middleware[],
   hook: H,
+  handOver?: (ctx: RuntimeContext, input: Parameters<NonNullable<Middleware[H]>>[2]) => Parameters<NonNullable<Middleware[H]>>[2],
 ): Chain<Parameters<NonNullable<Middleware[H]>>[2]> {
   type I = Parameters<NonNullable<Middleware[H]>>[2];
   const layers: Layer<I>[] = [];
@@ -50,5 +55,5 @@ export function chainFor<H extends OnionHook>(
     const fn = mw[hook] as ((...args: Parameters<Layer<I>>) => Observable<AgentEvent>) | undefined;
     if (fn) layers.push((agent, ctx, input, next) => fn.call(mw, agent, ctx, input, next));
   }
-  return composeChain(layers);
+  return composeChain(layers, handOver);
 }

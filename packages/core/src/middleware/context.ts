@@ -1,5 +1,6 @@
 import type { DeltaEventType } from '../event/create.js';
 import type { AgentEventOf, AgentEventType, EventFields } from '../event/events.js';
+import type { Conversation } from './conversation.js';
 
 /**
  * A typed key for per-reply data in the {@link RuntimeContext}, like Angular's `HttpContextToken`.
@@ -44,6 +45,11 @@ export interface RuntimeContext {
   readonly iteration: number;
   /** Aborted when the reply is cancelled (unsubscribe) or interrupted. */
   readonly signal: AbortSignal;
+  /**
+   * The conversation of this reply: read it, edit what is persisted (a summary instead of older
+   * messages, a pointer instead of a large tool result), add and remove hints.
+   */
+  readonly conversation: Conversation;
   /** The value of `token` for this reply (its default until set). */
   get<T>(token: ContextToken<T>): T;
   set<T>(token: ContextToken<T>, value: NoInfer<T>): void;

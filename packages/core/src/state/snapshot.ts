@@ -13,7 +13,7 @@ const block = z.discriminatedUnion('type', [
   text,
   data,
   z.object({ type: z.literal('thinking'), thinking: z.string() }),
-  z.object({ type: z.literal('hint'), text: z.string() }),
+  z.object({ type: z.literal('hint'), text: z.string(), id: z.string().optional(), source: z.string().optional() }),
   z.object({ type: z.literal('tool_call'), id: z.string(), name: z.string(), arguments: z.string() }),
   z.object({
     type: z.literal('tool_result'),

@@ -29,7 +29,7 @@
  */
 import { concat, defer, from, type Observable, tap, throwError } from 'rxjs';
 import type { Agent, AgentEvent, Middleware, Next, ReasoningInput, RuntimeContext } from '@rxscope/core';
-import { applyHints, checkLimit, type GivenHint, LimitExceededError, type LimitScope, ScopedState } from '../steering/index.js';
+import { checkLimit, LimitExceededError, type LimitScope, ScopedState } from '../steering/index.js';
 
 /** Where the model-call counts stand when a limit decision is made. */
 export interface ModelCallLimitStatus {
@@ -55,7 +55,6 @@ export interface ModelCallLimitOptions {
 
 interface ReplyCount {
   readonly calls: number;
-  readonly hints: readonly GivenHint[];
 }
 
 interface SessionCount {
@@ -84,7 +83,7 @@ export class ModelCallLimitMiddleware implements Middleware {
     const hint = options.finishHint;
     this.finishHint = typeof hint === 'string' ? () => hint : (hint ?? defaultFinishHint);
     this.key = options.key ?? owner;
-    this.state = new ScopedState<ReplyCount, SessionCount>(this.key, () => ({ calls: 0, hints: [] }), () => ({ calls: 0 }));
+    this.state = new ScopedState<ReplyCount, SessionCount>(this.key, () => ({ calls: 0 }), () => ({ calls: 0 }));
   }
 
   /** Model calls made so far in this session (per the persisted state). */
@@ -116,17 +115,18 @@ export class ModelCallLimitMiddleware implements Middleware {
 
     const head: AgentEvent[] = [];
     let steered = input;
-    if (left === 1 && this.onLimit === 'finish') {
-      const hinted = applyHints(ctx, { ...input, toolChoice: 'none' }, [{ id: 'finish', text: this.finishHint(status) }], reply.hints);
-      if (hinted.events.length) head.push(ctx.event('CUSTOM', { name: 'model_call_limit', value: { action: 'finish', ...status } }));
-      head.push(...hinted.events);
-      steered = hinted.input;
-      if (hinted.given !== reply.hints) this.state.setReply(ctx, { ...reply, hints: hinted.given });
+    const finish = left === 1 && this.onLimit === 'finish';
+    const hintId = `${this.key}:finish`;
+    if (finish) {
+      // Reported once per reply, even when an outer layer re-enters the step.
+      if (!ctx.conversation.hasHint(hintId)) head.push(ctx.event('CUSTOM', { name: 'model_call_limit', value: { action: 'finish', ...status } }));
+      steered = { ...input, toolChoice: 'none' };
     }
 
     return concat(
       from(head),
       defer(() => {
+        if (finish) ctx.conversation.addHint(this.finishHint(status), { id: hintId, source: this.key });
         let counted = false;
         return next(steered).pipe(
           tap((e) => {

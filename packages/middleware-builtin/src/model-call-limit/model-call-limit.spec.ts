@@ -37,7 +37,7 @@ describe('ModelCallLimitMiddleware', () => {
     expect(textOfMsg(agent.context.at(-1)!)).toBe('Final answer.');
     const hint = events.find(isEvent('HINT_BLOCK'))!;
     expect(hint.text).toContain('last model call in this reply (limit: 3 calls)');
-    expect(model.requests[2]!.messages.at(-1)!.content.at(-1)).toEqual({ type: 'hint', text: hint.text });
+    expect(model.requests[2]!.messages.at(-1)!.content.at(-1)).toEqual({ type: 'hint', text: hint.text, id: 'ModelCallLimitMiddleware:finish', source: 'ModelCallLimitMiddleware' });
     expect(limitEvents(events)).toEqual([{ action: 'finish', scope: 'reply', limit: 3, used: 2 }]);
   });
 

@@ -27,9 +27,9 @@
  *
  * @module
  */
-import { concat, defer, from, type Observable } from 'rxjs';
+import { defer, type Observable } from 'rxjs';
 import type { Agent, AgentEvent, Middleware, Next, ReasoningInput, RuntimeContext, Usage } from '@rxscope/core';
-import { applyHints, emitAfter, type GivenHint, ScopedState } from '../steering/index.js';
+import { emitAfter, ScopedState } from '../steering/index.js';
 
 /** Where a reply stands against its budget (the value of the `reply_budget.*` events). */
 export interface ReplyBudgetStatus {
@@ -66,7 +66,6 @@ interface Spending {
   readonly spent: number;
   readonly warned: boolean;
   readonly exhausted: boolean;
-  readonly hints: readonly GivenHint[];
 }
 
 const defaultWrapUp = (s: ReplyBudgetStatus) =>
@@ -110,7 +109,7 @@ export class ReplyBudgetMiddleware implements Middleware {
     this.wrapUpHint = typeof wrapUp === 'string' ? () => wrapUp : (wrapUp ?? defaultWrapUp);
     this.state = new ScopedState<Spending, undefined>(
       this.key,
-      () => ({ spent: 0, warned: false, exhausted: false, hints: [] }),
+      () => ({ spent: 0, warned: false, exhausted: false }),
       () => undefined,
     );
   }
@@ -132,12 +131,10 @@ export class ReplyBudgetMiddleware implements Middleware {
     } else if (spending.warned && this.warningHint) {
       wanted.push({ id: 'warning', text: this.warningHint(status) });
     }
-    const hinted = applyHints(ctx, steered, wanted, spending.hints);
-    if (hinted.given !== spending.hints) this.state.setReply(ctx, { ...spending, hints: hinted.given });
-    return concat(
-      from(hinted.events),
-      defer(() => next(hinted.input)).pipe(emitAfter((e) => (e.type === 'MODEL_CALL_END' && e.source === ctx.agentName ? this.spend(ctx, e.usage) : undefined))),
-    );
+    return defer(() => {
+      for (const w of wanted) ctx.conversation.addHint(w.text, { id: `${this.key}:${w.id}`, source: this.key });
+      return next(steered);
+    }).pipe(emitAfter((e) => (e.type === 'MODEL_CALL_END' && e.source === ctx.agentName ? this.spend(ctx, e.usage) : undefined)));
   }
 
   /** Adds one call's usage to the reply's spending; returns the events to report it. */

@@ -31,7 +31,7 @@ describe('ReplyBudgetMiddleware', () => {
     // the model saw the hint in the wrap-up call, at the end of the reply so far
     const last = model.requests[2]!;
     expect(hintsSeen(last)).toEqual(hints(events));
-    expect(last.messages.at(-1)!.content.at(-1)).toEqual({ type: 'hint', text: hints(events)[0] });
+    expect(last.messages.at(-1)!.content.at(-1)).toEqual({ type: 'hint', text: hints(events)[0], id: 'ReplyBudgetMiddleware:wrap-up', source: 'ReplyBudgetMiddleware' });
     expect(hintsSeen(model.requests[1]!)).toEqual([]);
     // the hint is emitted before the wrap-up model call starts
     const hintAt = events.findIndex((e) => e.type === 'HINT_BLOCK');

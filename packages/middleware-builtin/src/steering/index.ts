@@ -1,27 +1,19 @@
 /**
  * Helpers shared by the budget and limit middlewares (`reply-budget`, `model-call-limit`,
- * `tool-call-limit`): steering a reasoning step towards a final answer with a hint, the error
- * that ends a reply at a hard limit, per-reply and per-session counters, and an operator that
- * inserts events after the ones it watches. Only {@link LimitExceededError} is public.
+ * `tool-call-limit`): the error that ends a reply at a hard limit, per-reply and per-session
+ * counters, and an operator that inserts events after the ones it watches. Only
+ * {@link LimitExceededError} is public. (Hints are the core's: `ctx.conversation.addHint`.)
  *
  * @example
  * ```ts
- * const steered = withHint(ctx, { ...input, toolChoice: 'none' }, 'Answer now.');
- * return concat(of(hintEvent(ctx, 'Answer now.')), next(steered));
+ * const counts = new ScopedState(key, () => ({ calls: 0 }), () => ({ calls: 0 }));
+ * counts.setReply(ctx, { calls: counts.reply(ctx).calls + 1 });
  * ```
  *
  * @module
  */
 import { type MonoTypeOperatorFunction, Observable } from 'rxjs';
-import {
-  type AgentEvent,
-  ContextToken,
-  createMsg,
-  type HintBlock,
-  newId,
-  type ReasoningInput,
-  type RuntimeContext,
-} from '@rxscope/core';
+import { type AgentEvent, ContextToken, type RuntimeContext } from '@rxscope/core';
 
 /** Which limit was hit: per reply or per session. */
 export type LimitScope = 'reply' | 'session';
@@ -61,61 +53,6 @@ export class LimitExceededError extends Error {
     this.limit = options.limit;
     this.used = options.used;
   }
-}
-
-/** A `HINT_BLOCK` event of this reply. */
-export function hintEvent(ctx: RuntimeContext, text: string): AgentEvent {
-  return ctx.event('HINT_BLOCK', { blockId: newId('blk'), text });
-}
-
-/**
- * The reasoning input with `text` as a hint at the end of the reply so far, which is where the
- * `HINT_BLOCK` event puts it in the stored reply message: the model sees now what the
- * conversation will hold later.
- */
-export function withHint(ctx: RuntimeContext, input: ReasoningInput, text: string): ReasoningInput {
-  const hint: HintBlock = { type: 'hint', text };
-  const last = input.messages[input.messages.length - 1];
-  const messages =
-    last && last.role === 'assistant' && last.id === ctx.replyId
-      ? [...input.messages.slice(0, -1), { ...last, content: [...last.content, hint] }]
-      : [...input.messages, createMsg('assistant', [hint], { id: ctx.replyId, name: ctx.agentName })];
-  return { ...input, messages };
-}
-
-/** A hint given in one reasoning step (`at` is the step's `ctx.iteration`). */
-export interface GivenHint {
-  readonly id: string;
-  readonly text: string;
-  readonly at: number;
-}
-
-/**
- * Applies hints to a reasoning step, once: a hint not given yet is emitted as a `HINT_BLOCK`
- * and added to what the model sees; a hint given in this same step (the step re-entered by an
- * outer retry) is added again without a second event; a hint given in an earlier step is
- * already in the reply so far and is left alone. Returns the events, the input and the updated
- * list of given hints.
- */
-export function applyHints(
-  ctx: RuntimeContext,
-  input: ReasoningInput,
-  wanted: readonly { readonly id: string; readonly text: string }[],
-  given: readonly GivenHint[],
-): { events: AgentEvent[]; input: ReasoningInput; given: readonly GivenHint[] } {
-  const events: AgentEvent[] = [];
-  let out = input;
-  let list = given;
-  for (const hint of wanted) {
-    const before = given.find((g) => g.id === hint.id);
-    if (before && before.at !== ctx.iteration) continue;
-    out = withHint(ctx, out, before?.text ?? hint.text);
-    if (!before) {
-      events.push(hintEvent(ctx, hint.text));
-      list = [...list, { id: hint.id, text: hint.text, at: ctx.iteration }];
-    }
-  }
-  return { events, input: out, given: list };
 }
 
 interface Persisted<S, R> {

@@ -28,7 +28,7 @@
  *
  * @module
  */
-import { concat, from, type Observable, throwError } from 'rxjs';
+import { concat, defer, from, type Observable, throwError } from 'rxjs';
 import {
   type ActingInput,
   type Agent,
@@ -40,7 +40,7 @@ import {
   ruleMatches,
   type RuntimeContext,
 } from '@rxscope/core';
-import { applyHints, checkLimit, type GivenHint, LimitExceededError, type LimitScope, ScopedState } from '../steering/index.js';
+import { checkLimit, LimitExceededError, type LimitScope, ScopedState } from '../steering/index.js';
 
 /** A limit that was reached: its scope, the tool pattern it covers (none for the global limit), its size and use. */
 export interface ToolCallLimitStatus {
@@ -87,7 +87,6 @@ interface Counts {
 interface ReplyCounts extends Counts {
   /** The first limit a call ran into in this reply. */
   readonly exceeded?: ToolCallLimitStatus;
-  readonly hints: readonly GivenHint[];
 }
 
 const describe = (s: ToolCallLimitStatus) => {
@@ -124,7 +123,7 @@ export class ToolCallLimitMiddleware implements Middleware {
     this.key = options.key ?? owner;
     this.state = new ScopedState<ReplyCounts, Counts>(
       this.key,
-      () => ({ calls: 0, perTool: {}, hints: [] }),
+      () => ({ calls: 0, perTool: {} }),
       () => ({ calls: 0, perTool: {} }),
     );
   }
@@ -209,15 +208,17 @@ export class ToolCallLimitMiddleware implements Middleware {
       }
     }
     if (!wanted.length) return next(input);
-    const hinted = applyHints(ctx, steered, wanted, reply.hints);
-    const head: AgentEvent[] = [];
-    if (hinted.events.length) {
-      const fresh = reached.filter((s, i) => !reply.hints.some((h) => h.id === wanted[i]!.id));
-      head.push(ctx.event('CUSTOM', { name: 'tool_call_limit', value: { action: 'finish', limits: fresh } }));
-      head.push(...hinted.events);
-      this.state.setReply(ctx, { ...reply, hints: hinted.given });
-    }
-    return concat(from(head), next(hinted.input));
+    const ids = wanted.map((w) => `${this.key}:${w.id}`);
+    // Reported once per reply for each limit, even when an outer layer re-enters the step.
+    const fresh = reached.filter((_s, i) => !ctx.conversation.hasHint(ids[i]!));
+    const head = fresh.length ? [ctx.event('CUSTOM', { name: 'tool_call_limit', value: { action: 'finish', limits: fresh } })] : [];
+    return concat(
+      from(head),
+      defer(() => {
+        wanted.forEach((w, i) => ctx.conversation.addHint(w.text, { id: ids[i]!, source: this.key }));
+        return next(steered);
+      }),
+    );
   }
 
   /** Global limits a further call would exceed. */

@@ -564,6 +564,9 @@ function fakeContext(): RuntimeContext {
     sessionId: 'session_1',
     iteration: 1,
     signal: new AbortController().signal,
+    get conversation(): never {
+      throw new Error('this fake context has no conversation');
+    },
     get: (token) => {
       if (!values.has(token)) values.set(token, token.defaultValue());
       return values.get(token) as never;
