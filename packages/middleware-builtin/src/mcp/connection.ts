@@ -34,6 +34,8 @@ export interface McpCallOptions {
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
+/** How long a server that may have gone away gets to answer a ping. */
+const PING_TIMEOUT_MS = 10_000;
 
 /**
  * The error of a call whose server connection closed before it answered (the process exited,
@@ -71,6 +73,8 @@ export class McpConnection {
   private currentTools: readonly McpTool[] = [];
   private closedReason: string | undefined;
   private closing = false;
+  private checking = false;
+  private initialised = false;
   private refreshing: Promise<void> = Promise.resolve();
 
   private constructor(
@@ -86,10 +90,12 @@ export class McpConnection {
     const connection = new McpConnection(name, config, client, options);
     const transport = createTransport(config);
     client.onclose = () => connection.markClosed(connection.closing ? 'closed' : 'the server closed the connection');
+    client.onerror = () => connection.checkAlive();
     try {
       await client.connect(transport);
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => connection.refreshTools());
       connection.currentTools = await connection.listAllTools();
+      connection.initialised = true;
     } catch (e) {
       await client.close().catch(() => undefined);
       const where = isHttpServer(config) ? config.url : [config.command, ...(config.args ?? [])].join(' ');
@@ -146,6 +152,28 @@ export class McpConnection {
 
   private markClosed(reason: string): void {
     this.closedReason ??= reason;
+  }
+
+  /**
+   * After a transport error, asks the server whether it is still there. Over HTTP a server that
+   * dies mid-call only cuts a stream: the SDK retries it and leaves the call waiting. A server
+   * that no longer answers a ping is taken as gone: the connection is closed, which fails every
+   * call in flight at once (instead of a wait for the timeout).
+   */
+  private checkAlive(): void {
+    if (this.checking || this.closing || this.closedReason !== undefined || !this.initialised) return;
+    this.checking = true;
+    this.client
+      .ping({ timeout: PING_TIMEOUT_MS })
+      .then(
+        () => undefined,
+        (e: unknown) => {
+          this.markClosed(`the server stopped answering (${e instanceof Error ? e.message : String(e)})`);
+          return this.client.close();
+        },
+      )
+      .catch(() => undefined)
+      .finally(() => (this.checking = false));
   }
 
   private async listAllTools(): Promise<McpTool[]> {

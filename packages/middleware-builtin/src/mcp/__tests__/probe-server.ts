@@ -76,6 +76,7 @@ async function serveHttp(): Promise<void> {
     const id = req.headers['mcp-session-id'];
     const existing = typeof id === 'string' ? sessions.get(id) : undefined;
     if (existing) return void existing.handleRequest(req, res);
+    log(`new session, authorization: ${req.headers.authorization ?? '(none)'}`);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (sid) => void sessions.set(sid, transport),
