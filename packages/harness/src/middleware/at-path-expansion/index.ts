@@ -4,7 +4,7 @@
  *
  * - Only files inside the workspace are attached (confined like the file tools: `..`,
  *   absolute paths outside, symlinks leading out and special files are refused, and a note
- *   says so when the mention looks like a path).
+ *   in the message says so).
  * - A mention that is not an existing file (`@alice`, `@here`) and e-mail addresses
  *   (`bob@example.com`) are left alone.
  * - Each file is attached once per reply however often it is mentioned; each is capped at
@@ -81,12 +81,11 @@ export class AtPathExpansionMiddleware implements Middleware {
   }
 
   private async attach(mention: string, seen: Set<string>, budget: { left: number }): Promise<string | undefined> {
-    const looksLikePath = mention.includes('/') || mention.includes('.');
     let path: string;
     try {
       path = await this.fs.resolve(mention);
     } catch (e) {
-      if (e instanceof WorkspacePathError && looksLikePath) return `[@${mention} was not attached: ${e.message}]`;
+      if (e instanceof WorkspacePathError) return `[@${mention} was not attached: ${e.message}]`;
       return undefined;
     }
     if (seen.has(path)) return undefined;
@@ -94,7 +93,7 @@ export class AtPathExpansionMiddleware implements Middleware {
     try {
       info = await this.fs.stat(path);
     } catch (e) {
-      if (e instanceof WorkspacePathError && looksLikePath) return `[@${mention} was not attached: ${e.message}]`;
+      if (e instanceof WorkspacePathError) return `[@${mention} was not attached: ${e.message}]`;
       return undefined;
     }
     if (info?.type !== 'file') return undefined;
