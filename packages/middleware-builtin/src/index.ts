@@ -67,3 +67,10 @@ export { CassetteMismatchError, ReplayChatModel } from './recording/replay-chat-
 export type { ReplayChatModelOptions } from './recording/replay-chat-model.js';
 export { CASSETTE_VERSION, stableEvents } from './recording/cassette.js';
 export type { Cassette, RecordedModelCall, RecordedModelRequest, RecordedReply } from './recording/cassette.js';
+
+// --- speech ---
+export { TTSMiddleware } from './tts/index.js';
+export type { TTSOptions } from './tts/index.js';
+export { OpenAITextToSpeech } from './tts/openai-text-to-speech.js';
+export type { OpenAITextToSpeechOptions } from './tts/openai-text-to-speech.js';
+export type { SpeechOptions, TextToSpeech } from './tts/text-to-speech.js';
