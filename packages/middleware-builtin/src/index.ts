@@ -59,3 +59,18 @@ export { AuditLogMiddleware } from './audit-log/index.js';
 export type { AuditLogOptions } from './audit-log/index.js';
 export { DEFAULT_REDACTED_KEYS, memoryAuditSink } from './audit-log/records.js';
 export type { AuditRecord, AuditRecordBase, AuditSink } from './audit-log/records.js';
+
+// --- recording and replay ---
+export { RecordingMiddleware } from './recording/index.js';
+export type { RecordingOptions } from './recording/index.js';
+export { CassetteMismatchError, ReplayChatModel } from './recording/replay-chat-model.js';
+export type { ReplayChatModelOptions } from './recording/replay-chat-model.js';
+export { CASSETTE_VERSION, stableEvents } from './recording/cassette.js';
+export type { Cassette, RecordedModelCall, RecordedModelRequest, RecordedReply } from './recording/cassette.js';
+
+// --- speech ---
+export { TTSMiddleware } from './tts/index.js';
+export type { TTSOptions } from './tts/index.js';
+export { OpenAITextToSpeech } from './tts/openai-text-to-speech.js';
+export type { OpenAITextToSpeechOptions } from './tts/openai-text-to-speech.js';
+export type { SpeechOptions, TextToSpeech } from './tts/text-to-speech.js';

@@ -5,6 +5,11 @@
  *   knowledge_bases?}`: the model decides when to search and where (`knowledge_bases` is an enum
  *   of the mounted names). The result lists the chunks, numbered, each with its source and line
  *   range so the answer can cite them.
+ * - `mode: 'static'` retrieves at the first reasoning step of each reply, from the user's input
+ *   of that reply, and adds the chunks as a hint to that step (`HINT_BLOCK`, from `'rag'`),
+ *   removed from the conversation after the step unless `persistHint`. A `CUSTOM
+ *   {name: 'rag.retrieved', value: {query, hits, failures}}` event lists what was found (for a
+ *   UI's citations); when every base fails, `rag.error` and the step runs without context.
  *
  * Several bases are searched in parallel and merged by reciprocal rank fusion (ranks, not raw
  * scores: scores of different bases and embedding models are not comparable), cut at `topK`;
@@ -27,9 +32,21 @@
  *
  * @module
  */
-import { map } from 'rxjs';
+import { catchError, concat, concatMap, defer, map, type Observable, of } from 'rxjs';
 import { z } from 'zod';
-import { defineTool, type Middleware, type Tool } from '@rxscope/core';
+import {
+  type Agent,
+  type AgentEvent,
+  defineTool,
+  type Middleware,
+  type Msg,
+  type Next,
+  type ReasoningInput,
+  type RuntimeContext,
+  textOfMsg,
+  type Tool,
+} from '@rxscope/core';
+import { citationOf } from '../knowledge/search-knowledge-bases.js';
 import { checkTopK, type KnowledgeBase } from '../knowledge/knowledge-base.js';
 import { formatKnowledge, searchKnowledgeBases } from '../knowledge/search-knowledge-bases.js';
 
@@ -37,8 +54,14 @@ import { formatKnowledge, searchKnowledgeBases } from '../knowledge/search-knowl
 export interface RAGOptions {
   /** The bases to search, by the name the model sees (letters, digits, `_`, `-`, `.`). At least one. */
   readonly knowledgeBases: Readonly<Record<string, KnowledgeBase>>;
-  /** `'agentic'`: the model searches with a tool. Default `'agentic'`. */
-  readonly mode?: 'agentic';
+  /** `'agentic'`: the model searches with a tool. `'static'`: retrieval from the user's input before the first step. Default `'agentic'`. */
+  readonly mode?: 'agentic' | 'static';
+  /** Static mode: keep the hint in the conversation after the step. Default false. */
+  readonly persistHint?: boolean;
+  /** Static mode: the hint, with exactly one `{context}` where the chunks go. */
+  readonly hintTemplate?: string;
+  /** Static mode: the search query from the conversation before the reply. Default: the text of the trailing user messages. */
+  readonly query?: (messages: readonly Msg[]) => string;
   /** Chunks per search after fusion. Default 5. */
   readonly topK?: number;
   /** Passed to every base's search (see the base for its scale). Default: none. */
@@ -55,6 +78,17 @@ export interface RAGOptions {
 
 const BASE_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 
+const DEFAULT_HINT =
+  "Passages from the knowledge base that may help with the user's last message. Use them if they are relevant " +
+  'and cite the sources you use, e.g. [guide/setup.md:12-20].\n\n{context}';
+
+/** The text of the user messages at the end of `messages` (the input of the reply). */
+function trailingUserText(messages: readonly Msg[]): string {
+  const texts: string[] = [];
+  for (let i = messages.length - 1; i >= 0 && messages[i]!.role === 'user'; i--) texts.unshift(textOfMsg(messages[i]!));
+  return texts.join('\n');
+}
+
 /**
  * Retrieval-augmented generation over mounted knowledge bases. See the module documentation.
  */
@@ -65,7 +99,11 @@ export class RAGMiddleware implements Middleware {
   private readonly topK: number;
   private readonly scoreThreshold: number | undefined;
   private readonly rrfK: number | undefined;
-  private readonly searchTool: Tool;
+  private readonly searchTool: Tool | undefined;
+  private readonly mode: 'agentic' | 'static';
+  private readonly persistHint: boolean;
+  private readonly hintTemplate: string;
+  private readonly query: (messages: readonly Msg[]) => string;
 
   constructor(options: RAGOptions) {
     const owner = 'RAGMiddleware';
@@ -77,9 +115,12 @@ export class RAGMiddleware implements Middleware {
       const kb = bases[name] as Partial<KnowledgeBase> | undefined;
       if (typeof kb?.search !== 'function') throw new TypeError(`${owner}: knowledgeBases.${name} is not a knowledge base (it has no search method).`);
     }
-    if (options.mode !== undefined && options.mode !== 'agentic') {
-      throw new TypeError(`${owner}: mode must be 'agentic', got ${JSON.stringify(options.mode)}.`);
+    if (options.mode !== undefined && options.mode !== 'agentic' && options.mode !== 'static') {
+      throw new TypeError(`${owner}: mode must be 'agentic' or 'static', got ${JSON.stringify(options.mode)}.`);
     }
+    const template = options.hintTemplate ?? DEFAULT_HINT;
+    const slots = template.split('{context}').length - 1;
+    if (slots !== 1) throw new TypeError(`${owner}: hintTemplate must contain {context} exactly once (found ${slots}).`);
     for (const name of Object.keys(options.descriptions ?? {})) {
       if (!names.includes(name)) throw new TypeError(`${owner}: descriptions.${name} names no mounted knowledge base (mounted: ${names.join(', ')}).`);
     }
@@ -89,11 +130,46 @@ export class RAGMiddleware implements Middleware {
     this.topK = checkTopK(owner, options.topK);
     this.scoreThreshold = options.scoreThreshold;
     this.rrfK = options.rrfK;
-    this.searchTool = this.createTool(options.toolName ?? 'search_knowledge', options.descriptions ?? {});
+    this.mode = options.mode ?? 'agentic';
+    this.persistHint = options.persistHint ?? false;
+    this.hintTemplate = template;
+    this.query = options.query ?? trailingUserText;
+    this.searchTool = this.mode === 'agentic' ? this.createTool(options.toolName ?? 'search_knowledge', options.descriptions ?? {}) : undefined;
   }
 
   tools(): readonly Tool[] {
-    return [this.searchTool];
+    return this.searchTool ? [this.searchTool] : [];
+  }
+
+  onReasoning(_agent: Agent, ctx: RuntimeContext, input: ReasoningInput, next: Next<ReasoningInput>): Observable<AgentEvent> {
+    if (this.mode !== 'static' || ctx.iteration !== 1) return next(input);
+    return defer(() => {
+      const query = this.query(input.messages).trim();
+      if (!query) return next(input);
+      return searchKnowledgeBases(this.bases, this.names, query, {
+        topK: this.topK,
+        signal: ctx.signal,
+        ...(this.scoreThreshold !== undefined ? { scoreThreshold: this.scoreThreshold } : {}),
+        ...(this.rrfK !== undefined ? { rrfK: this.rrfK } : {}),
+      }).pipe(
+        map((result): AgentEvent => {
+          if (result.hits.length) {
+            // The id makes a re-entered step (an outer retry) add it only once.
+            ctx.conversation.addHint(this.hintTemplate.replace('{context}', () => formatKnowledge(result)), {
+              id: `${this.key}:${ctx.replyId}`,
+              lifetime: this.persistHint ? 'persistent' : 'step',
+              source: 'rag',
+            });
+          }
+          const hits = result.hits.map((h) => ({ id: h.id, knowledgeBase: h.knowledgeBase, source: h.source, citation: citationOf(h), score: h.score }));
+          return ctx.event('CUSTOM', { name: 'rag.retrieved', value: { query, hits, failures: result.failures } });
+        }),
+        catchError((err: unknown) =>
+          of(ctx.event('CUSTOM', { name: 'rag.error', value: { query, message: err instanceof Error ? err.message : String(err) } })),
+        ),
+        concatMap((event) => concat(of(event), next(input))),
+      );
+    });
   }
 
   private createTool(name: string, descriptions: Readonly<Record<string, string>>): Tool {
@@ -102,7 +178,7 @@ export class RAGMiddleware implements Middleware {
       name,
       description:
         `Searches the knowledge bases (${listing}) and returns the most relevant passages, numbered, each headed by its ` +
-        'source and lines. Cite the sources you use in your answer, e.g. [handbook/refunds.md:3-9].',
+        'source and lines. Cite the sources you use in your answer, e.g. [guide/setup.md:12-20].',
       input: z.object({
         query: z.string().min(1).describe('What to look for, in your own words (a question or keywords).'),
         knowledge_bases: z

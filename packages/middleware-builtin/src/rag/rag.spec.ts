@@ -2,7 +2,7 @@ import { OpenAIEmbeddings } from '@langchain/openai';
 import { of, throwError } from 'rxjs';
 import { Agent } from '@rxscope/core';
 import { startOpenAITestServer, type OpenAITestServer, type RecordedRequest, type ServerTurn } from '@rxscope/core/testing/node';
-import { closeTestServer, ofType, run, testServerModel } from '../__tests__/helpers.js';
+import { add, closeTestServer, customValues, ofType, run, testServerModel } from '../__tests__/helpers.js';
 import { InMemoryKnowledgeBase } from '../knowledge/in-memory-knowledge-base.js';
 import type { KnowledgeBase } from '../knowledge/knowledge-base.js';
 import { RAGMiddleware } from './index.js';
@@ -126,6 +126,82 @@ describe('RAGMiddleware (agentic)', () => {
     expect(() => new RAGMiddleware({ knowledgeBases: { x: {} as KnowledgeBase } })).toThrow(/knowledgeBases.x is not a knowledge base/);
     expect(() => new RAGMiddleware({ knowledgeBases: { handbook }, topK: 0 })).toThrow(/topK must be a positive integer/);
     expect(() => new RAGMiddleware({ knowledgeBases: { handbook }, descriptions: { faq: 'x' } })).toThrow(/descriptions.faq names no mounted/);
-    expect(() => new RAGMiddleware({ knowledgeBases: { handbook }, mode: 'dynamic' as 'agentic' })).toThrow(/mode must be/);
+    expect(() => new RAGMiddleware({ knowledgeBases: { handbook }, mode: 'dynamic' as 'agentic' })).toThrow(/mode must be 'agentic' or 'static'/);
+  });
+});
+
+describe('RAGMiddleware (static)', () => {
+  let server: OpenAITestServer;
+  let handbook: InMemoryKnowledgeBase;
+  beforeEach(async () => {
+    // Step 1 calls `add`, step 2 answers.
+    server = await startOpenAITestServer({
+      handler: (req) => (req.body.messages!.at(-1)!.role === 'tool' ? { text: 'Done.' } : { toolCalls: [{ name: 'add', arguments: { a: 1, b: 2 } }] }),
+    });
+    const embeddings = new OpenAIEmbeddings({ model: 'text-embedding-3-small', apiKey: 'sk-test', configuration: { baseURL: server.url } });
+    handbook = new InMemoryKnowledgeBase({ embeddings });
+    await handbook.add(HANDBOOK);
+  });
+  afterEach(() => closeTestServer(server));
+
+  const chatRequests = () => server.requests.filter((r) => r.path === '/v1/chat/completions');
+  const wire = (i: number) => JSON.stringify(chatRequests()[i]!.body.messages);
+
+  it('adds the chunks found for the user input as a hint to the first step only, then removes it', async () => {
+    const rag = new RAGMiddleware({ knowledgeBases: { handbook }, mode: 'static', topK: 1 });
+    const agent = new Agent({ name: 'support', model: testServerModel(server), tools: [add], middlewares: [rag] });
+
+    const { events, end } = await run(agent, 'How long does a refund take?');
+
+    expect(end.finishReason).toBe('completed');
+    expect(chatRequests()[0]!.body.tools!.map((t) => t.function.name)).toEqual(['add']);
+    expect(wire(0)).toContain('[1] handbook/refunds.md:1-3 (handbook)');
+    expect(wire(0)).toContain('Customers get a refund within 14 days');
+    // Removed after the step: the second request and the stored conversation no longer hold it.
+    expect(wire(1)).not.toContain('handbook/refunds.md');
+    expect(JSON.stringify(agent.context)).not.toContain('handbook/refunds.md');
+    const hintEvents = ofType(events, 'HINT_BLOCK');
+    expect(hintEvents).toHaveLength(1);
+    expect(hintEvents[0]!.text).toMatch(/^Passages from the knowledge base[\s\S]*\[1\] handbook\/refunds\.md:1-3/);
+    const [retrieved] = customValues<{ query: string; hits: { citation: string; knowledgeBase: string }[] }>(events, 'rag.retrieved');
+    expect(retrieved).toMatchObject({ query: 'How long does a refund take?', hits: [{ citation: 'handbook/refunds.md:1-3', knowledgeBase: 'handbook' }] });
+    // The search ran once, with the user's words.
+    expect(server.requests.filter((r) => r.path === '/v1/embeddings').at(-1)!.body['input']).toBe('How long does a refund take?');
+  });
+
+  it('keeps the hint in the conversation with persistHint, in a template of your own', async () => {
+    const rag = new RAGMiddleware({ knowledgeBases: { handbook }, mode: 'static', topK: 1, persistHint: true, hintTemplate: 'CONTEXT >>> {context} <<<' });
+    const agent = new Agent({ name: 'support', model: testServerModel(server), tools: [add], middlewares: [rag] });
+    await run(agent, 'parcels Lyon');
+    expect(wire(0)).toContain('CONTEXT >>> [1] handbook/shipping.md');
+    expect(wire(1)).toContain('CONTEXT >>> [1] handbook/shipping.md');
+    expect(JSON.stringify(agent.context)).toContain('CONTEXT >>> [1] handbook/shipping.md');
+  });
+
+  it('serves concurrent replies from one shared instance, each with the context of its own question', async () => {
+    const rag = new RAGMiddleware({ knowledgeBases: { handbook }, mode: 'static', topK: 1 });
+    const questions = ['refund days returning item', 'parcels Lyon working days', 'refund original payment', 'parcels arrive'];
+    const expected = ['refunds', 'shipping', 'refunds', 'shipping'];
+    const results = await Promise.all(questions.map((q, i) => run(new Agent({ name: `a${i}`, model: testServerModel(server), tools: [add], middlewares: [rag] }), q)));
+    results.forEach(({ events }, i) => {
+      const [hint] = ofType(events, 'HINT_BLOCK');
+      expect(hint!.text).toContain(`handbook/${expected[i]}.md`);
+      expect(hint!.text).not.toContain(`handbook/${expected[i] === 'refunds' ? 'shipping' : 'refunds'}.md`);
+    });
+  });
+
+  it('goes on without context when every base fails, saying why', async () => {
+    const broken: KnowledgeBase = { search: () => throwError(() => new Error('index offline')), add: () => of({ chunks: {} }) };
+    const agent = new Agent({ name: 'a', model: testServerModel(server), tools: [add], middlewares: [new RAGMiddleware({ knowledgeBases: { broken }, mode: 'static' })] });
+    const { events, end } = await run(agent, 'refund');
+    expect(end.finishReason).toBe('completed');
+    expect(ofType(events, 'HINT_BLOCK')).toHaveLength(0);
+    expect(customValues(events, 'rag.error')).toEqual([{ query: 'refund', message: expect.stringContaining('index offline') }]);
+  });
+
+  it('checks the hint template at construction and offers no tool in static mode', () => {
+    expect(() => new RAGMiddleware({ knowledgeBases: { handbook }, mode: 'static', hintTemplate: 'no slot' })).toThrow(/exactly once \(found 0\)/);
+    expect(() => new RAGMiddleware({ knowledgeBases: { handbook }, hintTemplate: '{context} {context}' })).toThrow(/exactly once \(found 2\)/);
+    expect(new RAGMiddleware({ knowledgeBases: { handbook }, mode: 'static' }).tools()).toEqual([]);
   });
 });
