@@ -200,9 +200,9 @@ describe('startOpenAITestServer', () => {
     const failed = await post(server, {});
     expect(failed.status).toBe(500);
     expect((await json<ErrorBody>(failed)).error.message).toContain('the handler threw: boom');
-    const missing = await fetch(`${server.url}/embeddings`, { method: 'POST', body: '{}' });
+    const missing = await fetch(`${server.url}/files`, { method: 'POST', body: '{}' });
     expect(missing.status).toBe(404);
-    expect((await json<ErrorBody>(missing)).error.message).toContain('POST /v1/embeddings');
+    expect((await json<ErrorBody>(missing)).error.message).toContain('POST /v1/files');
   });
 
   it('closes each connection after its response, unless keepAlive', async () => {
