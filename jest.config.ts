@@ -1,6 +1,33 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Config } from 'jest';
 
 type Project = Exclude<NonNullable<Config['projects']>[number], string>;
+
+/**
+ * Maps every entry point of every package in packages/ to its TypeScript source, read from the
+ * package's `exports` map (`./dist/x/index.js` → `src/x/index.ts`), so a new package or subpath
+ * is mapped as soon as it is declared, and tests never run against stale builds.
+ */
+function workspaceModules(): Record<string, string> {
+  const packagesDir = join(__dirname, 'packages');
+  const map: Record<string, string> = {};
+  for (const dir of readdirSync(packagesDir)) {
+    const manifest = join(packagesDir, dir, 'package.json');
+    if (!existsSync(manifest)) continue;
+    const pkg = JSON.parse(readFileSync(manifest, 'utf8')) as { name: string; exports?: Record<string, unknown> };
+    for (const [subpath, target] of Object.entries(pkg.exports ?? {})) {
+      const file = typeof target === 'string' ? target : (target as { default?: string }).default;
+      if (!file || !file.startsWith('./dist/') || !file.endsWith('.js')) continue; // ./package.json
+      const source = join(packagesDir, dir, 'src', file.slice('./dist/'.length, -'.js'.length) + '.ts');
+      const specifier = pkg.name + subpath.slice(1); // '.' → '', './node' → '/node'
+      map[`^${specifier.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`] = source;
+    }
+  }
+  return map;
+}
+
+const moduleNameMapper = { ...workspaceModules(), '^(\\.{1,2}/.*)\\.js$': '$1' };
 
 /** One jest project per workspace package; sources are transpiled by ts-jest (CommonJS). */
 function project(name: string): Project {
@@ -11,22 +38,14 @@ function project(name: string): Project {
     transform: {
       '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/../../tsconfig.jest.json', diagnostics: false }],
     },
-    moduleNameMapper: {
-      '^@rxscope/core$': '<rootDir>/../core/src/index.ts',
-      '^@rxscope/core/testing$': '<rootDir>/../core/src/testing/index.ts',
-      '^@rxscope/core/testing/node$': '<rootDir>/../core/src/testing/node/index.ts',
-      '^@rxscope/core/node$': '<rootDir>/../core/src/node/index.ts',
-      '^@rxscope/middleware-builtin$': '<rootDir>/../middleware-builtin/src/index.ts',
-      '^@rxscope/harness$': '<rootDir>/../harness/src/index.ts',
-      '^(\\.{1,2}/.*)\\.js$': '$1',
-    },
+    moduleNameMapper,
     testMatch: ['<rootDir>/src/**/*.spec.ts'],
   };
 }
 
 /**
  * A runnable workspace package outside packages/ (examples, bench). Its tests run the built
- * program (`tsc -b` output) as a child process; only `@rxscope/core` is mapped to its sources.
+ * program (`tsc -b` output) as a child process; imports of the workspace packages map to their sources.
  */
 function program(name: string, dir: string): Project {
   const root = `<rootDir>/${dir.split('/').map(() => '..').join('/')}`;
@@ -37,13 +56,7 @@ function program(name: string, dir: string): Project {
     transform: {
       '^.+\\.ts$': ['ts-jest', { tsconfig: `${root}/tsconfig.jest.json`, diagnostics: false }],
     },
-    moduleNameMapper: {
-      '^@rxscope/core$': `${root}/packages/core/src/index.ts`,
-      '^@rxscope/core/node$': `${root}/packages/core/src/node/index.ts`,
-      '^@rxscope/core/testing$': `${root}/packages/core/src/testing/index.ts`,
-      '^@rxscope/core/testing/node$': `${root}/packages/core/src/testing/node/index.ts`,
-      '^(\\.{1,2}/.*)\\.js$': '$1',
-    },
+    moduleNameMapper,
     testMatch: ['<rootDir>/src/**/*.spec.ts'],
   };
 }

@@ -8,7 +8,7 @@
 import { createOpenAI } from '@ai-sdk/openai';
 import { ChatOpenAI } from '@langchain/openai';
 import { Agent as OpenAIAgent, OpenAIChatCompletionsModel, run as runOpenAIAgent, setTracingDisabled, tool as openAITool } from '@openai/agents';
-import { OpenAIChatModel } from '@rxscope/core';
+import { OpenAIChatModel } from '@rxscope/core/openai';
 import { stepCountIs, streamText, tool as aiTool } from 'ai';
 import { createAgent, tool as langchainTool } from 'langchain';
 import OpenAI from 'openai';

@@ -3,7 +3,8 @@
  * waiting 5 ms before each streamed chunk. Wall time against the ideal, peak RSS, and memory per
  * in-flight reply. Each contender runs in a fresh child process (its peak RSS is its own).
  */
-import { OpenAIChatModel, type Agent } from '@rxscope/core';
+import { type Agent } from '@rxscope/core';
+import { OpenAIChatModel } from '@rxscope/core/openai';
 import OpenAI from 'openai';
 import { runInChild } from '../harness/child-process.js';
 import type { Check, CustomScenario, Table } from '../harness/scenario.js';

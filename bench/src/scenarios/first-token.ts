@@ -4,7 +4,8 @@
  * content chunk. Same server and exchange as S1; each operation still consumes its reply to the
  * end (so the connection returns to the pool), but reports only the time to the first text.
  */
-import { OpenAIChatModel, type Middleware } from '@rxscope/core';
+import { type Middleware } from '@rxscope/core';
+import { OpenAIChatModel } from '@rxscope/core/openai';
 import OpenAI from 'openai';
 import { packageVersion } from '../harness/machine.js';
 import type { Scenario, SelfTimed } from '../harness/scenario.js';

@@ -3,7 +3,8 @@
  * at 1,000 and at 20,000 replies (and points between); listeners, timers and sockets left open.
  * Each contender runs in a fresh child process against a fresh server.
  */
-import { OpenAIChatModel, type Middleware } from '@rxscope/core';
+import { type Middleware } from '@rxscope/core';
+import { OpenAIChatModel } from '@rxscope/core/openai';
 import OpenAI from 'openai';
 import { runInChild } from '../harness/child-process.js';
 import type { Check, CustomScenario, Table } from '../harness/scenario.js';

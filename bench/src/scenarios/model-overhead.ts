@@ -6,7 +6,8 @@
  */
 import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import { ChatOpenAI } from '@langchain/openai';
-import { createMsg, OpenAIChatModel, type ModelRequest, type Usage } from '@rxscope/core';
+import { createMsg, type ModelRequest, type Usage } from '@rxscope/core';
+import { OpenAIChatModel } from '@rxscope/core/openai';
 import type { ServerTurn } from '@rxscope/core/testing/node';
 import OpenAI from 'openai';
 import { packageVersion } from '../harness/machine.js';

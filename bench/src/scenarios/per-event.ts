@@ -5,7 +5,8 @@
  * client streaming the same chunks (what a caller pays above the floor), and with an in-memory
  * model that emits the same model events synchronously (the framework alone, no I/O).
  */
-import { Agent, OpenAIChatModel, type ChatModel, type Middleware, type ModelEvent } from '@rxscope/core';
+import { Agent, type ChatModel, type Middleware, type ModelEvent } from '@rxscope/core';
+import { OpenAIChatModel } from '@rxscope/core/openai';
 import type { ServerTurn } from '@rxscope/core/testing/node';
 import OpenAI from 'openai';
 import { from, type Observable } from 'rxjs';

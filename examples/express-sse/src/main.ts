@@ -3,7 +3,8 @@
  *
  *   curl -N -X POST -H 'content-type: application/json' -d '{"message":"Hi"}' localhost:3001/chat
  */
-import { OpenAIChatModel, textOfMsg, type ChatModel } from '@rxscope/core';
+import { textOfMsg, type ChatModel } from '@rxscope/core';
+import { OpenAIChatModel } from '@rxscope/core/openai';
 import { ScriptedChatModel } from '@rxscope/core/testing';
 import { createApp } from './app.js';
 

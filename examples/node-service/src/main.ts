@@ -10,7 +10,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
-import { OpenAIChatModel } from '@rxscope/core';
+import { OpenAIChatModel } from '@rxscope/core/openai';
 import { RedisSessionEventBus } from '@rxscope/core/node';
 import { Redis } from 'ioredis';
 import { startOfflineModel } from './offline.js';

@@ -1,6 +1,7 @@
 // Two node-service instances sharing one Redis (a real redis-server on a free loopback port): a
 // reply started through one is streamed, and resumed after a disconnect, through the other.
-import { fromAgentEventStream, OpenAIChatModel, type AgentEvent } from '@rxscope/core';
+import { fromAgentEventStream, type AgentEvent } from '@rxscope/core';
+import { OpenAIChatModel } from '@rxscope/core/openai';
 import { RedisSessionEventBus } from '@rxscope/core/node';
 import type { OpenAITestServer } from '@rxscope/core/testing/node';
 import { Redis } from 'ioredis';

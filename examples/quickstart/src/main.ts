@@ -8,7 +8,8 @@
  * Environment: OPENAI_API_KEY, OPENAI_BASE_URL (any OpenAI-compatible server), OPENAI_MODEL
  * (default gpt-4o-mini), NO_COLOR.
  */
-import { Agent, OpenAIChatModel } from '@rxscope/core';
+import { Agent } from '@rxscope/core';
+import { OpenAIChatModel } from '@rxscope/core/openai';
 import { lastValueFrom } from 'rxjs';
 import { OFFLINE_PROMPT, startOfflineModel } from './offline.js';
 import { renderJson, renderReply, terminalSupport } from './renderer.js';

@@ -12,7 +12,8 @@
 import { SpanStatusCode, trace } from '@opentelemetry/api';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
-import { Agent, type ChatModel, defineTool, OpenAIChatModel, textOfMsg } from '@rxscope/core';
+import { Agent, type ChatModel, defineTool, textOfMsg } from '@rxscope/core';
+import { OpenAIChatModel } from '@rxscope/core/openai';
 import { ScriptedChatModel } from '@rxscope/core/testing';
 import { TracingMiddleware } from '@rxscope/middleware-builtin';
 import { z } from 'zod';

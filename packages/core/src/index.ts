@@ -17,7 +17,6 @@ export type {
 export { createMsg, textOfMsg, toolCallsOf, toolResultsOf, unansweredToolCalls } from './message/msg.js';
 export { createReplyReducer } from './message/reducer.js';
 export type { OpenBlock, ReplyReducer, ReplyReducerOptions } from './message/reducer.js';
-export { toMessage } from './message/operators.js';
 
 // events
 export type {
@@ -56,6 +55,9 @@ export type { BlockDeltaEvent, BlockEndEvent, BlockStartEvent } from './event/gu
 export type { ChatModel, ModelOptions, ModelRequest, ToolChoice, ToolSchema } from './model/chat-model.js';
 export { ModelError, toErrorInfo } from './model/model-error.js';
 export type { ModelErrorOptions } from './model/model-error.js';
+export { parseRetryAfter, toModelError } from './model/to-model-error.js';
+// The OpenAI and LangChain adapters are the entry points @rxscope/core/openai and
+// @rxscope/core/langchain, so this entry stays browser-pure and free of the LangChain packages.
 
 // tools
 export { defineTool } from './tool/tool.js';
@@ -97,17 +99,6 @@ export type { SessionStore, StoredSession } from './state/session-store.js';
 // utilities
 export { newId } from './util/id.js';
 
-// models: adapters ------------------------------------------------------------------------------
-export { OpenAIChatModel } from './model/openai/openai-chat-model.js';
-export type { OpenAIChatModelOptions } from './model/openai/openai-chat-model.js';
-export { toOpenAIMessages } from './model/openai/openai-messages.js';
-export type { OpenAIContentPart, OpenAIWireMessage, ToOpenAIMessagesOptions } from './model/openai/openai-messages.js';
-export { LangChainChatModel } from './model/langchain/langchain-chat-model.js';
-export type { LangChainChatModelOptions } from './model/langchain/langchain-chat-model.js';
-export { toLangChainMessages } from './model/langchain/langchain-messages.js';
-export { parseRetryAfter, toModelError } from './model/to-model-error.js';
-// end of models: adapters ------------------------------------------------------------------------
-
 // transport ----------------------------------------------------------------------------------
 export {
   AgentStreamError,
@@ -115,9 +106,7 @@ export {
   encodeServerSentComment,
   encodeServerSentEvent,
   fromAgentEventStream,
-  pendingConfirmations,
   REPLAY_GAP,
-  textOf,
   toServerSentEvents,
 } from './transport/index.js';
 export type {
@@ -125,6 +114,9 @@ export type {
   AgentStreamErrorKind,
   ServerSentEvent,
   ServerSentEventsOptions,
-  TextOfOptions,
 } from './transport/index.js';
 // end of transport ----------------------------------------------------------------------------
+
+// stream operators
+export { pendingConfirmations, textOf, toMessage } from './operators/index.js';
+export type { TextOfOptions } from './operators/index.js';

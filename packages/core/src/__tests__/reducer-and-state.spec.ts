@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { Agent } from '../agent/agent.js';
 import { createEvent } from '../event/create.js';
 import { isAgentEvent, isBlockEnd, isBlockStart, isEvent } from '../event/guards.js';
-import { toMessage } from '../message/operators.js';
+import { toMessage } from '../operators/to-message.js';
 import { createReplyReducer } from '../message/reducer.js';
 import { defineTool } from '../tool/tool.js';
 import { AgentStateError, parseAgentState } from '../state/snapshot.js';

@@ -3,7 +3,9 @@
  * `@rxscope/core/testing/node`), checking what a reader of the page would notice if one broke.
  */
 import { ChatOpenAI } from '@langchain/openai';
-import { Agent, AgentError, createMsg, defineTool, LangChainChatModel, OpenAIChatModel, textOfMsg, toOpenAIMessages } from '@rxscope/core';
+import { Agent, AgentError, createMsg, defineTool, textOfMsg } from '@rxscope/core';
+import { OpenAIChatModel, toOpenAIMessages } from '@rxscope/core/openai';
+import { LangChainChatModel } from '@rxscope/core/langchain';
 import { startOpenAITestServer, type OpenAITestServer } from '@rxscope/core/testing/node';
 import { z } from 'zod';
 

@@ -5,8 +5,6 @@ export type { FileSessionStoreOptions } from './file-session-store.js';
 // transport: SSE for Node HTTP servers -----------------------------------------------------
 export { createAgentSseHandler, HttpError, httpStatusOf, readJsonBody, sendHttpError, streamAgentEvents } from './sse/index.js';
 export type { AgentSseHandlerOptions, AgentSseRequest, StreamAgentEventsOptions, StreamOutcome } from './sse/index.js';
-export { toServerSentEvents } from '../transport/to-server-sent-events.js';
-export type { ServerSentEventsOptions } from '../transport/to-server-sent-events.js';
 
 // sessions: detached replies and replay logs ------------------------------------------------
 export { AgentSessions, InMemorySessionEventBus, RedisSessionEventBus } from './sessions/index.js';

@@ -3,17 +3,18 @@
 import type { ServerResponse } from 'node:http';
 import { firstValueFrom, from, lastValueFrom, take, tap, toArray } from 'rxjs';
 import { z } from 'zod';
-import { Agent, defineTool, OpenAIChatModel, type AgentEvent, type PendingToolCall, type ReplyInput } from '../index.js';
+import { Agent, defineTool, type AgentEvent, type PendingToolCall, type ReplyInput } from '../index.js';
+import { OpenAIChatModel } from '../model/openai/index.js';
 import { createAgentSseHandler, type StreamOutcome } from '../node/index.js';
 import { eventsOf, listen, waitFor, type Listening } from '../node/__tests__/helpers.js';
 import { ScriptedChatModel } from '../testing/index.js';
 import { startOpenAITestServer, type OpenAITestServer } from '../testing/node/index.js';
-import { toMessage } from '../message/operators.js';
+import { toMessage } from '../operators/to-message.js';
 import { AgentStreamError } from './agent-stream-error.js';
 import { fromAgentEventStream } from './from-agent-event-stream.js';
-import { pendingConfirmations } from './pending-confirmations.js';
+import { pendingConfirmations } from '../operators/pending-confirmations.js';
 import { encodeAgentEvent, encodeServerSentComment } from './sse-encode.js';
-import { textOf } from './text-of.js';
+import { textOf } from '../operators/text-of.js';
 
 const quiet = { onError: () => undefined };
 

@@ -1,4 +1,4 @@
-// Browser-safe transport: SSE encoding, the fetch-based event stream client and its operators.
+// Browser-safe transport: SSE encoding, the fetch-based event stream client.
 export { encodeAgentEvent, encodeServerSentComment, encodeServerSentEvent } from './sse-encode.js';
 export type { ServerSentEvent } from './sse-encode.js';
 export { toServerSentEvents } from './to-server-sent-events.js';
@@ -7,7 +7,4 @@ export { fromAgentEventStream } from './from-agent-event-stream.js';
 export type { AgentEventStreamOptions } from './from-agent-event-stream.js';
 export { AgentStreamError } from './agent-stream-error.js';
 export type { AgentStreamErrorKind } from './agent-stream-error.js';
-export { textOf } from './text-of.js';
-export type { TextOfOptions } from './text-of.js';
-export { pendingConfirmations } from './pending-confirmations.js';
 export { REPLAY_GAP } from './replay-gap.js';

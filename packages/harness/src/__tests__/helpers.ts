@@ -9,10 +9,10 @@ import {
   type AgentEventOf,
   type AgentEventType,
   isEvent,
-  OpenAIChatModel,
   type ReplyInput,
   type ToolResultEndEvent,
 } from '@rxscope/core';
+import { OpenAIChatModel } from '@rxscope/core/openai';
 import { assertConsistentConversation, assertReplyGrammar } from '@rxscope/core/testing';
 import type { OpenAITestServer, RecordedRequest } from '@rxscope/core/testing/node';
 

@@ -2,7 +2,8 @@
 // 20 agents replying concurrently through the real OpenAIChatModel and the OpenAI-compatible test
 // server: spans, budgets and redaction are checked per reply.
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
-import { Agent, type AgentEvent, defineTool, type Middleware, OpenAIChatModel } from '@rxscope/core';
+import { Agent, type AgentEvent, defineTool, type Middleware } from '@rxscope/core';
+import { OpenAIChatModel } from '@rxscope/core/openai';
 import { assertConsistentConversation, assertReplyGrammar } from '@rxscope/core/testing';
 import { startOpenAITestServer, type OpenAITestServer, type ServerTurn } from '@rxscope/core/testing/node';
 import { defer, finalize, lastValueFrom, toArray } from 'rxjs';

@@ -9,9 +9,9 @@ import {
   defineTool,
   isEvent,
   ModelError,
-  OpenAIChatModel,
   type ReplyInput,
 } from '@rxscope/core';
+import { OpenAIChatModel } from '@rxscope/core/openai';
 import { assertConsistentConversation, assertReplyGrammar } from '@rxscope/core/testing';
 import type { OpenAITestServer } from '@rxscope/core/testing/node';
 

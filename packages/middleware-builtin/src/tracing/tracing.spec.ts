@@ -21,9 +21,9 @@ import {
   type ModelEvent,
   ModelError,
   type ModelCallInput,
-  OpenAIChatModel,
   type RuntimeContext,
 } from '@rxscope/core';
+import { OpenAIChatModel } from '@rxscope/core/openai';
 import { assertReplyGrammar, ScriptedChatModel } from '@rxscope/core/testing';
 import { startOpenAITestServer } from '@rxscope/core/testing/node';
 import { firstValueFrom, lastValueFrom, map, NEVER, type Observable, of, retry, type Subscription, tap, timer, toArray } from 'rxjs';

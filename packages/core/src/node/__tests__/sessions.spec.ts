@@ -1,7 +1,8 @@
 // Detached session replies over real HTTP: the reply outlives its listeners, a reconnecting
 // client gets exactly what it missed, the log is bounded, cancel stops the model request.
 import { filter, firstValueFrom, lastValueFrom, NEVER, concatWith, take, takeWhile, toArray } from 'rxjs';
-import { Agent, fromAgentEventStream, OpenAIChatModel, REPLAY_GAP, type AgentEvent, type Middleware } from '../../index.js';
+import { Agent, fromAgentEventStream, REPLAY_GAP, type AgentEvent, type Middleware } from '../../index.js';
+import { OpenAIChatModel } from '../../model/openai/index.js';
 import { assertReplyGrammar, ScriptedChatModel } from '../../testing/index.js';
 import { startOpenAITestServer, type OpenAITestServer } from '../../testing/node/index.js';
 import { AgentSessions, createAgentSseHandler, InMemorySessionEventBus } from '../index.js';

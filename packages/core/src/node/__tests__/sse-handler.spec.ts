@@ -3,7 +3,8 @@
 import { request as httpRequest } from 'node:http';
 import { concat, Observable, takeWhile, throwError } from 'rxjs';
 import { z } from 'zod';
-import { Agent, defineTool, OpenAIChatModel, type AgentEvent, type ReplyInput } from '../../index.js';
+import { Agent, defineTool, type AgentEvent, type ReplyInput } from '../../index.js';
+import { OpenAIChatModel } from '../../model/openai/index.js';
 import { assertReplyGrammar, ScriptedChatModel } from '../../testing/index.js';
 import { startOpenAITestServer, type OpenAITestServer } from '../../testing/node/index.js';
 import { createAgentSseHandler, HttpError, streamAgentEvents, type StreamOutcome } from '../index.js';

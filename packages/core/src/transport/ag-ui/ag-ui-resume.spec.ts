@@ -3,7 +3,8 @@
 import { EventType, type BaseEvent, type ResumeEntry } from '@ag-ui/core';
 import { EventSchema } from '@ag-ui/core/schemas';
 import { z } from 'zod';
-import { Agent, defineTool, OpenAIChatModel } from '../../index.js';
+import { Agent, defineTool } from '../../index.js';
+import { OpenAIChatModel } from '../../model/openai/index.js';
 import { startOpenAITestServer, type OpenAITestServer } from '../../testing/node/index.js';
 import { RxscopeAgUiAgent } from './index.js';
 
