@@ -42,6 +42,7 @@ export type {
   RequireExternalExecutionEvent,
   RequireUserConfirmEvent,
   ToolCallStartEvent,
+  ToolProgressEvent,
   ToolResultEndEvent,
   Usage,
   UserConfirmResultEvent,
@@ -58,7 +59,7 @@ export type { ModelErrorOptions } from './model/model-error.js';
 
 // tools
 export { defineTool } from './tool/tool.js';
-export type { Tool, ToolContext, ToolDefinition, ToolOutput, ToolPermissionDecision } from './tool/tool.js';
+export type { Tool, ToolContext, ToolDefinition, ToolOutput, ToolPermissionDecision, ToolProgress } from './tool/tool.js';
 export { parseToolArguments, validateToolInput } from './tool/validate.js';
 export type { ParsedArguments } from './tool/validate.js';
 

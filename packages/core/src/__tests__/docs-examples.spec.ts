@@ -753,7 +753,7 @@ describe('events guide', () => {
     expect(isAgentEvent({ type: 'TEXT_DELTA', id: 'x', replyId: 'r', createdAt: 1, source: 's' })).toBe(false);
   });
 
-  it('streams tool progress as deltas while TOOL_RESULT_END carries the full output', async () => {
+  it('streams tool progress as TOOL_PROGRESS and the output as deltas; TOOL_RESULT_END carries the full output', async () => {
     const search = defineTool({
       name: 'search',
       description: 'Searches the docs',
@@ -767,7 +767,8 @@ describe('events guide', () => {
     const model = new ScriptedChatModel([{ toolCalls: [{ name: 'search', input: { query: 'retry' } }] }, { text: 'Found two.' }]);
     const agent = new Agent({ model, tools: [search] });
     const events = await collect(agent.reply('search'));
-    expect(events.filter(isEvent('TOOL_RESULT_DELTA')).map((e) => e.delta)).toEqual(['searching for "retry"...', 'result 1; ', 'result 2']);
+    expect(events.filter(isEvent('TOOL_PROGRESS')).map((e) => e.message)).toEqual(['searching for "retry"...']);
+    expect(events.filter(isEvent('TOOL_RESULT_DELTA')).map((e) => e.delta)).toEqual(['result 1; ', 'result 2']);
     expect(events.find(isEvent('TOOL_RESULT_END'))!.output).toEqual([{ type: 'text', text: 'result 1; result 2' }]);
   });
 });

@@ -7,7 +7,8 @@ import { assertConsistentConversation, assertReplyGrammar } from '../testing/gra
 
 /**
  * Collects one reply and checks the stream grammar and the conversation on it: every scenario
- * test goes through here, so every scenario checks DESIGN §3 points 1, 3 and 5.
+ * test goes through here, so every scenario checks the stream grammar of docs/events.md (one
+ * start and one end, nested blocks, one result per call).
  */
 export async function runReply(agent: Agent, reply$: Observable<AgentEvent>): Promise<AgentEvent[]> {
   const events = await lastValueFrom(reply$.pipe(toArray()));

@@ -31,6 +31,24 @@ describe('tools', () => {
     expect(() => defineTool({ name: 'noop', description: '', input: z.object({}) })).toThrow(/needs an execute function/);
   });
 
+  it('defineTool refuses an input that is not a zod object schema, saying what to write instead', () => {
+    const define = (input: unknown) => () => defineTool({ name: 'weather', description: '', input: input as z.ZodObject, execute: () => '' });
+    // A plain JSON Schema or shape object instead of zod (it used to fail with "reading 'def'").
+    expect(define({ type: 'object', properties: { city: { type: 'string' } } })).toThrow(
+      'Tool "weather": input must be a zod schema of the arguments, such as z.object({ city: z.string() }); got an object.',
+    );
+    expect(define(undefined)).toThrow(/input must be a zod schema .* got nothing/);
+    // Models take an object of named arguments: a bare string or array schema is refused.
+    expect(define(z.string())).toThrow(
+      'Tool "weather": input must be a zod object (models take named arguments), but it is a string; wrap it, e.g. z.object({ query: z.string() }).',
+    );
+    expect(define(z.array(z.number()))).toThrow(/but it is an array/);
+    expect(define(z.object({ city: z.string() }).refine((v) => v.city !== ''))).not.toThrow();
+    expect(() => defineTool({ name: 'x', description: '', input: z.object({}), execute: 'run' as never })).toThrow(
+      'Tool "x": execute must be a function (input, toolCtx) => result.',
+    );
+  });
+
   it('invalid arguments never reach execute: the model gets an error naming the field and the expected type', async () => {
     const execute = jest.fn(({ a, b }: { a: number; b: number }) => String(a + b));
     const add = defineTool({ name: 'add', description: 'adds', input: z.object({ a: z.number(), b: z.number() }), execute });
@@ -102,6 +120,57 @@ describe('tools', () => {
     expect(model.requests).toHaveLength(2);
   });
 
+  it('a returned object reaches the model as JSON and consumers as the object itself (TOOL_RESULT_END.value)', async () => {
+    const weather = defineTool({
+      name: 'weather',
+      description: '',
+      input: z.object({ city: z.string() }),
+      execute: async ({ city }) => ({ city, tempC: 21, sunny: true }),
+    });
+    const hits = defineTool({ name: 'hits', description: '', input: z.object({}), execute: () => [{ id: 1 }, { id: 2 }] });
+    const text = defineTool({ name: 'text', description: '', input: z.object({}), execute: () => 'plain' });
+    const model = new ScriptedChatModel([
+      { toolCalls: [{ name: 'weather', input: { city: 'Paris' } }, { name: 'hits', input: {} }, { name: 'text', input: {} }] },
+      { text: 'done' },
+    ]);
+    const agent = new Agent({ model, tools: [weather, hits, text] });
+    const events = await runReply(agent, agent.reply('go'));
+    const [w, h, t] = ofType(events, 'TOOL_RESULT_END');
+    expect(w!.value).toEqual({ city: 'Paris', tempC: 21, sunny: true });
+    expect(w!.output).toEqual([{ type: 'text', text: '{"city":"Paris","tempC":21,"sunny":true}' }]);
+    // An array is one value (one JSON result), not one delta per element glued together.
+    expect(h!.value).toEqual([{ id: 1 }, { id: 2 }]);
+    expect(h!.output).toEqual([{ type: 'text', text: '[{"id":1},{"id":2}]' }]);
+    expect('value' in t!).toBe(false);
+  });
+
+  it('progress (toolCtx.emit) is its own event inside the result block, never mixed into the result deltas', async () => {
+    const weather = defineTool({
+      name: 'weather',
+      description: '',
+      input: z.object({ city: z.string() }),
+      execute: ({ city }, toolCtx) => {
+        toolCtx.emit(`looking up ${city}...`);
+        toolCtx.emit({ message: 'half way', progress: 1, total: 2 });
+        return { city, tempC: 21 };
+      },
+    });
+    const model = new ScriptedChatModel([{ toolCalls: [{ name: 'weather', input: { city: 'Paris' } }] }, { text: 'Sunny.' }]);
+    const agent = new Agent({ model, tools: [weather] });
+    const events = await runReply(agent, agent.reply('weather?'));
+    const callId = ofType(events, 'TOOL_CALL_START')[0]!.toolCallId;
+    const blockId = ofType(events, 'TOOL_RESULT_START')[0]!.blockId;
+    expect(ofType(events, 'TOOL_PROGRESS').map(({ blockId: b, toolCallId, message, progress, total }) => ({ b, toolCallId, message, progress, total }))).toEqual([
+      { b: blockId, toolCallId: callId, message: 'looking up Paris...', progress: undefined, total: undefined },
+      { b: blockId, toolCallId: callId, message: 'half way', progress: 1, total: 2 },
+    ]);
+    // A UI joining the result deltas shows the result only.
+    expect(ofType(events, 'TOOL_RESULT_DELTA').map((e) => e.delta).join('')).toBe('{"city":"Paris","tempC":21}');
+    const types = events.map((e) => e.type);
+    expect(types.indexOf('TOOL_RESULT_START')).toBeLessThan(types.indexOf('TOOL_PROGRESS'));
+    expect(types.lastIndexOf('TOOL_PROGRESS')).toBeLessThan(types.indexOf('TOOL_RESULT_END'));
+  });
+
   it('streams partial output as TOOL_RESULT_DELTA; the values together form the result', async () => {
     const countdown = defineTool({
       name: 'countdown',
@@ -118,7 +187,8 @@ describe('tools', () => {
     const model = new ScriptedChatModel([{ toolCalls: [{ name: 'countdown', input: { from: 3 } }] }, { text: 'liftoff' }]);
     const agent = new Agent({ model, tools: [countdown] });
     const events = await runReply(agent, agent.reply('count'));
-    expect(ofType(events, 'TOOL_RESULT_DELTA').map((e) => e.delta)).toEqual(['starting… ', '3 ', '2 ', '1 ']);
+    expect(ofType(events, 'TOOL_PROGRESS').map((e) => e.message)).toEqual(['starting… ']);
+    expect(ofType(events, 'TOOL_RESULT_DELTA').map((e) => e.delta)).toEqual(['3 ', '2 ', '1 ']);
     expect(ofType(events, 'TOOL_RESULT_END')[0]!.output).toEqual([{ type: 'text', text: '3 2 1 ' }]);
   });
 

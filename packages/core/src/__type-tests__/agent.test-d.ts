@@ -1,5 +1,5 @@
 /**
- * Type tests of the Agent surface (DESIGN §3): `reply`, `call`, `interrupt`, `saveState`, and
+ * Type tests of the Agent surface (docs/getting-started.md): `reply`, `call`, `interrupt`, `saveState`, and
  * what `ReplyInput` accepts.
  */
 import type { Observable } from 'rxjs';

@@ -1,5 +1,5 @@
 /**
- * Type tests of the event union (DESIGN §3): discrimination on `type`, the fields the contract
+ * Type tests of the event union (docs/events.md): discrimination on `type`, the fields the contract
  * fixes, the guards usable in `filter`, `createEvent`, and model events without the base fields.
  */
 import { filter, map, type Observable } from 'rxjs';
@@ -47,6 +47,7 @@ type _types = Expect<
     | 'TOOL_CALL_END'
     | 'TOOL_RESULT_START'
     | 'TOOL_RESULT_DELTA'
+    | 'TOOL_PROGRESS'
     | 'TOOL_RESULT_END'
     | 'HINT_BLOCK'
     | 'DATA_BLOCK_START'
@@ -178,6 +179,7 @@ export function describeEvent(e: AgentEvent): string {
     case 'TOOL_CALL_END':
     case 'TOOL_RESULT_START':
     case 'TOOL_RESULT_DELTA':
+    case 'TOOL_PROGRESS':
     case 'TOOL_RESULT_END':
     case 'HINT_BLOCK':
     case 'DATA_BLOCK_START':

@@ -1,5 +1,5 @@
 /**
- * Type tests of the middleware contract (DESIGN §3): hook signatures, `Next`, readonly inputs,
+ * Type tests of the middleware contract (docs/middleware.md): hook signatures, `Next`, readonly inputs,
  * typed context tokens and the runtime context.
  */
 import { from, map, type Observable, type ObservableInput, of } from 'rxjs';

@@ -4,8 +4,8 @@ import type { ToolCallBlock, ToolResultContent, ToolResultStatus } from '../mess
 import type { RuntimeContext } from '../middleware/context.js';
 import type { ActingInput, Next } from '../middleware/middleware.js';
 import { newId } from '../util/id.js';
-import { appendContent, contentToText, toolOutputToContent } from '../tool/output.js';
-import type { Tool, ToolContext, ToolOutput } from '../tool/tool.js';
+import { appendContent, contentToText, isStructuredValue, toolOutputToContent } from '../tool/output.js';
+import type { Tool, ToolContext, ToolOutput, ToolProgress } from '../tool/tool.js';
 import { parseToolArguments } from '../tool/validate.js';
 import { NestedReplies } from './nested-replies.js';
 import { Relay } from './relay.js';
@@ -53,8 +53,8 @@ export function resultEvents(
 
 /**
  * The innermost step of `onActing`: runs the tool, streams each emitted value as a
- * `TOOL_RESULT_DELTA`, and ends with `TOOL_RESULT_END {status: 'success'}` holding the whole
- * output. A failure is an error notification (so middlewares can retry); the loop turns it into
+ * `TOOL_RESULT_DELTA` (and each `toolCtx.emit` as `TOOL_PROGRESS`), and ends with
+ * `TOOL_RESULT_END {status: 'success'}` holding the whole output (and the returned `value`). A failure is an error notification (so middlewares can retry); the loop turns it into
  * an error result. Unsubscribing aborts `toolCtx.signal`.
  */
 export function executeTool(ctx: RuntimeContext, input: ActingInput): Observable<AgentEvent> {
@@ -65,14 +65,19 @@ export function executeTool(ctx: RuntimeContext, input: ActingInput): Observable
     ctx.signal.addEventListener('abort', onReplyAbort, { once: true });
     const blockId = newId('blk');
     const output: ToolResultContent[] = [];
+    // The returned value itself, kept when the tool produced exactly one structured value.
+    let values = 0;
+    let value: unknown;
     let done = false;
     const toolCtx: ToolContext = {
       signal: controller.signal,
       callId: toolCall.id,
       agentName: ctx.agentName,
       replyId: ctx.replyId,
-      emit: (partial) => {
-        if (!done && !subscriber.closed) subscriber.next(ctx.delta('TOOL_RESULT_DELTA', blockId, partial));
+      emit: (progress) => {
+        if (done || subscriber.closed) return;
+        const report = typeof progress === 'string' ? { message: progress } : progressFields(progress);
+        subscriber.next(ctx.event('TOOL_PROGRESS', { blockId, toolCallId: toolCall.id, ...report }));
       },
       forward: (event) => {
         if (event.source === ctx.agentName) {
@@ -95,8 +100,10 @@ export function executeTool(ctx: RuntimeContext, input: ActingInput): Observable
       if (!tool.execute) throw new Error(`Tool "${tool.name}" is external and cannot run inside the agent.`);
       return toolValues(tool.execute(input.input, toolCtx));
     }).subscribe({
-      next: (value) => {
-        const content = toolOutputToContent(value);
+      next: (emitted) => {
+        values++;
+        value = emitted;
+        const content = toolOutputToContent(emitted);
         appendContent(output, content);
         subscriber.next(ctx.delta('TOOL_RESULT_DELTA', blockId, contentToText(content)));
       },
@@ -106,7 +113,8 @@ export function executeTool(ctx: RuntimeContext, input: ActingInput): Observable
       },
       complete: () => {
         done = true;
-        subscriber.next(ctx.event('TOOL_RESULT_END', { blockId, toolCallId: toolCall.id, status: 'success', output }));
+        const structured = values === 1 && isStructuredValue(value) ? { value } : {};
+        subscriber.next(ctx.event('TOOL_RESULT_END', { blockId, toolCallId: toolCall.id, status: 'success', output, ...structured }));
         subscriber.complete();
       },
     });
@@ -118,17 +126,28 @@ export function executeTool(ctx: RuntimeContext, input: ActingInput): Observable
   });
 }
 
+/** The fields of a progress report, checked: a bad report from a tool names what is wrong. */
+function progressFields(p: ToolProgress): { message: string; progress?: number; total?: number } {
+  if (typeof p !== 'object' || p === null || typeof p.message !== 'string') {
+    throw new TypeError('toolCtx.emit() takes a string or { message: string, progress?: number, total?: number }.');
+  }
+  return {
+    message: p.message,
+    ...(typeof p.progress === 'number' ? { progress: p.progress } : {}),
+    ...(typeof p.total === 'number' ? { total: p.total } : {}),
+  };
+}
+
 /**
- * What `execute` returned, as a stream of output values: a string or a plain value is one value
- * (a string is iterable, but is never split into characters); Observables, promises, arrays and
- * (async) iterables emit what they hold.
+ * What `execute` returned, as a stream of output values: a string, an array or a plain value is
+ * one value (a string is never split into characters, an array of search hits is one JSON
+ * result); Observables, promises and (async) iterables such as generators emit what they hold.
  */
 function toolValues(out: ObservableInput<ToolOutput> | ToolOutput): Observable<ToolOutput> {
-  if (typeof out !== 'object' || out === null) return of(out);
+  if (typeof out !== 'object' || out === null || Array.isArray(out)) return of(out);
   if (
     isObservable(out) ||
     out instanceof Promise ||
-    Array.isArray(out) ||
     Symbol.iterator in out ||
     Symbol.asyncIterator in out ||
     typeof (out as { then?: unknown }).then === 'function'

@@ -89,13 +89,31 @@ export interface EventFields {
   TOOL_CALL_DELTA: { readonly blockId: string; readonly delta: string };
   TOOL_CALL_END: { readonly blockId: string };
   TOOL_RESULT_START: { readonly blockId: string; readonly toolCallId: string; readonly name: string };
+  /** A piece of the tool's output as it streams (the values together form `TOOL_RESULT_END.output`). */
   TOOL_RESULT_DELTA: { readonly blockId: string; readonly delta: string };
+  /**
+   * A running tool's progress report (`toolCtx.emit(...)`): shown live, never part of the result.
+   * Sent inside the tool's result block (between its `TOOL_RESULT_START` and `TOOL_RESULT_END`).
+   */
+  TOOL_PROGRESS: {
+    readonly blockId: string;
+    readonly toolCallId: string;
+    readonly message: string;
+    /** Work done so far, in units of `total` (when the tool reports numbers). */
+    readonly progress?: number;
+    readonly total?: number;
+  };
   TOOL_RESULT_END: {
     readonly blockId: string;
     readonly toolCallId: string;
     readonly status: ToolResultStatus;
-    /** The complete, authoritative output (deltas are live progress). */
+    /** The complete, authoritative output, as the model sees it. */
     readonly output: readonly ToolResultContent[];
+    /**
+     * The value the tool returned, as it returned it, when it produced one value that is not text
+     * or content blocks (an object, array, number, boolean or null); `output` holds its JSON.
+     */
+    readonly value?: unknown;
   };
   HINT_BLOCK: {
     readonly blockId: string;
@@ -186,6 +204,7 @@ export type ModelEvent = { [K in ModelEventType]: { readonly type: K } & EventFi
 /** @see AgentEvent */ export type ModelCallStartEvent = AgentEventOf<'MODEL_CALL_START'>;
 /** @see AgentEvent */ export type ModelCallEndEvent = AgentEventOf<'MODEL_CALL_END'>;
 /** @see AgentEvent */ export type ToolCallStartEvent = AgentEventOf<'TOOL_CALL_START'>;
+/** @see AgentEvent */ export type ToolProgressEvent = AgentEventOf<'TOOL_PROGRESS'>;
 /** @see AgentEvent */ export type ToolResultEndEvent = AgentEventOf<'TOOL_RESULT_END'>;
 /** @see AgentEvent */ export type RequireUserConfirmEvent = AgentEventOf<'REQUIRE_USER_CONFIRM'>;
 /** @see AgentEvent */ export type RequireExternalExecutionEvent = AgentEventOf<'REQUIRE_EXTERNAL_EXECUTION'>;

@@ -12,11 +12,12 @@ const FINISH_REASONS = new Set([
 ]);
 
 /**
- * Checks the stream grammar every reply obeys (DESIGN §3) and throws a descriptive error on
- * the first violation:
+ * Checks the stream grammar every reply obeys (docs/events.md, "The stream grammar") and throws a
+ * descriptive error on the first violation:
  * - one `REPLY_START` first, one `REPLY_END` last with a valid `finishReason`, one reply id;
  * - every block `*_START` has exactly one `*_END` with the same block id, deltas in between;
  * - every block opened during a model call closes before its `MODEL_CALL_END`;
+ * - `TOOL_PROGRESS` comes only inside an open tool result block;
  * - every tool call of the reply gets exactly one result.
  *
  * Events of other agents forwarded through the reply (an agent used as a tool) are checked as
@@ -63,6 +64,10 @@ export function assertReplyGrammar(all: readonly AgentEvent[]): Extract<AgentEve
       return;
     }
     if (!('blockId' in e)) return;
+    if (e.type === 'TOOL_PROGRESS') {
+      if (open.get(e.blockId) !== 'TOOL_RESULT') fail(`TOOL_PROGRESS for block ${e.blockId} that is not an open tool result`, i);
+      return;
+    }
     const kind = e.type.replace(/_(START|DELTA|END)$/, '');
     if (e.type.endsWith('_START')) {
       if (open.has(e.blockId)) fail(`block ${e.blockId} opened twice`, i);

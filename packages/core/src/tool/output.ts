@@ -8,6 +8,23 @@ function isContent(v: unknown): v is ToolResultContent {
 }
 
 /**
+ * True for a tool value that is data rather than text or content blocks (an object, array,
+ * number, boolean or null): `TOOL_RESULT_END.value` carries such a value as the tool returned it.
+ *
+ * @example
+ * ```ts
+ * isStructuredValue({ temp: 21 }); // true
+ * isStructuredValue('21 degrees'); // false
+ * ```
+ */
+export function isStructuredValue(value: unknown): boolean {
+  if (value === undefined || typeof value === 'string') return false;
+  if (isContent(value)) return false;
+  if (Array.isArray(value) && value.length > 0 && value.every(isContent)) return false;
+  return true;
+}
+
+/**
  * Converts one emitted tool value into result content (strings as text, blocks as they are,
  * anything else as JSON text).
  *

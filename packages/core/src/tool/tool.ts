@@ -19,8 +19,17 @@ export interface ToolContext {
   /** Name of the agent running the tool. */
   readonly agentName: string;
   readonly replyId: string;
-  /** Streams partial output as a `TOOL_RESULT_DELTA` (progress shown live; not part of the result). */
-  readonly emit: (partial: string) => void;
+  /**
+   * Reports progress as a `TOOL_PROGRESS` event: shown live, never part of the result (the values
+   * the tool returns are the result, streamed as `TOOL_RESULT_DELTA`).
+   *
+   * @example
+   * ```ts
+   * toolCtx.emit('looking up Paris...');
+   * toolCtx.emit({ message: 'page 2 of 5', progress: 2, total: 5 });
+   * ```
+   */
+  readonly emit: (progress: string | ToolProgress) => void;
   /**
    * Passes an event of another agent (the reply of an agent this tool runs, see `agent.asTool()`)
    * through the running reply as it is, so consumers see the nested reply live. Events whose
@@ -28,6 +37,14 @@ export interface ToolContext {
    * nested agents their own names. Ignored once the call has ended.
    */
   readonly forward: (event: AgentEvent) => void;
+}
+
+/** A progress report with numbers, for {@link ToolContext.emit}. */
+export interface ToolProgress {
+  readonly message: string;
+  /** Work done so far, in units of `total`. */
+  readonly progress?: number;
+  readonly total?: number;
 }
 
 /** A permission verdict a tool can give for one call (see the permission engine). */
@@ -50,12 +67,13 @@ export interface ToolDefinition<S extends z.ZodType> {
   readonly external?: boolean;
   /** Ask a person before running (or decide per input). */
   readonly needsApproval?: boolean | ((input: z.output<S>) => boolean | Promise<boolean>);
-  /** Richer own permission check, consulted after the rules (see DESIGN §4). */
+  /** Richer own permission check, consulted after the rules (see docs/human-in-the-loop.md). */
   readonly checkPermissions?: (input: z.output<S>) => ToolPermissionDecision | Promise<ToolPermissionDecision>;
   /**
    * Runs the tool: return a value, a Promise, an Observable or an (async) iterable. Every
    * emitted value is streamed as `TOOL_RESULT_DELTA`, and the values together form the result
-   * (a returned string is one value). A throw or error notification becomes an error result.
+   * (a returned string or array is one value; an object reaches the model as JSON and consumers
+   * as `TOOL_RESULT_END.value`). A throw or error notification becomes an error result.
    */
   readonly execute?: (input: z.output<S>, ctx: ToolContext) => ObservableInput<ToolOutput> | ToolOutput;
 }
@@ -97,19 +115,21 @@ const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
  * ```
  */
 export function defineTool<S extends z.ZodType>(definition: ToolDefinition<S>): Tool<z.output<S>> {
-  if (!TOOL_NAME.test(definition.name)) {
+  if (typeof definition !== 'object' || definition === null) {
+    throw new TypeError('defineTool() takes one object: { name, description, input: z.object({...}), execute }.');
+  }
+  if (typeof definition.name !== 'string' || !TOOL_NAME.test(definition.name)) {
     throw new TypeError(
-      `Invalid tool name "${definition.name}": use 1-64 letters, digits, "_" or "-" (models reject other names).`,
+      `Invalid tool name ${JSON.stringify(definition.name)}: use 1-64 letters, digits, "_" or "-" (models reject other names).`,
     );
+  }
+  if (definition.execute !== undefined && typeof definition.execute !== 'function') {
+    throw new TypeError(`Tool "${definition.name}": execute must be a function (input, toolCtx) => result.`);
   }
   if (!definition.execute && !definition.external) {
     throw new TypeError(`Tool "${definition.name}" needs an execute function, or external: true.`);
   }
-  const parameters = z.toJSONSchema(definition.input, { io: 'input', unrepresentable: 'any' }) as Record<
-    string,
-    unknown
-  >;
-  delete parameters['$schema'];
+  const parameters = argumentsSchema(definition.name, definition.input);
   const readOnly = definition.readOnly ?? false;
   return {
     name: definition.name,
@@ -124,3 +144,44 @@ export function defineTool<S extends z.ZodType>(definition: ToolDefinition<S>): 
     ...(definition.execute ? { execute: definition.execute } : {}),
   };
 }
+
+/**
+ * The JSON Schema of a tool's arguments. Models take only an object of named arguments, so the
+ * schema must be a zod object (or something that describes one, such as an object with a refine).
+ */
+function argumentsSchema(name: string, input: unknown): Record<string, unknown> {
+  const zodLike = typeof input === 'object' && input !== null;
+  if (zodLike && !('_zod' in input) && '_def' in input) {
+    throw new TypeError(`Tool "${name}": input is a zod 3 schema; rxscope needs zod 4 (import { z } from 'zod' with zod >= 4).`);
+  }
+  if (!isZodSchema(input)) {
+    const got = input === undefined ? 'nothing' : input === null ? 'null' : Array.isArray(input) ? 'an array' : article(typeof input);
+    throw new TypeError(
+      `Tool "${name}": input must be a zod schema of the arguments, such as z.object({ city: z.string() }); got ${got}.`,
+    );
+  }
+  let schema: Record<string, unknown>;
+  try {
+    schema = z.toJSONSchema(input, { io: 'input', unrepresentable: 'any' });
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new TypeError(`Tool "${name}": its input schema cannot be turned into JSON Schema for the model: ${reason}`, {
+      cause: err,
+    });
+  }
+  if (schema['type'] !== 'object') {
+    const kind = typeof schema['type'] === 'string' ? article(schema['type']) : 'not an object';
+    throw new TypeError(
+      `Tool "${name}": input must be a zod object (models take named arguments), but it is ${kind}; ` +
+        'wrap it, e.g. z.object({ query: z.string() }).',
+    );
+  }
+  delete schema['$schema'];
+  return schema;
+}
+
+function isZodSchema(value: unknown): value is z.ZodType {
+  return typeof value === 'object' && value !== null && '_zod' in value && typeof (value as { safeParse?: unknown }).safeParse === 'function';
+}
+
+const article = (word: string) => `${/^[aeiou]/.test(word) ? 'an' : 'a'} ${word}`;

@@ -138,17 +138,17 @@ describe('McpMiddleware over stdio', () => {
     const { events } = await run(agentWith(mcp));
     const deltas = ofType(events, 'TOOL_RESULT_DELTA').map((e) => e.delta);
     // The SDK drops a progress notification that is handled after the response (the last one may race it).
-    const progress = deltas.slice(0, -1);
+    const progress = ofType(events, 'TOOL_PROGRESS').map(({ message, progress: done, total }) => ({ message, done, total }));
     expect(progress.length).toBeGreaterThanOrEqual(3);
-    expect(progress).toEqual(['[progress 1/4]\n', '[progress 2/4]\n', '[progress 3/4]\n', '[progress 4/4]\n'].slice(0, progress.length));
-    expect(deltas.at(-1)).toBe('Long running operation completed. Duration: 1 seconds, Steps: 4.');
+    expect(progress).toEqual([1, 2, 3, 4].map((n) => ({ message: `progress ${n}/4`, done: n, total: 4 })).slice(0, progress.length));
+    expect(deltas).toEqual(['Long running operation completed. Duration: 1 seconds, Steps: 4.']);
     expect(resultOf(events).output).toEqual([{ type: 'text', text: 'Long running operation completed. Duration: 1 seconds, Steps: 4.' }]);
   });
 
   it('unsubscribing mid-call cancels the MCP request: the server receives the cancellation', async () => {
     server.enqueue({ toolCalls: [{ name: 'probe__wait', arguments: { ms: 30_000 } }] });
     const reply = start(agentWith(mcp));
-    await waitFor(() => ofType(reply.events, 'TOOL_RESULT_DELTA').length > 0, 'the first progress notification');
+    await waitFor(() => ofType(reply.events, 'TOOL_PROGRESS').length > 0, 'the first progress notification');
     reply.sub.unsubscribe();
     await waitFor(() => probeLog(probeFile).some((l) => l.startsWith('cancelled wait')), 'the server to log the cancellation');
     const started = probeLog(probeFile).find((l) => l.startsWith('started wait'))!.split(' ')[2];
@@ -179,7 +179,7 @@ describe('McpMiddleware over stdio', () => {
         { text: 'The server crashed.' },
       );
       const reply = start(agentWith(dying));
-      await waitFor(() => ofType(reply.events, 'TOOL_RESULT_DELTA').length > 0, 'the first progress notification');
+      await waitFor(() => ofType(reply.events, 'TOOL_PROGRESS').length > 0, 'the first progress notification');
       process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGKILL');
       await waitFor(reply.done, 'the reply to end', 20_000);
       const end = reply.events.at(-1)!;

@@ -1,4 +1,4 @@
-import type { Tool, ToolContext, ToolResultContent } from '@rxscope/core';
+import type { Tool, ToolContext, ToolProgress, ToolResultContent } from '@rxscope/core';
 import type { Progress, Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
 import type { McpConnection } from './connection.js';
 import { mcpResultToOutput } from './content.js';
@@ -46,10 +46,18 @@ export function mcpToolName(server: string, tool: string, prefix: boolean): stri
   return (prefix ? `${server}__${tool}` : tool).replace(INVALID, '_').slice(0, 64);
 }
 
-/** A progress notification as one line of live progress. */
-export function formatProgress(p: Progress): string {
+/**
+ * A progress notification as the tool's progress report (a `TOOL_PROGRESS` event): the server's
+ * message, or "progress 2/4" when it sent numbers only.
+ *
+ * @example
+ * ```ts
+ * formatProgress({ progress: 2, total: 4 }); // { message: 'progress 2/4', progress: 2, total: 4 }
+ * ```
+ */
+export function formatProgress(p: Progress): ToolProgress {
   const amount = p.total !== undefined ? `${p.progress}/${p.total}` : String(p.progress);
-  return `[progress ${amount}]${p.message ? ` ${p.message}` : ''}\n`;
+  return { message: p.message ?? `progress ${amount}`, progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}) };
 }
 
 /**

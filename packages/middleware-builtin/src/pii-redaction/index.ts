@@ -310,15 +310,27 @@ export class PiiRedactionMiddleware implements Middleware {
               if (rest?.text) subscriber.next(ctx.delta('TOOL_RESULT_DELTA', e.blockId, rest.text));
               let match = blocked.get(e.blockId) ?? rest?.blocked;
               blocked.delete(e.blockId);
+              let redacted = false;
               const output = e.output.map((c) => {
                 if (c.type !== 'text') return c;
                 const r = this.policy.redact(c.text);
                 match ??= r.blocked;
+                if (r.count) redacted = true;
                 return r.count ? { ...c, text: r.text } : c;
               });
+              // The structured `value` is the output before redaction: it goes only when nothing was found.
+              const { value: _value, ...withoutValue } = e;
               if (match) {
-                subscriber.next({ ...e, status: 'error', output: [{ type: 'text', text: `Tool result withheld: it contained ${this.policy.describe(match)}.` }] });
-              } else subscriber.next({ ...e, output });
+                const text = `Tool result withheld: it contained ${this.policy.describe(match)}.`;
+                subscriber.next({ ...withoutValue, status: 'error', output: [{ type: 'text', text }] });
+              } else subscriber.next(redacted ? { ...withoutValue, output } : { ...e, output });
+              return;
+            }
+            case 'TOOL_PROGRESS': {
+              // Progress is shown to people as it comes: redacted whole, dropped when it would be blocked.
+              const r = this.policy.redact(e.message);
+              if (r.blocked) return;
+              subscriber.next(r.count ? { ...e, message: r.text } : e);
               return;
             }
             default:

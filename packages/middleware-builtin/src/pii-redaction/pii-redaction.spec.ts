@@ -1,3 +1,4 @@
+import { of } from 'rxjs';
 import { z } from 'zod';
 import { Agent, createMsg, defineTool, textOfMsg } from '@rxscope/core';
 import { ScriptedChatModel } from '@rxscope/core/testing';
@@ -106,12 +107,37 @@ describe('PiiRedactionMiddleware', () => {
     });
 
     it('tool results: deltas and the authoritative output are redacted', async () => {
-      const lookup = defineTool({ name: 'lookup', description: 'crm', input: z.object({}), execute: () => ['IBAN DE89 3704 ', '0044 0532 0130 00'] });
+      const lookup = defineTool({ name: 'lookup', description: 'crm', input: z.object({}), execute: () => of('IBAN DE89 3704 ', '0044 0532 0130 00') });
       const model = new ScriptedChatModel([{ toolCalls: [{ name: 'lookup', input: {} }] }, { text: 'ok' }]);
       const agent = new Agent({ model, tools: [lookup], middlewares: [new PiiRedactionMiddleware()] });
       const events = await run(agent);
       expect(ofType(events, 'TOOL_RESULT_DELTA').map((e) => e.delta).join('')).toBe('IBAN [IBAN]');
       expect(ofType(events, 'TOOL_RESULT_END')[0]!.output).toEqual([{ type: 'text', text: 'IBAN [IBAN]' }]);
+    });
+
+    it('tool results: progress messages are redacted, and a returned object that held a match reaches nobody', async () => {
+      const lookup = defineTool({
+        name: 'lookup',
+        description: 'crm',
+        input: z.object({}),
+        execute: (_input, toolCtx) => {
+          toolCtx.emit('looking up jane@example.com...');
+          return { email: 'jane@example.com', plan: 'pro' };
+        },
+      });
+      const plain = defineTool({ name: 'plan', description: 'plan', input: z.object({}), execute: () => ({ plan: 'pro' }) });
+      const model = new ScriptedChatModel([
+        { toolCalls: [{ name: 'lookup', input: {} }, { name: 'plan', input: {} }] },
+        { text: 'ok' },
+      ]);
+      const agent = new Agent({ model, tools: [lookup, plain], middlewares: [new PiiRedactionMiddleware()] });
+      const events = await run(agent);
+      expect(ofType(events, 'TOOL_PROGRESS').map((e) => e.message)).toEqual(['looking up [EMAIL]...']);
+      const [redacted, untouched] = ofType(events, 'TOOL_RESULT_END');
+      expect(redacted!.output).toEqual([{ type: 'text', text: '{"email":"[EMAIL]","plan":"pro"}' }]);
+      expect('value' in redacted!).toBe(false);
+      expect(untouched!.value).toEqual({ plan: 'pro' });
+      expect(JSON.stringify(events)).not.toContain('jane@');
     });
 
     it('block in a tool result: the call gets an error result with a notice', async () => {

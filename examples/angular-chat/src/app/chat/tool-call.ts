@@ -23,7 +23,7 @@ const ICONS: Record<ToolStatus, string> = {
   interrupted: '■',
 };
 
-/** One tool call: name, arguments, status and output. */
+/** One tool call: name, arguments, status, progress while it runs, and output. */
 @Component({
   selector: 'chat-tool-call',
   changeDetection: ChangeDetectionStrategy.OnPush,
@@ -34,6 +34,9 @@ const ICONS: Record<ToolStatus, string> = {
       <code class="args">{{ args() }}</code>
       <span class="status">{{ label() }}</span>
     </div>
+    @if (call().progress) {
+      <div class="progress">{{ call().progress }}</div>
+    }
     @if (call().output) {
       <pre class="output">{{ call().output }}</pre>
     }
@@ -46,6 +49,7 @@ const ICONS: Record<ToolStatus, string> = {
     .name { font-weight: 600; }
     .args { color: var(--muted); overflow: hidden; text-overflow: ellipsis; white-space: nowrap; flex: 1; min-width: 0; }
     .status { color: var(--muted); white-space: nowrap; }
+    .progress { padding: 0 0.7rem 0.45rem; color: var(--muted); font-style: italic; font-size: 0.8125rem; }
     .output { margin: 0; padding: 0.45rem 0.7rem; border-top: 1px dashed var(--line); white-space: pre-wrap; font-size: 0.8125rem; }
     :host([data-status='success']) .icon { background: var(--ok-bg); color: var(--ok); }
     :host([data-status='error']) .icon, :host([data-status='denied']) .icon, :host([data-status='interrupted']) .icon { background: var(--bad-bg); color: var(--bad); }

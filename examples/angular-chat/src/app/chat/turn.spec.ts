@@ -51,15 +51,18 @@ describe('turn view model', () => {
         ev('REPLY_START', {}),
         ev('USER_CONFIRM_RESULT', { results: [{ toolCallId: 'call_1', confirmed: true }] }),
         ev('TOOL_RESULT_START', { blockId: 'r1', toolCallId: 'call_1', name: 'refund' }),
-        ev('TOOL_RESULT_DELTA', { blockId: 'r1', delta: 'working' }),
+        ev('TOOL_PROGRESS', { blockId: 'r1', toolCallId: 'call_1', message: 'contacting the bank...' }),
+        ev('TOOL_RESULT_DELTA', { blockId: 'r1', delta: 'Refun' }),
       ],
       waiting,
     );
     expect(resumed.pending).toEqual([]);
-    expect(resumed.parts[0]).toMatchObject({ kind: 'tool', call: { status: 'running', output: 'working' } });
+    // Progress is shown beside the output, never joined into it.
+    expect(resumed.parts[0]).toMatchObject({ kind: 'tool', call: { status: 'running', output: 'Refun', progress: 'contacting the bank...' } });
 
     const done = fold([ev('TOOL_RESULT_END', { blockId: 'r1', toolCallId: 'call_1', status: 'success', output: [{ type: 'text', text: 'Refunded.' }] })], resumed);
     expect(done.parts[0]).toMatchObject({ kind: 'tool', call: { status: 'success', output: 'Refunded.' } });
+    expect(done.parts[0]!.kind === 'tool' && 'progress' in done.parts[0]!.call).toBe(false);
   });
 
   it('marks a rejected call denied at once', () => {

@@ -17,8 +17,10 @@ export interface ToolCallView {
   /** The JSON arguments as the model streamed them. */
   readonly args: string;
   readonly status: ToolStatus;
-  /** Live progress while running; the complete output once done. */
+  /** The output as it streams while running; the complete output once done. */
   readonly output: string;
+  /** The tool's latest progress report (`TOOL_PROGRESS`) while it runs; never part of the output. */
+  readonly progress?: string;
   readonly blockId: string;
   readonly resultBlockId?: string;
 }
@@ -90,8 +92,10 @@ export function applyEvent(turn: Turn, e: AgentEvent): Turn {
       return mapCalls(turn, (c) => c.id === e.toolCallId, (c) => ({ ...c, status: 'running', resultBlockId: e.blockId, output: '' }));
     case 'TOOL_RESULT_DELTA':
       return mapCalls(turn, (c) => c.resultBlockId === e.blockId, (c) => ({ ...c, output: c.output + e.delta }));
+    case 'TOOL_PROGRESS':
+      return mapCalls(turn, (c) => c.id === e.toolCallId, (c) => ({ ...c, progress: e.message }));
     case 'TOOL_RESULT_END':
-      return mapCalls(turn, (c) => c.id === e.toolCallId, (c) => ({ ...c, status: e.status, output: outputText(e.output) }));
+      return mapCalls(turn, (c) => c.id === e.toolCallId, ({ progress: _done, ...c }) => ({ ...c, status: e.status, output: outputText(e.output) }));
     case 'REQUIRE_USER_CONFIRM': {
       const ids = new Set(e.toolCalls.map((c) => c.id));
       return { ...mapCalls(turn, (c) => ids.has(c.id), (c) => ({ ...c, status: 'awaiting_confirmation' })), pending: e.toolCalls };

@@ -148,4 +148,27 @@ describe('toAgUiEvents', () => {
     );
     expect(custom.at(-1)).toMatchObject({ type: 'RUN_ERROR' }); // the script ran out: the reply failed
   });
+
+  it('tool progress is its own CUSTOM event, apart from the result; a returned object rides along as metadata', async () => {
+    const weather = defineTool({
+      name: 'weather',
+      description: 'Weather',
+      input: z.object({ city: z.string() }),
+      execute: ({ city }, toolCtx) => {
+        toolCtx.emit({ message: `looking up ${city}...`, progress: 1, total: 2 });
+        return { city, tempC: 21 };
+      },
+    });
+    const model = new ScriptedChatModel([{ toolCalls: [{ id: 'call_1', name: 'weather', input: { city: 'Paris' } }] }, { text: 'Sunny.' }]);
+    const agent = new Agent({ name: 'a', model, tools: [weather] });
+    const events = await lastValueFrom(agent.reply('weather?').pipe(toAgUiEvents(), toArray()));
+    for (const e of events) expect(() => EventSchema.parse(e)).not.toThrow();
+    const progress = events.filter((e) => e.type === EventType.CUSTOM && (e as { name?: string }).name === 'rxscope.tool_progress');
+    expect(progress).toEqual([
+      expect.objectContaining({ value: { toolCallId: 'call_1', message: 'looking up Paris...', progress: 1, total: 2 } }),
+    ]);
+    const result = events.find((e) => e.type === EventType.TOOL_CALL_RESULT) as unknown as { content: string; metadata: unknown };
+    expect(result.content).toBe('{"city":"Paris","tempC":21}');
+    expect(result.metadata).toEqual({ rxscope: { status: 'success', value: { city: 'Paris', tempC: 21 } } });
+  });
 });

@@ -26,13 +26,14 @@ export const AG_UI_CUSTOM_PREFIX = 'rxscope.';
  * | `TEXT_BLOCK_START/DELTA/END` | `TEXT_MESSAGE_START/CONTENT/END` (one assistant message per model call) |
  * | `THINKING_BLOCK_START/DELTA/END` | `REASONING_START`, `REASONING_MESSAGE_START/CONTENT/END`, `REASONING_END` |
  * | `TOOL_CALL_START/DELTA/END` | `TOOL_CALL_START/ARGS/END` (`parentMessageId`: the call's assistant message) |
- * | `TOOL_RESULT_END` | `TOOL_CALL_RESULT` (text output; `metadata.rxscope.status`) |
+ * | `TOOL_RESULT_END` | `TOOL_CALL_RESULT` (text output; `metadata.rxscope.status`, and `metadata.rxscope.value` for a returned object) |
+ * | `TOOL_PROGRESS` | `CUSTOM {name: 'rxscope.tool_progress', value: {toolCallId, message, progress?, total?}}` |
  * | `REPLY_END` completed / max_iters | `RUN_FINISHED {outcome: success}` with `usage` per model call |
  * | `REPLY_END` awaiting_confirmation | `RUN_FINISHED {outcome: interrupt}`, one interrupt per call (`id` = `toolCallId`, reason `tool_call_confirmation`) |
  * | `REPLY_END` awaiting_external_execution | `RUN_FINISHED {outcome: success, pendingToolCallIds}` |
  * | `REPLY_END` interrupted | `RUN_FINISHED {outcome: cancelled}` |
  * | `REPLY_END` error | `RUN_ERROR {message, code}` |
- * | anything else (`CUSTOM`, `HINT_BLOCK`, data blocks, tool progress, HITL events, subagent events) | `CUSTOM {name: 'rxscope.<TYPE>' (or the CUSTOM's own name), value}` |
+ * | anything else (`CUSTOM`, `HINT_BLOCK`, data blocks, result deltas, HITL events, subagent events) | `CUSTOM {name: 'rxscope.<TYPE>' (or the CUSTOM's own name), value}` |
  *
  * @example
  * ```ts
@@ -122,6 +123,11 @@ class AgUiMapper {
         const toolCallId = this.toolCalls.get(event.blockId);
         return toolCallId ? [{ type: EventType.TOOL_CALL_END, toolCallId, ...ts }] : [];
       }
+      case 'TOOL_PROGRESS': {
+        const { toolCallId, message, progress, total } = event;
+        const value = { toolCallId, message, ...(progress !== undefined ? { progress } : {}), ...(total !== undefined ? { total } : {}) };
+        return [{ type: EventType.CUSTOM, name: `${AG_UI_CUSTOM_PREFIX}tool_progress`, value, ...ts }];
+      }
       case 'TOOL_RESULT_END':
         return [this.toolResult(event)];
       case 'REQUIRE_USER_CONFIRM':
@@ -160,7 +166,7 @@ class AgUiMapper {
       toolCallId: event.toolCallId,
       content,
       role: 'tool',
-      metadata: { rxscope: { status: event.status } },
+      metadata: { rxscope: { status: event.status, ...('value' in event ? { value: event.value } : {}) } },
       timestamp: event.createdAt,
     };
   }
