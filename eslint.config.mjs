@@ -17,6 +17,17 @@ export default tseslint.config(
     },
   },
   {
+    // The Angular example has no tsconfig.json of its own: its app and spec programs say which files it has.
+    files: ['examples/angular-chat/**/*.ts'],
+    languageOptions: {
+      parserOptions: {
+        projectService: false,
+        project: ['./examples/angular-chat/tsconfig.app.json', './examples/angular-chat/tsconfig.spec.json'],
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+  },
+  {
     files: ['**/*.spec.ts', '**/__tests__/**/*.ts', '**/testing/**/*.ts', '**/*.test-d.ts'],
     rules: {
       '@typescript-eslint/no-non-null-assertion': 'off',

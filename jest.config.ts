@@ -27,6 +27,9 @@ function workspaceModules(): Record<string, string> {
   return map;
 }
 
+/** Fails a test on unexpected console output or unhandled errors (scripts/jest-setup.ts). */
+const setupFilesAfterEnv = [join(__dirname, 'scripts', 'jest-setup.ts')];
+
 const moduleNameMapper = { ...workspaceModules(), '^(\\.{1,2}/.*)\\.js$': '$1' };
 
 /** One jest project per workspace package; sources are transpiled by ts-jest (CommonJS). */
@@ -39,6 +42,7 @@ function project(name: string): Project {
       '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/../../tsconfig.jest.json', diagnostics: false }],
     },
     moduleNameMapper,
+    setupFilesAfterEnv,
     testMatch: ['<rootDir>/src/**/*.spec.ts'],
   };
 }
@@ -57,6 +61,7 @@ function program(name: string, dir: string): Project {
       '^.+\\.ts$': ['ts-jest', { tsconfig: `${root}/tsconfig.jest.json`, diagnostics: false }],
     },
     moduleNameMapper,
+    setupFilesAfterEnv,
     testMatch: ['<rootDir>/src/**/*.spec.ts'],
   };
 }
@@ -76,6 +81,7 @@ const scripts: Project = {
   testEnvironment: 'node',
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/../tsconfig.jest.json', diagnostics: false }] },
   testMatch: ['<rootDir>/*.spec.ts'],
+  setupFilesAfterEnv,
 };
 
 const config: Config = {

@@ -55,6 +55,7 @@ describe('quickstart (offline scripted model)', () => {
     expect(run.code).toBe(0);
     expect(out).toContain('offline scripted model');
     // Piped output: no colours, no spinner frames.
+    // eslint-disable-next-line no-control-regex -- ESC starts an ANSI colour code
     expect(out).not.toMatch(/\x1b|\r|⠋/);
 
     // One line per tool call: mark, name, arguments, result, duration.

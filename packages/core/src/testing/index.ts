@@ -5,3 +5,6 @@ export type { ScriptedTurn } from './scripted-turn.js';
 export { ModelTestingController, TestModelCall } from './controller.js';
 export type { ModelCallMatch } from './controller.js';
 export { assertReplyGrammar, assertConsistentConversation } from './grammar.js';
+export { ofType, replyEndOf, runReply } from './run-reply.js';
+export { virtualClock } from './virtual-clock.js';
+export type { VirtualClock } from './virtual-clock.js';

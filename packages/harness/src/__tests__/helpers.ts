@@ -2,29 +2,24 @@
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { lastValueFrom, toArray } from 'rxjs';
 import {
   type Agent,
   type AgentEvent,
-  type AgentEventOf,
-  type AgentEventType,
   isEvent,
   type ReplyInput,
   type ToolResultEndEvent,
 } from '@rxscope/core';
 import { OpenAIChatModel } from '@rxscope/core/openai';
-import { assertConsistentConversation, assertReplyGrammar } from '@rxscope/core/testing';
+import { ofType, replyEndOf, runReply } from '@rxscope/core/testing';
 import type { OpenAITestServer, RecordedRequest } from '@rxscope/core/testing/node';
+
+export { ofType } from '@rxscope/core/testing';
 
 /** A fresh temporary folder (real path); removed by the returned `cleanup`. */
 export function tempDir(prefix = 'rxscope-harness-'): { path: string; cleanup: () => void } {
   const path = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
   return { path, cleanup: () => rmSync(path, { recursive: true, force: true }) };
 }
-
-/** The events of one type, typed as such. */
-export const ofType = <T extends AgentEventType>(events: readonly AgentEvent[], type: T): AgentEventOf<T>[] =>
-  events.filter((e): e is AgentEventOf<T> => e.type === type);
 
 /** The values of the CUSTOM events called `name`. */
 export const customValues = <T = unknown>(events: readonly AgentEvent[], name: string): T[] =>
@@ -43,12 +38,10 @@ export function resultOf(events: readonly AgentEvent[], toolCallId: string): Too
 /** Text of a result. */
 export const textOfResult = (end: ToolResultEndEvent): string => end.output.map((b) => (b.type === 'text' ? b.text : '')).join('');
 
-/** Collects one whole reply and checks the grammar and the conversation. */
+/** Collects one whole reply (the testing kit's `runReply`: grammar and conversation checked). */
 export async function run(agent: Agent, input: ReplyInput = 'hi') {
-  const events = await lastValueFrom(agent.reply(input).pipe(toArray()));
-  const end = assertReplyGrammar(events);
-  assertConsistentConversation(agent.context);
-  return { events, end };
+  const events = await runReply(agent, input);
+  return { events, end: replyEndOf(events) };
 }
 
 /** The real OpenAIChatModel, talking to the test server. */

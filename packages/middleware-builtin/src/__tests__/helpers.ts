@@ -1,25 +1,21 @@
 // Test helpers shared by the specs of the built-in middlewares.
-import { lastValueFrom, toArray, VirtualAction, VirtualTimeScheduler } from 'rxjs';
 import { z } from 'zod';
 import {
   type Agent,
   type AgentEvent,
-  type AgentEventOf,
-  type AgentEventType,
   defineTool,
   isEvent,
   ModelError,
   type ReplyInput,
 } from '@rxscope/core';
 import { OpenAIChatModel } from '@rxscope/core/openai';
-import { assertConsistentConversation, assertReplyGrammar } from '@rxscope/core/testing';
+import { ofType, replyEndOf, runReply } from '@rxscope/core/testing';
 import type { OpenAITestServer } from '@rxscope/core/testing/node';
 
-// --- events ----------------------------------------------------------------------------------
+// The testing kit's ofType and virtualClock, re-exported for the specs that import them from here.
+export { ofType, virtualClock } from '@rxscope/core/testing';
 
-/** The events of one type, typed as such. */
-export const ofType = <T extends AgentEventType>(events: readonly AgentEvent[], type: T): AgentEventOf<T>[] =>
-  events.filter((e): e is AgentEventOf<T> => e.type === type);
+// --- events ----------------------------------------------------------------------------------
 
 /** The text the reply streamed (all TEXT_BLOCK_DELTA deltas joined). */
 export const textOf = (events: readonly AgentEvent[]): string =>
@@ -40,14 +36,12 @@ export const hints = (events: readonly AgentEvent[]): string[] => events.filter(
 // --- replies ---------------------------------------------------------------------------------
 
 /**
- * Collects one whole reply and checks it: the stream follows the reply grammar and the agent's
- * conversation is consistent afterwards. Returns the events and the REPLY_END event.
+ * Collects one whole reply and checks it (the testing kit's `runReply`: reply grammar, consistent
+ * conversation). Returns the events and the REPLY_END event.
  */
 export async function run(agent: Agent, input: ReplyInput = 'hi') {
-  const events = await lastValueFrom(agent.reply(input).pipe(toArray()));
-  const end = assertReplyGrammar(events);
-  assertConsistentConversation(agent.context);
-  return { events, end };
+  const events = await runReply(agent, input);
+  return { events, end: replyEndOf(events) };
 }
 
 /** {@link run}, for specs that only want the events. */
@@ -61,24 +55,6 @@ export function start(agent: Agent, input: ReplyInput = 'hi') {
   let done = false;
   const sub = agent.reply(input).subscribe({ next: (e) => events.push(e), complete: () => (done = true) });
   return { events, sub, done: () => done };
-}
-
-// --- time ------------------------------------------------------------------------------------
-
-/** A scheduler whose clock only moves when the test says so. */
-export function virtualClock() {
-  const scheduler = new VirtualTimeScheduler(VirtualAction, 0);
-  return {
-    scheduler,
-    /** Runs everything due up to virtual time `ms`. */
-    advanceTo(ms: number) {
-      scheduler.maxFrames = ms;
-      scheduler.flush();
-      scheduler.frame = Math.max(scheduler.frame, ms);
-    },
-    /** How many actions are still scheduled. */
-    pending: () => scheduler.actions.length,
-  };
 }
 
 // --- models, tools and errors ----------------------------------------------------------------

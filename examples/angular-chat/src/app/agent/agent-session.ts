@@ -38,7 +38,7 @@ export class AgentSession {
   /** The session id (one `POST /api/sessions`, shared). */
   readonly sessionId$: Observable<string> = this.http.post<{ sessionId: string }>(`${this.api}/sessions`, null).pipe(
     map((r) => r.sessionId),
-    shareReplay(1),
+    shareReplay({ bufferSize: 1, refCount: false }), // one POST for the whole app, kept after the first subscriber leaves
   );
 
   /** `fetch` for the event stream that reports when each (re)connection opens. */

@@ -56,7 +56,7 @@ export interface NoTurn {
 }
 
 /** The turns of one server: a script consumed in order (and extended by `enqueue`), or a handler. */
-export class TurnSource {
+export class ScriptedTurns {
   private readonly script: ServerTurn[];
   private scriptIndex = 0;
 
