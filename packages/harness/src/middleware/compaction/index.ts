@@ -5,7 +5,7 @@
  * - **When**: before a reasoning step whose conversation has more than `triggerTokens` tokens
  *   (default: 80% of the model's context window when known — `contextWindow`, the model's own
  *   field, or a table of well-known models — else 100,000) or more than `triggerMessages`
- *   messages; and once, forced, when the model answers with a context-overflow error
+ *   messages (an earlier summary not counted); and once, forced, when the model answers with a context-overflow error
  *   (`context_length_exceeded`): the step is compacted and retried once.
  * - **What is kept**: a recent tail of at most `keepTokens` tokens (default: a quarter of the
  *   trigger), cut at message boundaries — a tool call and its result live in one message, so they
@@ -120,7 +120,9 @@ export class CompactionMiddleware implements Middleware {
       const messages = ctx.conversation.messages;
       const tokens = this.tallyOf(ctx).total(messages);
       const byTokens = tokens > trigger;
-      const byCount = this.options.triggerMessages !== undefined && messages.length > this.options.triggerMessages;
+      // The summary of an earlier compaction does not count as a message of the conversation.
+      const count = messages.length - (messages.length && isSummary(messages[0]!) ? 1 : 0);
+      const byCount = this.options.triggerMessages !== undefined && count > this.options.triggerMessages;
       const step = (retried: boolean): Observable<AgentEvent> =>
         next(input).pipe(
           catchError((err: unknown) => {
