@@ -93,7 +93,7 @@ const trimTo = (n: number): Middleware => ({
 });
 
 const reply = async (agent: Agent): Promise<unknown> => {
-  const events = await lastValueFrom(agent.reply('What is the answer?').pipe(toArray()));
+  const events = await lastValueFrom(agent.reply('What is the answer?').pipe(toArray()), { defaultValue: [] });
   const end = events[events.length - 1];
   if (end?.type !== 'REPLY_END' || end.finishReason !== 'completed') throw new Error(`reply ended ${JSON.stringify(end)}`);
   return events.length;

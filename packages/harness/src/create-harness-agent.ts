@@ -135,7 +135,7 @@ export function createHarnessAgent(options: HarnessOptions): Agent {
               ? `over ${c.triggerTokens.toLocaleString('en-US')} tokens`
               : c.contextWindow !== undefined
                 ? `over 80% of a ${c.contextWindow.toLocaleString('en-US')}-token context window`
-                : `over ${middleware.triggerFor(options.model!).toLocaleString('en-US')} tokens (from the model's context window when known)`;
+                : `over ${middleware.triggerFor(options.model).toLocaleString('en-US')} tokens (from the model's context window when known)`;
           const reason = `older messages summarised ${trigger}${c.triggerMessages !== undefined ? ` or ${c.triggerMessages} messages` : ''}`;
           return { part: { name: 'CompactionMiddleware', option: 'compaction', enabled: true, reason }, middleware };
         })()

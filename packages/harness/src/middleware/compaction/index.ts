@@ -126,12 +126,12 @@ export class CompactionMiddleware implements Middleware {
       const step = (retried: boolean): Observable<AgentEvent> =>
         next(input).pipe(
           catchError((err: unknown) => {
-            if (retried || !isContextOverflow(err)) return throwError(() => err);
+            if (retried || !isContextOverflow(err)) return throwError(() => err as Error);
             // Compact (keeping less than usual) and retry once; when nothing could be compacted, the error stands.
             const done = { compacted: false };
             return concat(
               this.compact(agent, ctx, input.model, 'context_overflow', trigger, true, done),
-              defer(() => (done.compacted ? step(true) : throwError(() => err))),
+              defer(() => (done.compacted ? step(true) : throwError(() => err as Error))),
             );
           }),
         );

@@ -67,6 +67,7 @@ export async function summarize(model: ChatModel, messages: readonly Msg[], earl
         signal,
       })
       .pipe(reduce((acc, e) => (e.type === 'TEXT_BLOCK_DELTA' ? acc + e.delta : acc), '')),
+    { defaultValue: '' },
   );
   if (!text.trim()) throw new Error('the model returned an empty summary');
   return text.trim();
