@@ -92,6 +92,7 @@ const config: Config = {
     project('harness'),
     program('quickstart', 'examples/quickstart'),
     program('tracing-example', 'examples/tracing'),
+    program('coding-agent', 'examples/coding-agent'),
     program('bench', 'bench'),
     angularApp('angular-chat', 'examples/angular-chat'),
     program('node-service', 'examples/node-service'),

@@ -3,6 +3,7 @@ import { agentLoop } from './agent-loop.js';
 import { agentLoopMemory } from './agent-loop-memory.js';
 import { concurrency } from './concurrency.js';
 import { firstToken } from './first-token.js';
+import { harnessOverhead } from './harness-overhead.js';
 import { leaks } from './leaks.js';
 import { modelOverhead } from './model-overhead.js';
 import { perEvent } from './per-event.js';
@@ -12,4 +13,4 @@ import { perEvent } from './per-event.js';
  * loop in memory runs first, in a process that has run nothing else yet: after S1's contenders
  * (LangChain, the AI SDK, OpenAI Agents and their heaps) its figures came out about twice as high.
  */
-export const scenarios: readonly AnyScenario[] = [agentLoopMemory, modelOverhead, agentLoop, perEvent, concurrency, leaks, firstToken];
+export const scenarios: readonly AnyScenario[] = [agentLoopMemory, modelOverhead, agentLoop, perEvent, concurrency, leaks, firstToken, harnessOverhead];

@@ -23,6 +23,7 @@ describe('createHarnessAgent', () => {
       'WorkspaceContextMiddleware',
       'TodoListMiddleware',
       'PlanModeMiddleware',
+      'CompactionMiddleware',
       'ToolResultEvictionMiddleware',
     ]);
     expect(agent.tools.map((t) => t.name).sort()).toEqual(
@@ -39,6 +40,7 @@ describe('createHarnessAgent', () => {
     expect(parts.filter((p) => p.enabled).map((p) => p.name)).toEqual([
       'AtPathExpansionMiddleware',
       'WorkspaceContextMiddleware',
+      'CompactionMiddleware',
       'ToolResultEvictionMiddleware',
       'file tools',
     ]);
@@ -58,13 +60,15 @@ describe('createHarnessAgent', () => {
       ['WorkspaceContextMiddleware', true],
       ['TodoListMiddleware', true],
       ['PlanModeMiddleware', true],
+      ['CompactionMiddleware', true],
       ['ToolResultEvictionMiddleware', true],
       ['file tools', true],
     ]);
     expect(d.parts[0]).toMatchObject({ hooks: ['onAgent', 'onActing'], tools: ['execute'] });
     expect(d.parts[0]!.reason).toMatch(/^sandbox: local/);
     expect(d.parts[4]).toMatchObject({ hooks: ['onAgent', 'onActing', 'onSystemPrompt'], tools: ['plan_enter', 'plan_write', 'plan_exit'] });
-    expect(d.parts[5]!.reason).toBe('results over 80,000 characters go to large_tool_results/');
+    expect(d.parts[5]!.reason).toBe("older messages summarised over 100,000 tokens (from the model's context window when known)");
+    expect(d.parts[6]!.reason).toBe('results over 80,000 characters go to large_tool_results/');
   });
 
   it('minimal() keeps only the workspace context', () => {

@@ -1,5 +1,6 @@
 import { Agent, type Middleware, type Tool } from '@rxscope/core';
 import type { HarnessOptions, SandboxChoice } from './harness-options.js';
+import { CompactionMiddleware } from './middleware/compaction/index.js';
 import { AtPathExpansionMiddleware } from './middleware/at-path-expansion/index.js';
 import { PlanModeMiddleware } from './middleware/plan-mode/index.js';
 import { SandboxLifecycleMiddleware } from './middleware/sandbox-lifecycle/index.js';
@@ -123,6 +124,23 @@ export function createHarnessAgent(options: HarnessOptions): Agent {
         }
       : { part: { name: 'PlanModeMiddleware', option: 'planMode', enabled: false, reason: 'planMode is not true' } },
   );
+  const compaction = options.compaction;
+  parts.push(
+    on(compaction, true)
+      ? (() => {
+          const middleware = new CompactionMiddleware({ ...(typeof compaction === 'object' ? compaction : {}), fileSystem: fs });
+          const c = typeof compaction === 'object' ? compaction : {};
+          const trigger =
+            c.triggerTokens !== undefined
+              ? `over ${c.triggerTokens.toLocaleString('en-US')} tokens`
+              : c.contextWindow !== undefined
+                ? `over 80% of a ${c.contextWindow.toLocaleString('en-US')}-token context window`
+                : `over ${middleware.triggerFor(options.model).toLocaleString('en-US')} tokens (from the model's context window when known)`;
+          const reason = `older messages summarised ${trigger}${c.triggerMessages !== undefined ? ` or ${c.triggerMessages} messages` : ''}`;
+          return { part: { name: 'CompactionMiddleware', option: 'compaction', enabled: true, reason }, middleware };
+        })()
+      : { part: { name: 'CompactionMiddleware', option: 'compaction', enabled: false, reason: 'compaction: false' } },
+  );
   const eviction = options.toolResultEviction;
   parts.push(
     on(eviction, true)
@@ -160,6 +178,7 @@ export function createHarnessAgent(options: HarnessOptions): Agent {
     readFile: _rf,
     sandbox: _s,
     execute: _e,
+    compaction: _c,
     toolResultEviction: _t,
     planMode: _p,
     todos: _td,

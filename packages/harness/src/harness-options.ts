@@ -1,4 +1,5 @@
 import type { AgentOptions } from '@rxscope/core';
+import type { CompactionOptions } from './middleware/compaction/index.js';
 import type { AtPathExpansionOptions } from './middleware/at-path-expansion/index.js';
 import type { SandboxLifecycleOptions } from './middleware/sandbox-lifecycle/index.js';
 import type { TodoListOptions } from './middleware/todo-list/index.js';
@@ -35,6 +36,8 @@ export interface HarnessOptions extends Omit<AgentOptions, 'model'> {
   readonly sandbox?: SandboxChoice;
   /** Options of the `execute` tool (it asks for permission by default). */
   readonly execute?: Pick<SandboxLifecycleOptions, 'askPermission' | 'defaultTimeoutS' | 'maxTimeoutS' | 'maxOutputChars'>;
+  /** Older messages summarised when the conversation grows too long. Default on. */
+  readonly compaction?: false | Omit<CompactionOptions, 'fileSystem'>;
   /** Large tool results written to the workspace and replaced by a pointer. Default on. */
   readonly toolResultEviction?: false | Omit<ToolResultEvictionOptions, 'fileSystem'>;
   /** Plan mode and the plan tools. Default false. */

@@ -5,8 +5,8 @@ import type { HarnessOptions } from './harness-options.js';
  * workspace, composed by spreading (later keys win).
  *
  * - `coding()`: all file tools, `execute` in a bubblewrap sandbox (asks before each command),
- *   tool-result eviction, plan mode, the task list, workspace context and `@path`.
- * - `research()`: read-only file tools, no shell, eviction, the task list, workspace context
+ *   compaction, tool-result eviction, plan mode, the task list, workspace context and `@path`.
+ * - `research()`: read-only file tools, no shell, compaction, eviction, the task list, workspace context
  *   and `@path`; no plan mode (nothing to change).
  * - `minimal()`: workspace context only.
  *
@@ -19,6 +19,7 @@ export const presets = {
   coding: (): HarnessOptions => ({
     fileTools: true,
     sandbox: 'bubblewrap',
+    compaction: {},
     toolResultEviction: {},
     planMode: true,
     todos: true,
@@ -31,6 +32,7 @@ export const presets = {
   research: (): HarnessOptions => ({
     fileTools: 'read-only',
     sandbox: 'none',
+    compaction: {},
     toolResultEviction: {},
     planMode: false,
     todos: true,
@@ -41,6 +43,7 @@ export const presets = {
   minimal: (): HarnessOptions => ({
     fileTools: false,
     sandbox: 'none',
+    compaction: false,
     toolResultEviction: false,
     planMode: false,
     todos: false,
