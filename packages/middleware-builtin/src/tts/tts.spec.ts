@@ -52,7 +52,7 @@ describe('TTSMiddleware', () => {
     const secondText = events.findIndex((e) => e.type === 'TEXT_BLOCK_DELTA' && e.delta === 'How are');
     expect(firstAudio).toBeLessThan(secondText);
     expect(speechRequests(server).map((r) => r.body['input'])).toEqual(['Hello there.', ' How are you?']);
-    expect(speechRequests(server).every((r) => r.body['response_format'] === 'pcm')).toBe(true);
+    expect(speechRequests(server).every((r) => (r.body['response_format'] as unknown) === 'pcm')).toBe(true);
     expect(audioOf(events, audio!.blockId)).toEqual(Buffer.concat([pcm('Hello there.'), pcm(' How are you?')]));
     const ends = events.map((e, i) => [e.type, i] as const);
     const audioEnd = ends.find(([t]) => t === 'DATA_BLOCK_END')![1];
