@@ -47,7 +47,7 @@ describe('bench --quick', () => {
 
   it('runs every scenario, in order, and writes nothing', () => {
     expect(report.machine).toMatch(/cores, .* GiB memory, Node v\d+/);
-    expect(report.results.map((r) => r.id)).toEqual(['agent-loop-memory', 'model-overhead', 'agent-loop', 'per-event', 'concurrency', 'leaks', 'first-token']);
+    expect(report.results.map((r) => r.id)).toEqual(['agent-loop-memory', 'model-overhead', 'agent-loop', 'per-event', 'concurrency', 'leaks', 'first-token', 'harness-overhead']);
     for (const r of report.results) {
       expect(r.config.quick).toBe(true);
       expect(r.load.start).toEqual(expect.any(Number));

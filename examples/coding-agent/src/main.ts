@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { lastValueFrom, tap } from 'rxjs';
-import { type Agent, type AgentEvent, type ReplyEndEvent, type ReplyInput } from '@rxscope/core';
+import type { Agent, AgentEvent, ReplyEndEvent, ReplyInput } from '@rxscope/core';
 import { OpenAIChatModel } from '@rxscope/core/openai';
 import { createHarnessAgent, describeHarness, presets } from '@rxscope/harness';
 import { startOfflineModel } from './offline.js';

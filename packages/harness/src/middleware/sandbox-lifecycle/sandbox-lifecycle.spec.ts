@@ -110,7 +110,7 @@ describe('SandboxLifecycleMiddleware', () => {
     const subA = a.reply('echo A-started; sleep 3; touch a-finished').subscribe((e) => aEvents.push(e));
     const bDone = lastValueFrom(b.reply('sleep 0.5; echo from-B; echo $HOME').pipe(toArray()));
     await waitFor(() => sandbox.acquired === 2);
-    await waitFor(() => aEvents.some((e) => e.type === 'TOOL_RESULT_DELTA'));
+    await waitFor(() => aEvents.some((e) => e.type === 'TOOL_PROGRESS'));
     // Cancelling A kills A's command only; B finishes with its own output.
     subA.unsubscribe();
     const bEvents = await bDone;
