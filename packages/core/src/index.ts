@@ -52,7 +52,7 @@ export { AGENT_EVENT_TYPES, isAgentEvent, isBlockDelta, isBlockEnd, isBlockStart
 export type { BlockDeltaEvent, BlockEndEvent, BlockStartEvent } from './event/guards.js';
 
 // models
-export type { ChatModel, ModelOptions, ModelRequest, ToolChoice, ToolSchema } from './model/chat-model.js';
+export type { ChatModel, ModelOptions, ModelRequest, ResponseFormat, ToolChoice, ToolSchema } from './model/chat-model.js';
 export { ModelError, toErrorInfo } from './model/model-error.js';
 export type { ModelErrorOptions } from './model/model-error.js';
 export { parseRetryAfter, toModelError } from './model/to-model-error.js';
@@ -79,6 +79,8 @@ export type { Chain, Layer, OnionHook } from './middleware/chain.js';
 export { Agent } from './agent/agent.js';
 export type { AgentOptions, ReplyInput, ResumeInput } from './agent/agent.js';
 export { agentAsTool } from './agent/agent-tool.js';
+export { OUTPUT_TOOL_NAME, OutputInvalidError } from './agent/structured-output.js';
+export type { ReplyOptions } from './agent/structured-output.js';
 export type { AgentToolOptions, DefaultAgentToolInput } from './agent/agent-tool.js';
 export { AgentError, AgentUsageError } from './agent/errors.js';
 

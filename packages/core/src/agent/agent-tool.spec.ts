@@ -215,6 +215,21 @@ describe('agent.asTool()', () => {
     expect(ofType(eb, 'TOOL_RESULT_END').find((e) => e.source === 'b')!.output).toEqual([{ type: 'text', text: 're: from b.' }]);
     expect(inner.context).toHaveLength(4);
   });
+  it('with output, the inner reply is asked for structured output and the value is the result', async () => {
+    const inner = new Agent({
+      name: 'extractor',
+      model: new ScriptedChatModel([{ toolCalls: [{ name: 'final_output', input: { name: 'Ada', born: 1815 } }] }]),
+    });
+    const outer = new Agent({
+      name: 'lead',
+      model: new ScriptedChatModel([{ toolCalls: [{ name: 'extractor', input: { message: 'Ada Lovelace, b. 1815' } }] }, { text: 'ok' }]),
+      tools: [inner.asTool({ description: 'Extracts a person.', output: z.object({ name: z.string(), born: z.number() }) })],
+    });
+    const events = await runReply(outer, outer.reply('go'));
+    const result = ofType(events, 'TOOL_RESULT_END').find((e) => e.source === 'lead')!;
+    expect(result.output).toEqual([{ type: 'text', text: '{"name":"Ada","born":1815}' }]);
+    expect(events.find((e) => e.source === 'extractor' && e.type === 'REPLY_END')).toMatchObject({ output: { name: 'Ada', born: 1815 } });
+  });
 });
 
 async function waitFor(condition: () => boolean, timeoutMs = 5_000): Promise<void> {

@@ -6,6 +6,7 @@ import { createReplyReducer } from '../message/reducer.js';
 import { defineTool, type Tool, type ToolContext, type ToolOutput } from '../tool/tool.js';
 import type { Agent } from './agent.js';
 import { Relay } from './relay.js';
+import { finalTextOf } from './structured-output.js';
 
 const DEFAULT_INPUT = z.object({ message: z.string().describe('The task or question for the agent, self-contained.') });
 
@@ -25,12 +26,15 @@ export interface AgentToolOptions<S extends z.ZodType = DefaultAgentToolInput> {
    * is the default one, else the arguments as JSON text.
    */
   readonly prompt?: (input: z.output<S>) => string | Msg;
+  /** Ask the agent for structured output (see `reply(input, {output})`): the tool result is the value as JSON. */
+  readonly output?: z.ZodType;
 }
 
 /**
  * An agent as a tool of another agent (`agent.asTool()`): each call runs one reply of the agent
  * and its events stream through the caller's reply unchanged (their `source` is the agent's
- * name, their `replyId` its own reply). The final text of the reply is the tool result; a reply
+ * name, their `replyId` its own reply). The final text of the reply (its `output` as JSON, with
+ * the `output` option) is the tool result; a reply
  * that fails, is interrupted or waits for a person gives an `error` result saying so. Cancelling
  * the call (the caller unsubscribed or was interrupted, a timeout) cancels the reply.
  *
@@ -57,12 +61,12 @@ export function agentAsTool<S extends z.ZodType = typeof DEFAULT_INPUT>(agent: A
     name,
     description: options.description,
     input: schema,
-    execute: (input, toolCtx) => runNested(agent, prompt(input), toolCtx),
+    execute: (input, toolCtx) => runNested(agent, prompt(input), toolCtx, options.output),
   });
 }
 
 /** One reply of `agent`, its events forwarded through the calling reply, resolving to the result. */
-function runNested(agent: Agent, input: string | Msg, toolCtx: ToolContext): Observable<ToolOutput> {
+function runNested(agent: Agent, input: string | Msg, toolCtx: ToolContext, output: z.ZodType | undefined): Observable<ToolOutput> {
   return new Observable<ToolOutput>((subscriber) => {
     if (toolCtx.agentName === agent.name) {
       // Also the case of an agent calling itself, which would wait for its own reply forever.
@@ -89,7 +93,7 @@ function runNested(agent: Agent, input: string | Msg, toolCtx: ToolContext): Obs
         down.next(outcome);
         down.complete();
       },
-    }).subscribeTo(agent.reply(input));
+    }).subscribeTo(agent.reply(input, output ? { output } : {}));
   });
 }
 
@@ -98,7 +102,8 @@ function resultOf(name: string, end: ReplyEndEvent, message: Msg): ToolOutput | 
   switch (end.finishReason) {
     case 'completed':
     case 'max_iters':
-      return finalText(message);
+      if ('output' in end) return JSON.stringify(end.output);
+      return finalTextOf(message);
     case 'error':
       return new Error(`agent "${name}" failed: ${end.error?.message ?? 'unknown error'}`);
     case 'interrupted':
@@ -112,22 +117,6 @@ function resultOf(name: string, end: ReplyEndEvent, message: Msg): ToolOutput | 
           '), which cannot be given through a tool call; answer it on that agent directly',
       );
     default:
-      return finalText(message);
+      return finalTextOf(message);
   }
-}
-
-/** The text the reply ended with: its text blocks after the last tool traffic (all of it if none). */
-function finalText(message: Msg): string {
-  const blocks = message.content;
-  let start = 0;
-  for (let i = blocks.length - 1; i >= 0; i--) {
-    const type = blocks[i]!.type;
-    if (type === 'tool_call' || type === 'tool_result') {
-      start = i + 1;
-      break;
-    }
-  }
-  let text = '';
-  for (const b of blocks.slice(start)) if (b.type === 'text') text += b.text;
-  return text;
 }

@@ -23,6 +23,7 @@ import type { Tool } from '../tool/tool.js';
 import { validateToolInput } from '../tool/validate.js';
 import { newId } from '../util/id.js';
 import { resultEvents } from './acting.js';
+import { OUTPUT_TOOL_NAME, StructuredOutput, type ReplyOptions } from './structured-output.js';
 import { agentAsTool, type AgentToolOptions, type DefaultAgentToolInput } from './agent-tool.js';
 import { chainsFor } from './chains.js';
 import { closingEvents } from './closing.js';
@@ -214,8 +215,10 @@ export class Agent {
    * cancelButton.onclick = () => sub.unsubscribe();
    * ```
    */
-  reply(input: ReplyInput): Observable<AgentEvent> {
-    return this.queue.run(() => (this.store ? this.loadFromStore().pipe(switchMap(() => this.startReply(input))) : this.startReply(input)));
+  reply(input: ReplyInput, options: ReplyOptions = {}): Observable<AgentEvent> {
+    return this.queue.run(() =>
+      this.store ? this.loadFromStore().pipe(switchMap(() => this.startReply(input, options))) : this.startReply(input, options),
+    );
   }
 
   /**
@@ -228,14 +231,16 @@ export class Agent {
    * console.log(textOfMsg(msg));
    * ```
    */
-  call(input: ReplyInput): Promise<Msg> {
+  call<S extends z.ZodType>(input: ReplyInput, options: ReplyOptions<S> & { readonly output: S }): Promise<z.output<S>>;
+  call(input: ReplyInput, options?: ReplyOptions): Promise<Msg>;
+  call(input: ReplyInput, options: ReplyOptions = {}): Promise<unknown> {
     // reduce() always emits, so the stream is never empty.
     // eslint-disable-next-line rxjs-x/no-ignored-default-value
     return lastValueFrom(
       defer(() => {
         const reducer = createReplyReducer({ source: this.name });
         let end: ReplyEndEvent | undefined;
-        return this.reply(input).pipe(
+        return this.reply(input, options).pipe(
           reduce((count, e) => {
             reducer.apply(e);
             if (e.type === 'REPLY_END' && e.source === this.name) end = e;
@@ -244,6 +249,13 @@ export class Agent {
           map(() => {
             if (!end) throw new AgentError({ name: 'Error', message: 'the reply ended without REPLY_END' }, '');
             if (end.finishReason === 'error') throw new AgentError(end.error ?? { name: 'Error', message: 'unknown error' }, end.replyId);
+            if (options.output) {
+              if (!('output' in end)) {
+                const message = `the reply ended (${end.finishReason}) without an output`;
+                throw new AgentError({ name: 'OutputMissingError', message, code: 'output_missing' }, end.replyId, end.finishReason);
+              }
+              return end.output;
+            }
             const msg = reducer.message();
             return { ...msg, metadata: { ...msg.metadata, replyId: end.replyId, finishReason: end.finishReason, usage: end.usage } };
           }),
@@ -337,12 +349,13 @@ export class Agent {
     return save;
   }
 
-  private startReply(input: ReplyInput): Observable<AgentEvent> {
+  private startReply(input: ReplyInput, options: ReplyOptions): Observable<AgentEvent> {
+    const output = options.output ? this.structuredOutput(options) : undefined;
     const prepared = this.prepareInput(input);
     const controller = new AbortController();
     const replyId = prepared.resume?.pending.replyId ?? newId('reply');
     const ctx = new ReplyContext(this.name, replyId, this.sessionId, controller.signal, this.middlewareState);
-    const run = new ReplyRun(this.host, ctx, prepared.resume);
+    const run = new ReplyRun(this.host, ctx, prepared.resume, output);
     this.current = { run, controller };
     let ended = false;
     let started = false;
@@ -385,6 +398,15 @@ export class Agent {
     // The notice about rejected pending calls goes right after REPLY_START.
     let first = true;
     return events.pipe(concatMap((e) => (first && e.type === 'REPLY_START' ? ((first = false), from([e, ...head])) : of(e))));
+  }
+
+  private structuredOutput(options: ReplyOptions): StructuredOutput {
+    if (this.toolMap.has(OUTPUT_TOOL_NAME) && !this.model.supportsResponseFormat) {
+      throw new AgentUsageError(
+        `Agent "${this.name}" has a tool named "${OUTPUT_TOOL_NAME}", the name structured output uses; rename that tool.`,
+      );
+    }
+    return new StructuredOutput(options.output!, this.model.supportsResponseFormat === true, options.outputRepairs ?? 2);
   }
 
   /**

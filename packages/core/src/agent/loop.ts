@@ -23,6 +23,7 @@ import { executeTool, prepareCall, runCall, runCalls, type PreparedCall } from '
 import { closingEvents } from './closing.js';
 import { callModel } from './model-step.js';
 import { NestedReplies } from './nested-replies.js';
+import type { StructuredOutput } from './structured-output.js';
 import type { ReplyContext } from './reply-context.js';
 import { ReplyConversation } from './reply-conversation.js';
 import { Relay } from './relay.js';
@@ -114,17 +115,24 @@ export class ReplyRun {
   private readonly usage: { inputTokens: number; outputTokens: number; cacheReadTokens: number; reasoningTokens: number };
   /** Replies of agents used as tools, forwarded through this one (closed with it when it is cut off). */
   private readonly nested: NestedReplies;
+  /** The agent's tools, plus the `final_output` tool when the reply asks for structured output. */
+  private readonly tools: ReadonlyMap<string, Tool>;
+  private readonly toolList: readonly Tool[];
 
   constructor(
     private readonly host: LoopHost,
     private readonly ctx: ReplyContext,
     private readonly resume?: ResumeRequest,
+    /** The structured output asked of this reply (`reply(input, {output})`). */
+    private readonly output?: StructuredOutput,
   ) {
     const pending = resume?.pending;
     this.conversation = new ReplyConversation(host, ctx, pending?.message);
     ctx.conversationOfReply = this.conversation;
     this.toolSteps = pending?.toolSteps ?? 0;
     this.nested = new NestedReplies(ctx.agentName);
+    this.tools = output?.tool ? new Map([...host.tools, [output.tool.name, output.tool]]) : host.tools;
+    this.toolList = output?.tool ? [...host.toolList, output.tool] : host.toolList;
     ctx.iteration = pending?.iteration ?? 0;
     const u = pending?.usage;
     this.usage = {
@@ -219,7 +227,8 @@ export class ReplyRun {
       return this.acting(step.calls);
     }
     if (step instanceof ResumeStep) return this.resumeStep(step.request);
-    this.ctx.iteration++;
+    const ctx = this.ctx;
+    ctx.iteration++;
     const events = this.reasoning(step.final);
     // The reasoning events folded into the reply, then the next step: one relay, not tap + concat.
     return new Observable<AgentEvent | Step>((subscriber) => {
@@ -234,10 +243,24 @@ export class ReplyRun {
           // Hints added in this step and not emitted yet (a layer answered without the model).
           for (const e of this.conversation.takeHints()) down.next(e);
           this.conversation.dropStepHints(false);
-          if (step.final) down.next(new DoneStep(this.toolSteps > 0 ? 'max_iters' : 'completed'));
+          const calls = step.final ? [] : this.conversation.reducer.unansweredCalls();
+          const done = new DoneStep(step.final && this.toolSteps > 0 ? 'max_iters' : 'completed');
+          if (calls.length) down.next(new ActStep(calls));
+          else if (!this.output) down.next(done);
           else {
-            const calls = this.conversation.reducer.unansweredCalls();
-            down.next(calls.length ? new ActStep(calls) : new DoneStep('completed'));
+            // Structured output: the answer is checked; a repair turn is a hint and one more step.
+            let verdict;
+            try {
+              verdict = this.output.checkAnswer(this.conversation.reducer.message(), step.final);
+            } catch (err) {
+              down.error(err);
+              return;
+            }
+            if (verdict.ok) down.next(done);
+            else {
+              this.conversation.addHint(verdict.hint, { source: 'output' });
+              down.next(new ReasonStep(false));
+            }
           }
           down.complete();
         },
@@ -255,10 +278,11 @@ export class ReplyRun {
         : host.toolChoice;
     const input: ReasoningInput = {
       messages: this.conversation.messages,
-      tools: host.toolList,
+      tools: this.toolList,
       toolChoice,
       options: host.modelOptions,
       model: host.model,
+      ...(this.output?.responseFormat ? { responseFormat: this.output.responseFormat } : {}),
     };
     return host.reasoningChain(host.agent, ctx, input, (i) => this.reason(i));
   }
@@ -275,6 +299,7 @@ export class ReplyRun {
           tools: input.tools.map((t) => t.schema),
           toolChoice: input.toolChoice,
           options: input.options,
+          ...(input.responseFormat ? { responseFormat: input.responseFormat } : {}),
           signal: ctx.signal,
         },
         (i) => callModel(ctx, i),
@@ -298,7 +323,7 @@ export class ReplyRun {
    */
   private acting(calls: readonly ToolCallBlock[]): Observable<AgentEvent | Step> {
     return defer(() => {
-      const triaged = calls.map((call) => this.triage(prepareCall(call, this.host.tools)));
+      const triaged = calls.map((call) => this.triage(prepareCall(call, this.tools)));
       // Stay synchronous unless a permission check is asynchronous.
       return triaged.some((t) => t instanceof Promise)
         ? from(Promise.all(triaged.map((t) => Promise.resolve(t)))).pipe(switchMap((all) => this.execute(all)))
@@ -351,7 +376,16 @@ export class ReplyRun {
         },
         complete: (down) => {
           for (const e of this.conversation.takeHints()) down.next(e);
-          down.next(confirm.length || external.length ? new SuspendStep(confirm, external) : new ReasonStep(this.toolSteps >= host.maxIters));
+          let given: boolean;
+          try {
+            given = !!this.output?.tool && this.outputGiven(triaged);
+          } catch (err) {
+            down.error(err);
+            return;
+          }
+          if (confirm.length || external.length) down.next(new SuspendStep(confirm, external));
+          else if (given) down.next(new DoneStep('completed'));
+          else down.next(new ReasonStep(this.toolSteps >= host.maxIters));
           down.complete();
         },
       }).subscribeTo(calls);
@@ -402,6 +436,12 @@ export class ReplyRun {
     );
   }
 
+  /** Structured output through the tool: true once it accepted a value (throws when no repair is left). */
+  private outputGiven(triaged: readonly Triage[]): boolean {
+    const called = triaged.some((t) => t.kind === 'now' && t.prepared.call.name === this.output!.tool!.name);
+    return this.output!.afterActing(called);
+  }
+
   private afterResume(confirm: readonly PendingToolCall[], external: readonly PendingToolCall[]): Step {
     if (confirm.length || external.length) return new SuspendStep(confirm, external);
     return new ReasonStep(this.toolSteps >= this.host.maxIters);
@@ -444,6 +484,7 @@ export class ReplyRun {
           finishReason: failed ? 'error' : reason,
           usage: this.usageSoFar(),
           ...(failed ? { error: toErrorInfo(saveError) } : reason === 'error' ? { error: toErrorInfo(this.failure) } : {}),
+          ...(!failed && this.output?.accepted ? { output: this.output.value } : {}),
         }),
       ];
     };

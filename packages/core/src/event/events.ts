@@ -61,7 +61,13 @@ export interface ExternalResult {
  */
 export interface EventFields {
   REPLY_START: { readonly sessionId?: string };
-  REPLY_END: { readonly finishReason: ReplyFinishReason; readonly error?: ErrorInfo; readonly usage?: Usage };
+  REPLY_END: {
+    readonly finishReason: ReplyFinishReason;
+    readonly error?: ErrorInfo;
+    readonly usage?: Usage;
+    /** The parsed structured output, when the reply was asked for one (`reply(input, {output})`). */
+    readonly output?: unknown;
+  };
   MODEL_CALL_START: {
     readonly model: string;
     readonly iteration?: number;

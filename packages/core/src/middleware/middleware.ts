@@ -2,7 +2,7 @@ import type { Observable, ObservableInput } from 'rxjs';
 import type { Agent } from '../agent/agent.js';
 import type { AgentEvent, ExternalExecutionResultEvent, UserConfirmResultEvent } from '../event/events.js';
 import type { Msg, ToolCallBlock } from '../message/blocks.js';
-import type { ChatModel, ModelOptions, ModelRequest, ToolChoice } from '../model/chat-model.js';
+import type { ChatModel, ModelOptions, ModelRequest, ResponseFormat, ToolChoice } from '../model/chat-model.js';
 import type { Tool } from '../tool/tool.js';
 import type { RuntimeContext } from './context.js';
 
@@ -28,6 +28,8 @@ export interface ReasoningInput {
   readonly toolChoice: ToolChoice;
   readonly options: ModelOptions;
   readonly model: ChatModel;
+  /** Structured output asked natively (a reply with `output` on a model that supports it). */
+  readonly responseFormat?: ResponseFormat;
 }
 
 /** Input of `onActing`: the execution of ONE validated, permitted tool call. */

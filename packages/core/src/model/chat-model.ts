@@ -52,6 +52,23 @@ export interface ModelRequestInfo {
   readonly options?: ModelOptions;
 }
 
+/**
+ * Structured output asked of the model natively (OpenAI's `response_format: {type:
+ * 'json_schema'}`): the answer's text must be JSON matching `schema`.
+ *
+ * @example
+ * ```ts
+ * const format: ResponseFormat = { type: 'json_schema', name: 'final_output', schema: { type: 'object', properties: {} }, strict: true };
+ * ```
+ */
+export interface ResponseFormat {
+  readonly type: 'json_schema';
+  readonly name: string;
+  readonly schema: Readonly<Record<string, unknown>>;
+  /** Ask the provider to enforce the schema exactly (every property required, no others). */
+  readonly strict: boolean;
+}
+
 /** What the model is asked in one call (the request of {@link ChatModel.stream}). */
 export interface ModelRequest {
   /** The conversation, a `system` message first when the agent has a system prompt. */
@@ -59,6 +76,8 @@ export interface ModelRequest {
   readonly tools: readonly ToolSchema[];
   readonly toolChoice: ToolChoice;
   readonly options: ModelOptions;
+  /** Structured output asked natively; only sent to models with `supportsResponseFormat`. */
+  readonly responseFormat?: ResponseFormat;
   /** Aborted when the consumer of this call unsubscribes: adapters must abort their request. */
   readonly signal: AbortSignal;
 }
@@ -85,6 +104,11 @@ export interface ChatModel {
   readonly modelName: string;
   /** Provider name for telemetry (`openai`, `anthropic`, ...). */
   readonly provider: string;
+  /**
+   * The model honours `ModelRequest.responseFormat` (native structured output). Without it, a
+   * reply with `output` gives the model a `final_output` tool instead. Default false.
+   */
+  readonly supportsResponseFormat?: boolean;
   stream(request: ModelRequest): Observable<ModelEvent>;
   /**
    * Optional: what a call with this request will send ({@link ModelRequestInfo}). The model step

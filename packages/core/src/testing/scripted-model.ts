@@ -13,6 +13,8 @@ export interface ScriptedChatModelOptions {
   readonly delayMs?: number;
   /** Scheduler of the delays (a `TestScheduler` in marble tests). */
   readonly scheduler?: SchedulerLike;
+  /** Declare native structured output (`request.responseFormat` is recorded; the turns give the JSON). Default false. */
+  readonly supportsResponseFormat?: boolean;
 }
 
 /**
@@ -32,6 +34,7 @@ export interface ScriptedChatModelOptions {
 export class ScriptedChatModel implements ChatModel {
   readonly modelName: string;
   readonly provider = 'scripted';
+  readonly supportsResponseFormat: boolean;
   /** Every request received, in order (its `signal` tells whether it was aborted). */
   readonly requests: ModelRequest[] = [];
   private readonly turns: readonly TurnSource[] | ((request: ModelRequest, index: number) => ScriptedTurn);
@@ -42,6 +45,7 @@ export class ScriptedChatModel implements ChatModel {
   ) {
     this.turns = turns;
     this.modelName = options.modelName ?? 'scripted-model';
+    this.supportsResponseFormat = options.supportsResponseFormat ?? false;
   }
 
   stream(request: ModelRequest): Observable<ModelEvent> {

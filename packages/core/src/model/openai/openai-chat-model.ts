@@ -62,6 +62,12 @@ export interface OpenAIChatModelOptions {
   readonly configuration?: ClientOptions;
   /** Provider name for telemetry. Default `'openai'`. */
   readonly provider?: string;
+  /**
+   * The server honours `response_format: {type: 'json_schema'}` (OpenAI, vLLM, Ollama, LM Studio
+   * do): a reply with `output` asks for it natively. Set false for a server that does not, and
+   * the agent gives the model a `final_output` tool instead. Default true.
+   */
+  readonly supportsResponseFormat?: boolean;
 }
 
 /** Per-call timer hooks: `touch` on every piece of data (idle timeout), `responded` once the response arrived (`timeout`). */
@@ -147,6 +153,7 @@ function openAITool(tool: ToolSchema): ReturnType<typeof toOpenAITool> {
 export class OpenAIChatModel implements ChatModel {
   readonly modelName: string;
   readonly provider: string;
+  readonly supportsResponseFormat: boolean;
   /** The equivalent LangChain model (for chains, `withStructuredOutput`...); shares this model's client. */
   readonly chatOpenAI: ChatOpenAI;
   private readonly completions: ChatOpenAICompletions;
@@ -160,6 +167,7 @@ export class OpenAIChatModel implements ChatModel {
   constructor(private readonly options: OpenAIChatModelOptions) {
     this.modelName = options.model;
     this.provider = options.provider ?? 'openai';
+    this.supportsResponseFormat = options.supportsResponseFormat ?? true;
     this.streaming = options.streaming ?? true;
     this.maxRetries = options.maxRetries ?? 0;
     const fields = {
@@ -323,6 +331,14 @@ export class OpenAIChatModel implements ChatModel {
     if (request.tools.length) {
       params['tools'] = request.tools.map(openAITool);
       params['tool_choice'] = toOpenAIToolChoice(request.toolChoice);
+    }
+    const format = request.responseFormat;
+    if (format) {
+      // The shape ChatOpenAI sends for `response_format` with `method: 'jsonSchema'`.
+      params['response_format'] = {
+        type: 'json_schema',
+        json_schema: { name: format.name, schema: format.schema, strict: format.strict },
+      };
     }
     const o = request.options;
     for (const key in o) {

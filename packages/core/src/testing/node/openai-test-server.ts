@@ -167,10 +167,24 @@ export async function startOpenAITestServer(options: OpenAITestServerOptions = {
     respond(res, record, next.turn, index);
   };
 
-  const respond = (res: ServerResponse, record: MutableRecordedRequest, turn: ServerTurn, index: number): void => {
-    const error = errorOfFault(turn);
+  const respond = (res: ServerResponse, record: MutableRecordedRequest, scripted: ServerTurn, index: number): void => {
+    const error = errorOfFault(scripted);
     if (error) return sendError(res, record, error.status, error.message, error.type, error.code, error.headers);
     const body = record.body;
+    let turn = scripted;
+    if (turn.json !== undefined) {
+      // A structured answer, only for a request that asked for one (as a real server would not guess).
+      const format = typeof body.response_format === 'object' ? body.response_format.type : body.response_format;
+      if (format !== 'json_schema' && format !== 'json_object') {
+        const message =
+          'OpenAI test server: the turn answers with structured output (json), but the request\'s response_format is ' +
+          `${format ?? 'missing'}; expected json_schema or json_object.`;
+        return sendError(res, record, 400, message, 'invalid_request_error', 'response_format_expected');
+      }
+      const json = JSON.stringify(turn.json);
+      const third = Math.ceil(json.length / 3);
+      turn = { ...turn, text: [json.slice(0, third), json.slice(third, 2 * third), json.slice(2 * third)].filter(Boolean) };
+    }
     const model = options.model ?? (typeof body.model === 'string' ? body.model : 'test-model');
     const response = buildResponse(turn, body, model, index);
     if (body.stream === true) stream(res, record, turn, response, body);

@@ -47,6 +47,12 @@ export interface ServerTurn {
   readonly retryAfterSeconds?: number;
   /** Delay before each streamed chunk of this turn (overrides the server's `chunkDelayMs`). */
   readonly chunkDelayMs?: number;
+  /**
+   * A structured answer: sent as the JSON text of the message content (streamed in pieces), as a
+   * server honouring `response_format` does. The request must ask for it (`response_format` of
+   * type `json_schema` or `json_object`), else the server answers 400, as a test of the client.
+   */
+  readonly json?: unknown;
 }
 
 /** Why a request got no turn: the script ran out, or the handler threw. */

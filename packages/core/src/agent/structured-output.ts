@@ -1,0 +1,210 @@
+import { z } from 'zod';
+import type { Msg } from '../message/blocks.js';
+import type { ResponseFormat } from '../model/chat-model.js';
+import { defineTool, type Tool } from '../tool/tool.js';
+import { AgentUsageError } from './errors.js';
+
+/** Name of the tool a model without native structured output answers through. */
+export const OUTPUT_TOOL_NAME = 'final_output';
+
+/** Options of a reply (`agent.reply(input, options)`, `agent.call(input, options)`). */
+export interface ReplyOptions<S extends z.ZodType = z.ZodType> {
+  /**
+   * A zod schema the final answer must match. The reply's `REPLY_END` carries the parsed value
+   * as `output`, and `call()` resolves with it. The model is asked for it natively
+   * (`response_format: json_schema`) when it supports that, else through a `final_output` tool.
+   */
+  readonly output?: S;
+  /** Repair turns allowed when the answer does not match `output`. Default 2. */
+  readonly outputRepairs?: number;
+}
+
+/**
+ * Thrown into the loop (and so reported as `REPLY_END {finishReason: 'error', error: {code:
+ * 'output_invalid'}}`) when the answer still fails the output schema after the repair turns.
+ */
+export class OutputInvalidError extends Error {
+  override readonly name = 'OutputInvalidError';
+  readonly code = 'output_invalid';
+}
+
+type Verdict = { readonly ok: true } | { readonly ok: false; readonly hint: string };
+
+/**
+ * The structured output of one reply: what the model is asked (a `response_format`, or the
+ * `final_output` tool), how an answer is checked, and the repair turns. The loop asks it after a
+ * reasoning step that called no tool ({@link checkAnswer}) and after an acting step
+ * ({@link afterActing}); once it holds a value the reply ends with it.
+ */
+export class StructuredOutput {
+  /** The parsed value, once an answer matched the schema. */
+  value: unknown;
+  accepted = false;
+  /** The `response_format` sent with every model call (native mode). */
+  readonly responseFormat: ResponseFormat | undefined;
+  /** The `final_output` tool offered to the model (tool mode). */
+  readonly tool: Tool | undefined;
+  private readonly schema: z.ZodType;
+  private readonly wrapped: boolean;
+  private repairs = 0;
+
+  constructor(
+    output: z.ZodType,
+    native: boolean,
+    private readonly maxRepairs: number,
+  ) {
+    if (!(output instanceof z.ZodType)) throw new AgentUsageError('The `output` option of a reply must be a zod schema.');
+    if (!Number.isInteger(maxRepairs) || maxRepairs < 0) {
+      throw new AgentUsageError(`outputRepairs must be a non-negative integer, got ${maxRepairs}.`);
+    }
+    const json = jsonSchemaOf(output);
+    // Providers want an object at the root: anything else travels as {value: ...}.
+    this.wrapped = json['type'] !== 'object';
+    this.schema = this.wrapped ? z.object({ value: output }) : output;
+    const root = this.wrapped ? jsonSchemaOf(this.schema) : json;
+    if (native) {
+      const strict = strictSchema(root);
+      this.responseFormat = {
+        type: 'json_schema',
+        name: 'final_output',
+        schema: strict ?? root,
+        strict: strict !== undefined,
+      };
+      this.tool = undefined;
+    } else {
+      this.responseFormat = undefined;
+      this.tool = defineTool({
+        name: OUTPUT_TOOL_NAME,
+        description: 'Give your final answer with this tool, once, when you are done: its arguments are the answer.',
+        input: this.schema,
+        readOnly: true,
+        execute: (value) => {
+          this.accept(value);
+          return 'Final answer recorded.';
+        },
+      });
+    }
+  }
+
+  /**
+   * After a reasoning step that called no tool: its final text must be JSON matching the schema
+   * (in tool mode too, leniently: a model that wrote the JSON as text is not asked again).
+   * Throws {@link OutputInvalidError} when no repair turn is left.
+   */
+  checkAnswer(message: Msg, final: boolean): Verdict {
+    const text = finalTextOf(message).trim();
+    const parsed = parseJson(text);
+    const problem =
+      parsed.ok === false ? parsed.error : this.validate(parsed.value);
+    if (problem === undefined) return { ok: true };
+    const hint = this.tool
+      ? `Your answer was not given through the ${OUTPUT_TOOL_NAME} tool` +
+        (text ? ` and is not a valid answer (${problem})` : '') +
+        `. Call ${OUTPUT_TOOL_NAME} now with your final answer as its arguments.`
+      : `Your answer does not match the required JSON schema: ${problem}. ` +
+        'Answer again with only the corrected JSON value.';
+    return this.repair(hint, final);
+  }
+
+  /**
+   * After an acting step: true when the `final_output` tool accepted a value (the reply ends).
+   * A call of the tool that was refused (its arguments failed the schema: the error result
+   * names the fields) used one repair turn. Throws {@link OutputInvalidError} when none is left.
+   */
+  afterActing(calledTool: boolean): boolean {
+    if (this.accepted) return true;
+    if (calledTool) this.repair('', false);
+    return false;
+  }
+
+  private validate(value: unknown): string | undefined {
+    let result = this.schema.safeParse(value);
+    // A wrapped schema's answer is {value: ...}; a bare value written as text is taken as well.
+    if (!result.success && this.wrapped) {
+      const bare = this.schema.safeParse({ value });
+      if (bare.success) result = bare;
+    }
+    if (!result.success) return z.prettifyError(result.error).replace(/\n/g, ' ');
+    this.accept(result.data);
+    return undefined;
+  }
+
+  private accept(value: unknown): void {
+    this.accepted = true;
+    this.value = this.wrapped ? (value as { value: unknown }).value : value;
+  }
+
+  private repair(hint: string, final: boolean): Verdict {
+    if (final || this.repairs >= this.maxRepairs) {
+      throw new OutputInvalidError(
+        `the answer does not match the output schema after ${this.repairs} repair turn${this.repairs === 1 ? '' : 's'}` +
+          (hint ? `: ${hint}` : ''),
+      );
+    }
+    this.repairs++;
+    return { ok: false, hint };
+  }
+}
+
+/**
+ * The text the reply ended with: its text blocks after the last tool call, tool result or hint
+ * (all of its text when there is none).
+ */
+export function finalTextOf(message: Msg): string {
+  const blocks = message.content;
+  let start = 0;
+  for (let i = blocks.length - 1; i >= 0; i--) {
+    const type = blocks[i]!.type;
+    if (type === 'tool_call' || type === 'tool_result' || type === 'hint') {
+      start = i + 1;
+      break;
+    }
+  }
+  let text = '';
+  for (let i = start; i < blocks.length; i++) {
+    const b = blocks[i]!;
+    if (b.type === 'text') text += b.text;
+  }
+  return text;
+}
+
+function parseJson(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
+  if (!text) return { ok: false, error: 'the answer is empty' };
+  // Models sometimes fence JSON in a markdown code block even when asked not to.
+  const fenced = /^```(?:json)?\s*([\s\S]*?)\s*```$/.exec(text);
+  try {
+    return { ok: true, value: JSON.parse(fenced ? fenced[1]! : text) as unknown };
+  } catch (e) {
+    return { ok: false, error: `it is not valid JSON (${(e as Error).message})` };
+  }
+}
+
+function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
+  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  delete json['$schema'];
+  return json;
+}
+
+/**
+ * The schema in the form strict structured output accepts (every object closed, every property
+ * required), or undefined when it has optional properties (then sent non-strict; the answer is
+ * validated here either way).
+ */
+function strictSchema(schema: Record<string, unknown>): Record<string, unknown> | undefined {
+  let strict = true;
+  const visit = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(visit);
+    if (typeof node !== 'object' || node === null) return node;
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(node)) out[k] = visit(v);
+    if (out['type'] === 'object' && typeof out['properties'] === 'object' && out['properties'] !== null) {
+      const keys = Object.keys(out['properties']);
+      const required = Array.isArray(out['required']) ? (out['required'] as string[]) : [];
+      if (keys.some((k) => !required.includes(k))) strict = false;
+      if (out['additionalProperties'] === undefined) out['additionalProperties'] = false;
+    }
+    return out;
+  };
+  const result = visit(schema) as Record<string, unknown>;
+  return strict ? result : undefined;
+}
