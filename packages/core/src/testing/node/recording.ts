@@ -57,11 +57,16 @@ export interface RecordedBody {
   readonly tool_choice?: string | { readonly type: string; readonly function: { readonly name: string } };
   readonly stream?: boolean;
   readonly stream_options?: { readonly include_usage?: boolean };
-  /** Structured output asked natively (`{type: 'json_schema', json_schema: {name, schema, strict}}`). */
-  readonly response_format?: {
-    readonly type: string;
-    readonly json_schema?: { readonly name: string; readonly schema?: Record<string, unknown>; readonly strict?: boolean | null };
-  };
+  /**
+   * Chat: structured output asked natively (`{type: 'json_schema', json_schema: {name, schema,
+   * strict}}`). Speech: the audio format (`'mp3'`, `'wav'`...).
+   */
+  readonly response_format?:
+    | string
+    | {
+        readonly type: string;
+        readonly json_schema?: { readonly name: string; readonly schema?: Record<string, unknown>; readonly strict?: boolean | null };
+      };
   readonly [field: string]: unknown;
 }
 
