@@ -72,10 +72,11 @@ async function main(argv: readonly string[]): Promise<number> {
           else if (e.type === 'CUSTOM' && e.name === 'rag.retrieved') for (const h of (e.value as { hits: { citation: string }[] }).hits) sources.add(h.citation);
         }),
       ),
+      { defaultValue: undefined },
     );
     process.stdout.write('\n');
     if (sources.size) process.stdout.write(`\nSources retrieved:\n${[...sources].map((s) => `  - ${s}`).join('\n')}\n`);
-    if (end.type === 'REPLY_END' && end.finishReason === 'error') {
+    if (end?.type === 'REPLY_END' && end.finishReason === 'error') {
       process.stderr.write(`The reply failed: ${end.error?.message ?? 'unknown error'}\n`);
       return 1;
     }

@@ -16,7 +16,7 @@ import { assertConsistentConversation, assertReplyGrammar } from './grammar.js';
  * ```
  */
 export async function runReply(agent: Agent, input: ReplyInput | Observable<AgentEvent>): Promise<AgentEvent[]> {
-  const reply$ = isObservable(input) ? (input as Observable<AgentEvent>) : agent.reply(input as ReplyInput);
+  const reply$ = isObservable(input) ? input : agent.reply(input);
   const events = await lastValueFrom(reply$.pipe(toArray()));
   assertReplyGrammar(events);
   assertConsistentConversation(agent.context);

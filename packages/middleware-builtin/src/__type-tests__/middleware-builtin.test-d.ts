@@ -95,13 +95,13 @@ const rule: ToolGuardRule = { tool: 'shell', reason: 'no shell' };
 void rule;
 
 // ── Event values and errors ───────────────────────────────────────────────────────────────────
-declare const retryEvent: RetryEventValue;
-type _retryAttempt = Expect<Equal<typeof retryEvent.attempt, number>>;
-type _retryAfter = Expect<Equal<typeof retryEvent.retryAfterMs, number | undefined>>;
-declare const fallbackEvent: FallbackEventValue;
-type _fallbackFrom = Expect<Equal<typeof fallbackEvent.from, string>>;
-declare const rateLimitEvent: RateLimitEventValue;
-type _waited = Expect<Equal<typeof rateLimitEvent.waitedMs, number>>;
+declare const _retryEvent: RetryEventValue;
+type _retryAttempt = Expect<Equal<typeof _retryEvent.attempt, number>>;
+type _retryAfter = Expect<Equal<typeof _retryEvent.retryAfterMs, number | undefined>>;
+declare const _fallbackEvent: FallbackEventValue;
+type _fallbackFrom = Expect<Equal<typeof _fallbackEvent.from, string>>;
+declare const _rateLimitEvent: RateLimitEventValue;
+type _waited = Expect<Equal<typeof _rateLimitEvent.waitedMs, number>>;
 type _piiTypes = Expect<Equal<PiiType, 'email' | 'phone' | 'card' | 'iban' | 'secret'>>;
 const matches: PiiMatch[] = detectPii('mail me at a@b.co');
 void matches;
