@@ -8,7 +8,7 @@ import { DROP, errorOfFault, sendFaultedCompletion, STALL, streamPlan } from './
 import { readBody, sendError, sendJson } from './http-exchange.js';
 import { ConnectionTracker, type MutableRecordedRequest, type RecordedBody, type RecordedRequest } from './recording.js';
 import { sendRouteResponse } from './route-response.js';
-import { type ServerTurn, TurnSource } from './script.js';
+import { type ServerTurn, ScriptedTurns } from './script.js';
 import { speechResponse } from './speech-route.js';
 import { type BuiltResponse, buildResponse, sseLines } from './wire-format.js';
 
@@ -85,7 +85,7 @@ export interface OpenAITestServer {
  * ```
  */
 export async function startOpenAITestServer(options: OpenAITestServerOptions = {}): Promise<OpenAITestServer> {
-  const turns = new TurnSource(options.script ?? [], options.handler);
+  const turns = new ScriptedTurns(options.script ?? [], options.handler);
   let chatIndex = 0;
   const requests: MutableRecordedRequest[] = [];
   const timers = new Set<NodeJS.Timeout>();
