@@ -62,7 +62,7 @@ describe('createAgUiHandler with HttpAgent', () => {
     approvals.length = 0;
     client.addMessage({ id: 'u1', role: 'user', content: 'Approve E-9' });
     await client.runAgent();
-    expect(client.pendingInterrupts).toEqual([expect.objectContaining({ id: 'x1', toolCallId: 'x1', reason: 'tool_call_confirmation' })]);
+    expect(client.pendingInterrupts).toEqual([expect.objectContaining({ id: 'x1', toolCallId: 'x1', reason: 'tool_call' })]);
     await client.runAgent({ resume: [{ interruptId: 'x1', status: 'resolved', payload: { approved: true } }] });
     expect(approvals).toEqual(['E-9']);
     expect(events.at(-1)).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'success' } });

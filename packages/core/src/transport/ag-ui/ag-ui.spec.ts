@@ -47,8 +47,13 @@ describe('RxscopeAgUiAgent through @ag-ui/client', () => {
   it('streams text, reasoning and tool calls; runAgent builds the AG-UI messages', async () => {
     const { agUi, events } = await setUp({
       script: [
-        { reasoning: 'Check the order.', text: 'Let me look.', toolCalls: [{ id: 'c1', name: 'lookup', arguments: { id: 'A-1' } }] },
-        { text: ['It ', 'shipped.'] },
+        {
+          reasoning: 'Check the order.',
+          text: 'Let me look.',
+          toolCalls: [{ id: 'c1', name: 'lookup', arguments: { id: 'A-1' } }],
+          usage: { prompt_tokens: 10, completion_tokens: 4, reasoning_tokens: 2 },
+        },
+        { text: ['It ', 'shipped.'], usage: { prompt_tokens: 20, completion_tokens: 6 } },
       ],
     });
     agUi.addMessage({ id: 'u1', role: 'user', content: 'Where is A-1?' });
@@ -61,7 +66,12 @@ describe('RxscopeAgUiAgent through @ag-ui/client', () => {
     for (const t of ['STEP_STARTED', 'REASONING_START', 'REASONING_MESSAGE_CONTENT', 'REASONING_END', 'TEXT_MESSAGE_START', 'TEXT_MESSAGE_CONTENT', 'TEXT_MESSAGE_END', 'TOOL_CALL_START', 'TOOL_CALL_ARGS', 'TOOL_CALL_END', 'TOOL_CALL_RESULT', 'STEP_FINISHED']) {
       expect(types).toContain(t);
     }
-    expect(events.at(-1)).toMatchObject({ outcome: { type: 'success' }, usage: [expect.objectContaining({ inputTokens: expect.any(Number) as number }), expect.anything()] });
+    expect(events[0]).toMatchObject({ protocolVersion: '1.0' });
+    // One usage entry per provider and model, summed over the run's model calls.
+    expect(events.at(-1)).toMatchObject({
+      outcome: { type: 'success' },
+      usage: [{ provider: 'openai', model: 'm', inputTokens: 30, outputTokens: 10, totalTokens: 40, reasoningTokens: 2 }],
+    });
 
     const roles = newMessages.map((m) => m.role);
     expect(roles).toEqual(['reasoning', 'assistant', 'tool', 'assistant']);
@@ -81,8 +91,22 @@ describe('RxscopeAgUiAgent through @ag-ui/client', () => {
     await agUi.runAgent();
     expect(events.at(-1)).toMatchObject({
       type: 'RUN_FINISHED',
-      outcome: { type: 'interrupt', interrupts: [{ id: 'r1', toolCallId: 'r1', reason: 'tool_call_confirmation', metadata: { rxscope: { name: 'refund', input: { id: 'B-2' } } } }] },
+      outcome: { type: 'interrupt', interrupts: [{ id: 'r1', toolCallId: 'r1', reason: 'tool_call', metadata: { rxscope: { name: 'refund', input: { id: 'B-2' } } } }] },
     });
+    // The answer's shape, with the tool's own schema for edits, as the interrupts page recommends.
+    const [interrupt] = (events.at(-1) as unknown as { outcome: { interrupts: { responseSchema: Record<string, unknown> }[] } }).outcome.interrupts;
+    expect(interrupt!.responseSchema).toMatchObject({
+      type: 'object',
+      required: ['approved'],
+      properties: { approved: { type: 'boolean' }, editedArgs: { type: 'object', properties: { id: { type: 'string' } } } },
+    });
+    // Messages and state are snapshotted before the interrupt: the snapshot holds the whole thread.
+    expect(events.slice(-3).map((e) => e.type)).toEqual(['MESSAGES_SNAPSHOT', 'STATE_SNAPSHOT', 'RUN_FINISHED']);
+    expect((events.at(-3) as unknown as { messages: unknown[] }).messages).toEqual([
+      expect.objectContaining({ id: 'u1', role: 'user', content: 'Refund B-2' }),
+      expect.objectContaining({ role: 'assistant', toolCalls: [expect.objectContaining({ id: 'r1', function: { name: 'refund', arguments: '{"id":"B-2"}' } })] }),
+    ]);
+    expect(agUi.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
     expect(agUi.pendingInterrupts.map((i) => i.id)).toEqual(['r1']);
     const replyId = agent.pending!.replyId;
 

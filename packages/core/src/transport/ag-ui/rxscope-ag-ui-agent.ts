@@ -1,26 +1,25 @@
 import { AbstractAgent, type AgentConfig } from '@ag-ui/client';
-import type { BaseEvent, Message, RunAgentInput } from '@ag-ui/core';
-import { defer, type Observable } from 'rxjs';
+import { EventType, PROTOCOL_VERSION, type AgentCapabilities, type BaseEvent, type RunAgentInput } from '@ag-ui/core';
+import { defer, of, type Observable } from 'rxjs';
 import type { Agent, ReplyInput } from '../../agent/agent.js';
-import { AgentUsageError } from '../../agent/errors.js';
-import type { ExternalResult } from '../../event/events.js';
-import type { Msg } from '../../message/blocks.js';
-import { createMsg } from '../../message/msg.js';
-import { confirmResultsOf } from './confirm-results-of.js';
+import { AgUiInterruptPendingError, replyInputOf, type AgUiHistoryMode } from './ag-ui-run-input.js';
 import { toAgUiEvents } from './to-ag-ui-events.js';
 
 /** Options of {@link RxscopeAgUiAgent}. */
 export interface RxscopeAgUiAgentOptions extends AgentConfig {
   /** The rxscope agent that runs, or a factory called with the AG-UI thread id (one agent per thread). */
   readonly agent: Agent | ((threadId: string) => Agent);
+  /** How the run's `messages` reach the agent (see {@link AgUiHistoryMode}). Default `'seed'`. */
+  readonly history?: AgUiHistoryMode;
 }
 
 /**
  * An AG-UI agent (`AbstractAgent` of `@ag-ui/client`) that runs an rxscope {@link Agent}, so AG-UI
- * frontends and their `runAgent()` machinery work unchanged. The rxscope agent keeps the
- * conversation; each run sends it what is new at the end of the AG-UI messages:
+ * frontends and their `runAgent()` machinery work unchanged. Each run sends the rxscope agent
+ * what is new at the end of the AG-UI messages:
  *
- * - user messages → a new reply;
+ * - user messages → a new reply (text and media parts; the input's `context` as a grounding hint;
+ *   an agent with no conversation yet first receives the earlier AG-UI history);
  * - `resume` entries (answers to the interrupts of a run that ended `awaiting_confirmation`) →
  *   `USER_CONFIRM_RESULT`: a call runs only on `status: 'resolved'` with `payload: {approved: true}`
  *   (`payload.editedArgs` replaces its arguments); `{approved: false}` or `status: 'cancelled'`
@@ -28,8 +27,11 @@ export interface RxscopeAgUiAgentOptions extends AgentConfig {
  * - tool messages answering calls the reply left to the client (`awaiting_external_execution`,
  *   AG-UI frontend tools) → `EXTERNAL_EXECUTION_RESULT`.
  *
- * Events are mapped by {@link toAgUiEvents}. `abortRun()` interrupts the reply gracefully (the run
- * finishes `cancelled`); detaching or unsubscribing cancels it down to the model request.
+ * A new message while interrupts are open does not touch them: the run is a `RUN_ERROR`
+ * (`code: 'interrupt_pending'`) that says which calls wait. A non-empty `state` is refused (the
+ * agent keeps its own state). Events are mapped by {@link toAgUiEvents}. `abortRun()` interrupts
+ * the reply gracefully (the run finishes `cancelled`); detaching or unsubscribing cancels it
+ * down to the model request.
  *
  * @example
  * ```ts
@@ -41,11 +43,13 @@ export interface RxscopeAgUiAgentOptions extends AgentConfig {
 export class RxscopeAgUiAgent extends AbstractAgent {
   private readonly agents = new Map<string, Agent>();
   private readonly agentOption: Agent | ((threadId: string) => Agent);
+  private readonly history: AgUiHistoryMode;
 
   constructor(options: RxscopeAgUiAgentOptions) {
-    const { agent, ...config } = options;
+    const { agent, history, ...config } = options;
     super(config);
     this.agentOption = agent;
+    this.history = history ?? 'seed';
   }
 
   /** The rxscope agent of a thread. */
@@ -62,7 +66,15 @@ export class RxscopeAgUiAgent extends AbstractAgent {
   override run(input: RunAgentInput): Observable<BaseEvent> {
     return defer(() => {
       const agent = this.agentFor(input.threadId);
-      return agent.reply(replyInputOf(input, agent)).pipe(toAgUiEvents({ threadId: input.threadId, runId: input.runId, source: agent.name }));
+      let reply: ReplyInput;
+      try {
+        reply = replyInputOf(input, agent, this.history);
+      } catch (error) {
+        if (!(error instanceof AgUiInterruptPendingError)) throw error;
+        return of<BaseEvent[]>({ type: EventType.RUN_ERROR, message: error.message, code: error.code, timestamp: Date.now() } as BaseEvent);
+      }
+      const options = { threadId: input.threadId, runId: input.runId, source: agent.name, messages: input.messages, state: input.state as unknown, tools: agent.tools };
+      return agent.reply(reply).pipe(toAgUiEvents(options));
     });
   }
 
@@ -70,35 +82,28 @@ export class RxscopeAgUiAgent extends AbstractAgent {
     for (const agent of typeof this.agentOption === 'function' ? this.agents.values() : [this.agentOption]) agent.interrupt('aborted by the AG-UI client');
     super.abortRun();
   }
-}
 
-/** What the rxscope agent should receive for this AG-UI run. */
-function replyInputOf(input: RunAgentInput, agent: Agent): ReplyInput {
-  const pending = agent.pending;
-  if (input.resume?.length) return { type: 'USER_CONFIRM_RESULT', results: confirmResultsOf(input.resume) };
-  const tail = trailing(input.messages, (m) => m.role === 'tool');
-  if (pending?.external.length && tail.length) {
-    const results: ExternalResult[] = tail.flatMap((m) =>
-      m.role === 'tool' ? [{ toolCallId: m.toolCallId, output: textOf(m.content), ...(m.error ? { isError: true } : {}) }] : [],
-    );
-    return { type: 'EXTERNAL_EXECUTION_RESULT', results };
+  /**
+   * What this agent supports, for clients that adapt their UI (AG-UI capability discovery):
+   * streaming, tool-call interrupts with approve-with-edits, reasoning, subagents, and — for a
+   * single agent — its tools.
+   */
+  override getCapabilities(): Promise<AgentCapabilities> {
+    const single = typeof this.agentOption === 'function' ? undefined : this.agentOption;
+    return Promise.resolve({
+      identity: { type: 'rxscope', ...(single ? { name: single.name } : {}), metadata: { protocolVersion: PROTOCOL_VERSION } },
+      transport: { streaming: true },
+      tools: {
+        supported: true,
+        parallelCalls: true,
+        clientProvided: false,
+        ...(single ? { items: single.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.schema.parameters })) } : {}),
+      },
+      humanInTheLoop: { supported: true, approvals: true, interrupts: true, approveWithEdits: true },
+      reasoning: { supported: true, streaming: true },
+      multiAgent: { supported: true, delegation: true },
+      state: { snapshots: false, deltas: false, memory: true },
+      multimodal: { input: { image: true, audio: true, pdf: true } },
+    });
   }
-  const users = trailing(input.messages, (m) => m.role === 'user');
-  if (!users.length) {
-    throw new AgentUsageError('An AG-UI run needs a new user message at the end of its messages, resume entries, or tool results for pending calls.');
-  }
-  const msgs: Msg[] = users.map((m) => createMsg('user', textOf((m as { content: unknown }).content)));
-  return msgs.length === 1 ? msgs[0]! : msgs;
-}
-
-function trailing(messages: readonly Message[], keep: (m: Message) => boolean): Message[] {
-  let i = messages.length;
-  while (i > 0 && keep(messages[i - 1]!)) i--;
-  return messages.slice(i);
-}
-
-function textOf(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return content.map((p: { type?: unknown; text?: unknown }) => (p.type === 'text' && typeof p.text === 'string' ? p.text : '')).join('');
-  return '';
 }

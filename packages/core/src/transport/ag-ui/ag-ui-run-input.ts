@@ -1,0 +1,129 @@
+import type { Context, Message, RunAgentInput } from '@ag-ui/core';
+import type { Agent, ReplyInput } from '../../agent/agent.js';
+import { AgentUsageError } from '../../agent/errors.js';
+import type { ExternalResult } from '../../event/events.js';
+import type { ContentBlock, Msg, ToolResultBlock } from '../../message/blocks.js';
+import { createMsg } from '../../message/msg.js';
+import { confirmResultsOf } from './confirm-results-of.js';
+
+/**
+ * How a run's `messages` reach the rxscope agent. `'seed'` (default): an agent that holds no
+ * conversation yet (a new thread, a restarted server without a store) receives the whole AG-UI
+ * history before the new message; an agent that already holds one receives only the new
+ * messages. `'agent'`: only the new messages, always — for agents whose conversation is loaded
+ * from a `SessionStore`, which is authoritative.
+ */
+export type AgUiHistoryMode = 'seed' | 'agent';
+
+/** An input the agent cannot take while it waits for answers to interrupts. */
+export class AgUiInterruptPendingError extends AgentUsageError {
+  readonly code = 'interrupt_pending';
+}
+
+/**
+ * What the rxscope agent receives for an AG-UI run: `resume` entries answer its tool-call
+ * interrupts; tool messages answer calls left to the client; otherwise the trailing user
+ * messages start a reply (with the earlier history when the agent has none, and the input's
+ * `context` as grounding). Refusals throw {@link AgentUsageError} before anything runs.
+ */
+export function replyInputOf(input: RunAgentInput, agent: Agent, history: AgUiHistoryMode): ReplyInput {
+  if (input.state !== undefined && input.state !== null && !(typeof input.state === 'object' && Object.keys(input.state as object).length === 0)) {
+    throw new AgentUsageError(
+      'This AG-UI agent has no shared state: RunAgentInput.state must be empty ({}). The rxscope agent keeps its own state (conversation, permissions, middleware state) on the server.',
+    );
+  }
+  if (input.resume?.length) return { type: 'USER_CONFIRM_RESULT', results: confirmResultsOf(input.resume) };
+  const pending = agent.pending;
+  if (pending?.confirm.length) {
+    throw new AgUiInterruptPendingError(
+      `The thread has open interrupts for tool call(s) ${pending.confirm.map((c) => `${c.id} (${c.name})`).join(', ')}; ` +
+        'answer them with resume entries ({interruptId, status: "resolved", payload: {approved}} or status "cancelled") before sending a new message. Nothing was run.',
+    );
+  }
+  const tail = trailing(input.messages, (m) => m.role === 'tool');
+  if (pending?.external.length && tail.length) {
+    const results: ExternalResult[] = tail.flatMap((m) =>
+      m.role === 'tool' ? [{ toolCallId: m.toolCallId, output: textOf(m.content), ...(m.error ? { isError: true } : {}) }] : [],
+    );
+    return { type: 'EXTERNAL_EXECUTION_RESULT', results };
+  }
+  const users = trailing(input.messages, (m) => m.role === 'user');
+  if (!users.length) {
+    throw new AgentUsageError('An AG-UI run needs a new user message at the end of its messages, resume entries, or tool results for pending calls.');
+  }
+  const fresh = users.map((m) => createMsg('user', blocksOf(m.content), { id: m.id }));
+  const grounding = contextHint(input.context);
+  if (grounding) fresh[fresh.length - 1] = { ...fresh.at(-1)!, content: [...fresh.at(-1)!.content, grounding] };
+  const earlier = history === 'seed' && agent.context.length === 0 && !pending ? historyOf(input.messages.slice(0, input.messages.length - users.length)) : [];
+  const msgs = [...earlier, ...fresh];
+  return msgs.length === 1 ? msgs[0]! : msgs;
+}
+
+/** The AG-UI history as rxscope messages: user turns, assistant turns with their tool calls and results. */
+function historyOf(messages: readonly Message[]): Msg[] {
+  const out: Msg[] = [];
+  let assistant: { id: string; blocks: ContentBlock[]; names: Map<string, string> } | undefined;
+  const flush = () => {
+    if (assistant) out.push(createMsg('assistant', assistant.blocks, { id: assistant.id }));
+    assistant = undefined;
+  };
+  for (const m of messages) {
+    if ((m as { subagentRunId?: unknown }).subagentRunId) continue; // a subagent's own turns are not this agent's conversation
+    if (m.role === 'user') {
+      flush();
+      out.push(createMsg('user', blocksOf(m.content), { id: m.id }));
+    } else if (m.role === 'assistant') {
+      flush();
+      const blocks: ContentBlock[] = [];
+      if (typeof m.content === 'string' && m.content) blocks.push({ type: 'text', text: m.content });
+      const names = new Map<string, string>();
+      for (const call of m.toolCalls ?? []) {
+        names.set(call.id, call.function.name);
+        blocks.push({ type: 'tool_call', id: call.id, name: call.function.name, arguments: call.function.arguments });
+      }
+      assistant = { id: m.id, blocks, names };
+    } else if (m.role === 'tool' && assistant?.names.has(m.toolCallId)) {
+      const result: ToolResultBlock = {
+        type: 'tool_result',
+        toolCallId: m.toolCallId,
+        name: assistant.names.get(m.toolCallId)!,
+        status: m.error ? 'error' : 'success',
+        output: [{ type: 'text', text: m.error ?? textOf(m.content) }],
+      };
+      assistant.blocks.push(result);
+    }
+    // system/developer (the agent has its own system prompt), reasoning and activity messages are not replayed
+  }
+  flush();
+  return out;
+}
+
+function contextHint(context: readonly Context[] | undefined): ContentBlock | undefined {
+  if (!context?.length) return undefined;
+  const lines = context.map((c) => `- ${c.description}: ${c.value}`);
+  return { type: 'hint', text: `Context from the application:\n${lines.join('\n')}` };
+}
+
+function blocksOf(content: unknown): ContentBlock[] {
+  if (typeof content === 'string') return [{ type: 'text', text: content }];
+  if (!Array.isArray(content)) return [];
+  return content.flatMap((part: { type?: unknown; text?: unknown; source?: { type?: unknown; value?: unknown; mimeType?: unknown } }): ContentBlock[] => {
+    if (part.type === 'text' && typeof part.text === 'string') return [{ type: 'text', text: part.text }];
+    const source = part.source;
+    if (!source || typeof source.value !== 'string') return [];
+    const mediaType = typeof source.mimeType === 'string' ? source.mimeType : 'application/octet-stream';
+    return [source.type === 'data' ? { type: 'data', mediaType, data: source.value } : { type: 'data', mediaType, url: source.value }];
+  });
+}
+
+function trailing(messages: readonly Message[], keep: (m: Message) => boolean): Message[] {
+  let i = messages.length;
+  while (i > 0 && keep(messages[i - 1]!)) i--;
+  return messages.slice(i);
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) return content.map((p: { type?: unknown; text?: unknown }) => (p.type === 'text' && typeof p.text === 'string' ? p.text : '')).join('');
+  return '';
+}
