@@ -8,7 +8,8 @@ import { EventType, type BaseEvent, type RunAgentInput } from '@ag-ui/core';
 import { EventSchema } from '@ag-ui/core/schemas';
 import { lastValueFrom, toArray } from 'rxjs';
 import { z } from 'zod';
-import { Agent, defineTool, OpenAIChatModel, type Tool } from '../../index.js';
+import { Agent, defineTool, type Tool } from '../../index.js';
+import { OpenAIChatModel } from '../../model/openai/index.js';
 import { startOpenAITestServer, type OpenAITestServer } from '../../testing/node/index.js';
 import { RxscopeAgUiAgent } from './index.js';
 

@@ -194,7 +194,7 @@ class AgUiMapper {
       case 'TOOL_PROGRESS': {
         const { toolCallId, message, progress, total } = event;
         const value = { toolCallId, message, ...(progress !== undefined ? { progress } : {}), ...(total !== undefined ? { total } : {}) };
-        return [{ type: EventType.CUSTOM, name: `${AG_UI_CUSTOM_PREFIX}tool_progress`, value, ...base } as BaseEvent];
+        return [{ type: EventType.CUSTOM, name: `${AG_UI_CUSTOM_PREFIX}tool_progress`, value, ...base }];
       }
       case 'TOOL_RESULT_START':
         s.openResults.push(event.toolCallId);
