@@ -8,7 +8,8 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { InMemoryLogRecordExporter, LoggerProvider, SimpleLogRecordProcessor } from '@opentelemetry/sdk-logs';
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import * as semconv from '@opentelemetry/semantic-conventions/incubating';
-import { Agent, type AgentEventOf, defineTool, type Middleware, OpenAIChatModel } from '@rxscope/core';
+import { Agent, type AgentEventOf, defineTool, type Middleware } from '@rxscope/core';
+import { OpenAIChatModel } from '@rxscope/core/openai';
 import { startOpenAITestServer, type OpenAITestServer } from '@rxscope/core/testing/node';
 import { lastValueFrom, retry, toArray } from 'rxjs';
 import { z } from 'zod';
