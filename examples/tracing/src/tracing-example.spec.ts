@@ -33,7 +33,7 @@ describe('tracing example (offline scripted model)', () => {
       '└─ chat scripted-model',
     ]);
     expect(run.stdout).toContain('gen_ai.usage.input_tokens = 142');
-    expect(run.stdout).toContain('gen_ai.response.finish_reasons = ["tool_calls"]');
+    expect(run.stdout).toContain('gen_ai.response.finish_reasons = ["tool_call"]');
     expect(run.stdout).toContain('rxscope.reply.finish_reason = "completed"');
     expect(run.stdout).not.toContain('gen_ai.input.messages');
   });
@@ -42,6 +42,6 @@ describe('tracing example (offline scripted model)', () => {
     const run = runExample('--content');
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('gen_ai.input.messages');
-    expect(run.stdout).toContain('gen_ai.tool.call.arguments = "{\\"city\\":\\"Lisbon\\"}"');
+    expect(run.stdout).toContain('gen_ai.tool.call.arguments = {"city":"Lisbon"}'); // structured, not a JSON string
   });
 });

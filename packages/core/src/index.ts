@@ -52,7 +52,7 @@ export { AGENT_EVENT_TYPES, isAgentEvent, isBlockDelta, isBlockEnd, isBlockStart
 export type { BlockDeltaEvent, BlockEndEvent, BlockStartEvent } from './event/guards.js';
 
 // models
-export type { ChatModel, ModelOptions, ModelRequest, ResponseFormat, ToolChoice, ToolSchema } from './model/chat-model.js';
+export type { ChatModel, ModelOptions, ModelRequest, ModelRequestInfo, ResponseFormat, ToolChoice, ToolSchema } from './model/chat-model.js';
 export { ModelError, toErrorInfo } from './model/model-error.js';
 export type { ModelErrorOptions } from './model/model-error.js';
 export { parseRetryAfter, toModelError } from './model/to-model-error.js';
@@ -99,7 +99,7 @@ export { InMemorySessionStore, SessionConflictError, SessionStoreError } from '.
 export type { SessionStore, StoredSession } from './state/session-store.js';
 
 // utilities
-export { newId } from './util/id.js';
+export { isGeneratedId, newId } from './util/id.js';
 
 // transport ----------------------------------------------------------------------------------
 export {

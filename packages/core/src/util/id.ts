@@ -16,3 +16,18 @@ export function newId(kind = 'id'): string {
   counter = (counter + 1) % Number.MAX_SAFE_INTEGER;
   return `${kind}_${prefix}_${counter.toString(36)}`;
 }
+
+/**
+ * True when `id` was made by {@link newId} with this `kind` in this process — for example a
+ * session id the agent generated because the application gave none (telemetry then does not
+ * report it as a conversation id).
+ *
+ * @example
+ * ```ts
+ * isGeneratedId(newId('session'), 'session'); // true
+ * isGeneratedId('customer-42', 'session');    // false
+ * ```
+ */
+export function isGeneratedId(id: string, kind: string): boolean {
+  return id.startsWith(`${kind}_${prefix}_`);
+}

@@ -1,5 +1,5 @@
-import { type Attributes, type Exception, type Span, SpanStatusCode } from '@opentelemetry/api';
-import type { ErrorInfo, ModelOptions } from '@rxscope/core';
+import { type Attributes, context, type Logger, SeverityNumber, type Span, SpanStatusCode, trace } from '@opentelemetry/api';
+import type { ErrorInfo, ModelOptions, ModelRequestInfo } from '@rxscope/core';
 
 /**
  * Attribute and event names: the OpenTelemetry GenAI semantic conventions (`gen_ai.*`,
@@ -16,6 +16,14 @@ export const ATTR = {
   inputTokens: 'gen_ai.usage.input_tokens',
   outputTokens: 'gen_ai.usage.output_tokens',
   cacheReadTokens: 'gen_ai.usage.cache_read.input_tokens',
+  reasoningTokens: 'gen_ai.usage.reasoning.output_tokens',
+  requestStream: 'gen_ai.request.stream',
+  responseId: 'gen_ai.response.id',
+  serverAddress: 'server.address',
+  serverPort: 'server.port',
+  exceptionType: 'exception.type',
+  exceptionMessage: 'exception.message',
+  exceptionStacktrace: 'exception.stacktrace',
   toolName: 'gen_ai.tool.name',
   toolCallId: 'gen_ai.tool.call.id',
   toolDescription: 'gen_ai.tool.description',
@@ -40,6 +48,9 @@ export const ATTR = {
   externalError: 'rxscope.tool_call.is_error',
 } as const;
 
+/** The log event an operation's failure is reported as (span exception events are deprecated there). */
+export const EXCEPTION_EVENT = 'gen_ai.client.operation.exception';
+
 /** Names of the span events recorded on the reply span. */
 export const EVENT = {
   awaitingConfirmation: 'rxscope.tool_call.awaiting_confirmation',
@@ -62,18 +73,85 @@ export function requestAttributes(options: ModelOptions): Attributes {
   return attributes;
 }
 
-/** The exception of an {@link ErrorInfo}, as `recordException` takes it. */
-export function exceptionOf(info: ErrorInfo): Exception {
-  return info.code !== undefined ? { name: info.name, message: info.message, code: info.code } : { name: info.name, message: info.message };
+/** What a model call sends (`ChatModel.describeRequest`) as `gen_ai.request.*`, `server.*` attributes. */
+export function requestInfoAttributes(info: ModelRequestInfo): Attributes {
+  return {
+    ...(info.options ? requestAttributes(info.options) : {}),
+    ...(info.stream !== undefined ? { [ATTR.requestStream]: info.stream } : {}),
+    ...(info.serverAddress !== undefined ? { [ATTR.serverAddress]: info.serverAddress } : {}),
+    ...(info.serverPort !== undefined ? { [ATTR.serverPort]: info.serverPort } : {}),
+  };
 }
 
-/** What `recordException` takes: the error itself (with its stack), else its text. */
-export const asException = (error: unknown): Exception => (error instanceof Error ? error : String(error));
+/**
+ * A finish reason as the GenAI conventions spell it (`stop`, `length`, `content_filter`,
+ * `tool_call`, `error`); a reason they have no value for is kept as the provider gave it.
+ */
+export function genAiFinishReason(raw: string): string {
+  switch (raw) {
+    case 'stop':
+    case 'end_turn':
+    case 'stop_sequence':
+      return 'stop';
+    case 'tool_calls':
+    case 'tool_use':
+    case 'function_call':
+    case 'tool_call':
+      return 'tool_call';
+    case 'length':
+    case 'max_tokens':
+      return 'length';
+    case 'content_filter':
+    case 'error':
+      return raw;
+    default:
+      return raw;
+  }
+}
+
+/**
+ * Reports the failure of the operation of `span` as a `gen_ai.client.operation.exception` log
+ * event in the span's context (`exception.type`, `exception.message`, `exception.stacktrace`,
+ * `error.type`).
+ */
+export function reportException(logger: Logger, span: Span, error: ErrorInfo | Error): void {
+  const info: ErrorInfo = error instanceof Error ? { name: error.name, message: error.message, ...codeOf(error) } : error;
+  logger.emit({
+    eventName: EXCEPTION_EVENT,
+    severityNumber: SeverityNumber.WARN,
+    context: trace.setSpan(context.active(), span),
+    attributes: {
+      [ATTR.exceptionType]: info.name,
+      [ATTR.exceptionMessage]: info.message,
+      ...(error instanceof Error && error.stack ? { [ATTR.exceptionStacktrace]: error.stack } : {}),
+      [ATTR.errorType]: errorType(info),
+    },
+  });
+}
+
+function codeOf(error: Error): { code?: string } {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' ? { code } : {};
+}
+
+/** The low-cardinality `error.type` of a failure: its code, else its class name. */
+export function errorType(info: ErrorInfo): string {
+  return info.code ?? (info.name || '_OTHER');
+}
+
+/** A value as a structured attribute (plain JSON data: what survives a JSON round trip). */
+export function structured(value: unknown): unknown {
+  try {
+    return JSON.parse(JSON.stringify(value) ?? 'null') as unknown;
+  } catch {
+    return String(value); // cycles, BigInt
+  }
+}
 
 /** Marks a span failed: status `ERROR` with the message, and `error.type` (the error's code, else its name). */
 export function markFailed(span: Span, info: ErrorInfo): void {
   span.setStatus({ code: SpanStatusCode.ERROR, message: info.message });
-  span.setAttribute(ATTR.errorType, info.code ?? (info.name || '_OTHER'));
+  span.setAttribute(ATTR.errorType, errorType(info));
 }
 
 /** JSON text of a value for a content attribute; never throws (cycles, BigInt). */

@@ -1,27 +1,31 @@
 import { SpanKind, trace } from '@opentelemetry/api';
 import { type ErrorInfo, type ModelCallInput, type RuntimeContext, toErrorInfo } from '@rxscope/core';
-import { asException, ATTR, exceptionOf, json, markFailed, requestAttributes } from './attributes.js';
+import { ATTR, genAiFinishReason, markFailed, reportException, requestAttributes, requestInfoAttributes, structured } from './attributes.js';
 import { StreamedOutput, toGenAiMessages } from './content.js';
 import type { ReplyTrace, SpanRun } from './traced.js';
 
 /**
  * The `chat` span of one model call, a child of the reply span. With retry or fallback layers
- * inside it covers every attempt: a failed attempt is an `exception` event, and the span fails
- * only when the call does.
+ * inside it covers every attempt (`rxscope.model_call.attempts`): a failed attempt that a later
+ * one made good leaves no exception; the span fails — status, `error.type` and a
+ * `gen_ai.client.operation.exception` log event — only when the call does. Request attributes
+ * come from what the model says it sends (`describeRequest`): options in effect, streaming,
+ * server address and port.
  */
 export function chatSpan(ctx: RuntimeContext, input: ModelCallInput, reply: ReplyTrace, capture: boolean): SpanRun {
   const model = input.model;
+  const info = model.describeRequest?.(input);
   const span = reply.tracer.startSpan(
     `chat ${model.modelName}`,
     {
       kind: SpanKind.CLIENT,
       attributes: {
         [ATTR.operation]: 'chat',
-        [ATTR.provider]: model.provider,
+        [ATTR.provider]: info?.provider ?? model.provider,
         [ATTR.requestModel]: model.modelName,
         [ATTR.agentName]: ctx.agentName,
-        [ATTR.conversationId]: ctx.sessionId,
-        ...requestAttributes(input.options),
+        ...(reply.conversationId !== undefined ? { [ATTR.conversationId]: reply.conversationId } : {}),
+        ...(info ? requestInfoAttributes(info) : requestAttributes(input.options)),
       },
     },
     reply.context,
@@ -29,15 +33,17 @@ export function chatSpan(ctx: RuntimeContext, input: ModelCallInput, reply: Repl
   const output = capture ? new StreamedOutput() : undefined;
   if (output) {
     const { system, messages } = toGenAiMessages(input.messages);
-    span.setAttribute(ATTR.inputMessages, json(messages));
-    if (system.length) span.setAttribute(ATTR.systemInstructions, json(system));
-    if (input.tools.length) span.setAttribute(ATTR.toolDefinitions, json(input.tools.map((t) => ({ type: 'function', ...t }))));
+    span.setAttribute(ATTR.inputMessages, structured(messages));
+    if (system.length) span.setAttribute(ATTR.systemInstructions, structured(system));
+    if (input.tools.length) span.setAttribute(ATTR.toolDefinitions, structured(input.tools.map((t) => ({ type: 'function', ...t }))));
   }
   let attempts = 0;
   let open = false;
-  let usage = { input: 0, output: 0, cacheRead: 0 };
+  let answered = false;
+  const usage = { input: 0, output: 0, cacheRead: 0, reasoning: 0 };
   let finishReason: string | undefined;
   let responseModel: string | undefined;
+  let responseId: string | undefined;
   let failed: ErrorInfo | undefined;
   return {
     context: trace.setSpan(reply.context, span),
@@ -50,15 +56,20 @@ export function chatSpan(ctx: RuntimeContext, input: ModelCallInput, reply: Repl
           break;
         case 'MODEL_CALL_END':
           open = false;
-          usage = {
-            input: usage.input + e.usage.inputTokens,
-            output: usage.output + e.usage.outputTokens,
-            cacheRead: usage.cacheRead + (e.usage.cacheReadTokens ?? 0),
-          };
-          finishReason = e.finishReason;
-          responseModel = e.responseModel ?? e.model;
-          failed = e.finishReason === 'error' ? (e.error ?? { name: 'Error', message: 'the model call failed' }) : undefined;
-          if (failed) span.recordException(exceptionOf(failed));
+          if (e.finishReason === 'error') {
+            // No response: no counts, no response model (nothing was reported, nothing is invented).
+            failed = e.error ?? { name: 'Error', message: 'the model call failed' };
+            break;
+          }
+          failed = undefined;
+          answered = true;
+          usage.input += e.usage.inputTokens;
+          usage.output += e.usage.outputTokens;
+          usage.cacheRead += e.usage.cacheReadTokens ?? 0;
+          usage.reasoning += e.usage.reasoningTokens ?? 0;
+          finishReason = genAiFinishReason(e.finishReason);
+          responseModel = e.responseModel;
+          responseId = e.responseId;
           break;
         default:
           output?.add(e);
@@ -66,21 +77,25 @@ export function chatSpan(ctx: RuntimeContext, input: ModelCallInput, reply: Repl
     },
     end: (outcome) => {
       if (responseModel !== undefined) span.setAttribute(ATTR.responseModel, responseModel);
-      if (finishReason !== undefined) {
-        span.setAttributes({ [ATTR.finishReasons]: [finishReason], [ATTR.inputTokens]: usage.input, [ATTR.outputTokens]: usage.output });
+      if (responseId !== undefined) span.setAttribute(ATTR.responseId, responseId);
+      if (!answered && failed) span.setAttribute(ATTR.finishReasons, ['error']);
+      if (answered) {
+        span.setAttributes({ [ATTR.finishReasons]: [finishReason!], [ATTR.inputTokens]: usage.input, [ATTR.outputTokens]: usage.output });
         if (usage.cacheRead) span.setAttribute(ATTR.cacheReadTokens, usage.cacheRead);
+        if (usage.reasoning) span.setAttribute(ATTR.reasoningTokens, usage.reasoning);
       }
       if (attempts > 1) span.setAttribute(ATTR.attempts, attempts);
       if (outcome.kind === 'error') {
-        // A failed attempt already recorded its exception from MODEL_CALL_END {error}.
-        if (!failed) span.recordException(asException(outcome.error));
-        markFailed(span, failed ?? toErrorInfo(outcome.error));
-      } else if (outcome.kind === 'cancelled' && (open || finishReason === undefined || failed)) {
+        const info = failed ?? toErrorInfo(outcome.error);
+        reportException(reply.logger, span, failed ?? (outcome.error instanceof Error ? outcome.error : info));
+        markFailed(span, info);
+      } else if (outcome.kind === 'cancelled' && (open || !answered || failed)) {
         span.setAttribute(ATTR.cancelled, true);
       } else if (failed) {
+        reportException(reply.logger, span, failed);
         markFailed(span, failed);
       }
-      if (output) span.setAttribute(ATTR.outputMessages, json([output.message(finishReason)]));
+      if (output) span.setAttribute(ATTR.outputMessages, structured([output.message(finishReason)]));
       span.end();
     },
   };

@@ -77,8 +77,9 @@ export function toGenAiMessages(messages: readonly Msg[]): { system: GenAiPart[]
 }
 
 /** A whole reply message as one output message (its tool results included as parts). */
-export function toOutputMessage(msg: Msg, finishReason: string): GenAiMessage {
-  return { role: 'assistant', parts: msg.content.map(partOf), finish_reason: finishReason };
+export function toOutputMessage(msg: Msg, finishReason: string | undefined): GenAiMessage {
+  const parts = msg.content.map(partOf);
+  return finishReason !== undefined ? { role: 'assistant', parts, finish_reason: finishReason } : { role: 'assistant', parts };
 }
 
 /**

@@ -27,13 +27,14 @@
  *
  * @module
  */
-import { context, isSpanContextValid, type Span, SpanKind, type SpanOptions, trace, type TracerProvider } from '@opentelemetry/api';
+import { context, isSpanContextValid, type LoggerProvider, logs, type Span, SpanKind, type SpanOptions, trace, type TracerProvider } from '@opentelemetry/api';
 import {
   type ActingInput,
   type Agent,
   type AgentEvent,
   type AgentInput,
   ContextToken,
+  isGeneratedId,
   type Middleware,
   type ModelCallInput,
   type Next,
@@ -59,9 +60,14 @@ export interface TracingOptions {
    * (`gen_ai.input.messages`, `gen_ai.system_instructions`, `gen_ai.tool.definitions`,
    * `gen_ai.output.messages`), tool arguments and results (`gen_ai.tool.call.arguments`,
    * `gen_ai.tool.call.result`), and the reply's new messages and final message on the reply
-   * span. Recorded as JSON strings. Default `false`.
+   * span. Recorded as structured attributes (arrays and maps, not JSON strings). Default `false`.
    */
   readonly captureContent?: boolean;
+  /**
+   * Where failures are reported as `gen_ai.client.operation.exception` log events. Default: the
+   * global logger provider (`logs.setGlobalLoggerProvider`, or the Node SDK's).
+   */
+  readonly loggerProvider?: LoggerProvider;
 }
 
 const SCOPE = '@rxscope/middleware-builtin';
@@ -79,17 +85,22 @@ const SCOPE = '@rxscope/middleware-builtin';
 export class TracingMiddleware implements Middleware {
   readonly key = 'tracing';
   private readonly provider: TracerProvider | undefined;
+  private readonly loggerProvider: LoggerProvider | undefined;
   private readonly captureContent: boolean;
   /** Per-reply data of this instance (a token per instance: two tracing middlewares never mix). */
   private readonly replyTrace = new ContextToken<ReplyTrace | undefined>('tracing.reply', () => undefined);
 
   constructor(options: TracingOptions = {}) {
     this.provider = options.tracerProvider;
+    this.loggerProvider = options.loggerProvider;
     this.captureContent = options.captureContent ?? false;
   }
 
   onAgent(agent: Agent, ctx: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent> {
     const tracer = (this.provider ?? trace.getTracerProvider()).getTracer(SCOPE);
+    const logger = (this.loggerProvider ?? logs.getLoggerProvider()).getLogger(SCOPE);
+    // A session id the agent generated is no conversation id the application would know.
+    const conversationId = isGeneratedId(ctx.sessionId, 'session') ? undefined : ctx.sessionId;
     const parent = context.active();
     const options: SpanOptions = {
       kind: SpanKind.INTERNAL,
@@ -97,7 +108,7 @@ export class TracingMiddleware implements Middleware {
         [ATTR.operation]: 'invoke_agent',
         [ATTR.provider]: agent.model.provider,
         [ATTR.agentName]: agent.name,
-        [ATTR.conversationId]: ctx.sessionId,
+        ...(conversationId !== undefined ? { [ATTR.conversationId]: conversationId } : {}),
         [ATTR.requestModel]: agent.model.modelName,
         [ATTR.replyId]: ctx.replyId,
       },
@@ -113,14 +124,14 @@ export class TracingMiddleware implements Middleware {
       }
       // Not sampled: record nothing, but carry the context so that inner spans are not sampled either.
       const active = trace.setSpan(parent, first);
-      ctx.set(this.replyTrace, { tracer, context: active, recording: false, executed: new Set<string>() });
+      ctx.set(this.replyTrace, { tracer, logger, conversationId, context: active, recording: false, executed: new Set<string>() });
       return withContext(next(input), active);
     }
     return traced(
       () => {
         const span = first ?? tracer.startSpan(name, options, parent);
         first = undefined;
-        const reply: ReplyTrace = { tracer, context: trace.setSpan(parent, span), recording: true, executed: new Set<string>() };
+        const reply: ReplyTrace = { tracer, logger, conversationId, context: trace.setSpan(parent, span), recording: true, executed: new Set<string>() };
         ctx.set(this.replyTrace, reply);
         return replySpan(agent, ctx, input, span, reply, this.captureContent, this.key);
       },

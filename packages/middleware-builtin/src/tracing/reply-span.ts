@@ -1,6 +1,6 @@
 import { isValidSpanId, isValidTraceId, type Link, type Span } from '@opentelemetry/api';
 import { type Agent, type AgentInput, createReplyReducer, type ErrorInfo, type RuntimeContext, toErrorInfo } from '@rxscope/core';
-import { asException, ATTR, EVENT, exceptionOf, json, markFailed } from './attributes.js';
+import { ATTR, EVENT, genAiFinishReason, markFailed, reportException, structured } from './attributes.js';
 import { toGenAiMessages, toOutputMessage } from './content.js';
 import type { ReplyTrace, SpanRun } from './traced.js';
 
@@ -36,15 +36,19 @@ export function replySpan(
 ): SpanRun {
   const slot = ctx.state<SuspendedSpan>(stateKey);
   if (slot.get() !== undefined) slot.delete(); // linked at the span's start, or stale
-  if (capture && input.messages.length) span.setAttribute(ATTR.inputMessages, json(toGenAiMessages(input.messages).messages));
+  if (capture && input.messages.length) span.setAttribute(ATTR.inputMessages, structured(toGenAiMessages(input.messages).messages));
   const reducer = capture ? createReplyReducer({ source: agent.name }) : undefined;
   let finishReason: string | undefined;
+  let modelFinish: string | undefined; // the last answered model call's, as the conventions spell it
   return {
     context: reply.context,
     event: (e) => {
       if (e.source !== agent.name) return; // a subagent's events: its own middlewares trace them
       reducer?.apply(e);
       switch (e.type) {
+        case 'MODEL_CALL_END':
+          if (e.finishReason !== 'error') modelFinish = genAiFinishReason(e.finishReason);
+          break;
         case 'REQUIRE_USER_CONFIRM':
         case 'REQUIRE_EXTERNAL_EXECUTION': {
           const name = e.type === 'REQUIRE_USER_CONFIRM' ? EVENT.awaitingConfirmation : EVENT.awaitingExternal;
@@ -53,7 +57,7 @@ export function replySpan(
               [ATTR.toolCallId]: call.id,
               [ATTR.toolName]: call.name,
               ...(call.reason !== undefined ? { [ATTR.permissionReason]: call.reason } : {}),
-              ...(capture ? { [ATTR.toolArguments]: json(call.input) } : {}),
+              ...(capture ? { [ATTR.toolArguments]: structured(call.input) } : {}),
             });
           }
           // Saved before the agent stores its state, so a resume in another process links too.
@@ -84,10 +88,14 @@ export function replySpan(
         case 'REPLY_END':
           finishReason = e.finishReason;
           span.setAttribute(ATTR.replyFinishReason, e.finishReason);
-          if (e.usage) span.setAttributes({ [ATTR.inputTokens]: e.usage.inputTokens, [ATTR.outputTokens]: e.usage.outputTokens });
+          if (e.usage) {
+            span.setAttributes({ [ATTR.inputTokens]: e.usage.inputTokens, [ATTR.outputTokens]: e.usage.outputTokens });
+            if (e.usage.reasoningTokens) span.setAttribute(ATTR.reasoningTokens, e.usage.reasoningTokens);
+          }
+          span.setAttribute(ATTR.finishReasons, [replyFinish(e.finishReason, modelFinish)]);
           if (e.finishReason === 'error') {
             const info: ErrorInfo = e.error ?? { name: 'Error', message: 'the reply failed' };
-            span.recordException(exceptionOf(info));
+            reportException(reply.logger, span, info);
             markFailed(span, info);
           }
           break;
@@ -98,13 +106,27 @@ export function replySpan(
     end: (outcome) => {
       span.setAttribute(ATTR.replyIterations, ctx.iteration);
       if (outcome.kind === 'error') {
-        span.recordException(asException(outcome.error));
+        reportException(reply.logger, span, outcome.error instanceof Error ? outcome.error : toErrorInfo(outcome.error));
         markFailed(span, toErrorInfo(outcome.error));
       } else if (outcome.kind === 'cancelled' && finishReason === undefined) {
         span.setAttribute(ATTR.cancelled, true);
       }
-      if (reducer) span.setAttribute(ATTR.outputMessages, json([toOutputMessage(reducer.message(), finishReason ?? outcome.kind)]));
+      if (reducer) {
+        const finish = finishReason !== undefined ? replyFinish(finishReason, modelFinish) : outcome.kind === 'error' ? 'error' : undefined;
+        span.setAttribute(ATTR.outputMessages, structured([toOutputMessage(reducer.message(), finish)]));
+      }
       span.end();
     },
   };
+}
+
+/**
+ * A reply's finish reason as the GenAI conventions spell it: `error` for a failed reply,
+ * `tool_call` for one waiting for tool answers, else the last model call's (`stop`, `length`, ...).
+ */
+function replyFinish(reason: string, lastModelCall: string | undefined): string {
+  if (reason === 'error') return 'error';
+  if (reason === 'awaiting_confirmation' || reason === 'awaiting_external_execution') return 'tool_call';
+  if (reason === 'max_iters') return lastModelCall ?? 'length';
+  return lastModelCall ?? 'stop';
 }

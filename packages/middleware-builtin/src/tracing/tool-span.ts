@@ -1,6 +1,6 @@
 import { SpanKind, trace } from '@opentelemetry/api';
 import { type ActingInput, type ErrorInfo, type RuntimeContext, toErrorInfo, type ToolResultEndEvent } from '@rxscope/core';
-import { asException, ATTR, exceptionOf, json, markFailed } from './attributes.js';
+import { ATTR, markFailed, reportException, structured } from './attributes.js';
 import { resultText } from './content.js';
 import type { ReplyTrace, SpanRun } from './traced.js';
 
@@ -19,8 +19,8 @@ export function toolSpan(ctx: RuntimeContext, input: ActingInput, reply: ReplyTr
         [ATTR.toolDescription]: tool.description,
         [ATTR.toolType]: 'function',
         [ATTR.agentName]: ctx.agentName,
-        [ATTR.conversationId]: ctx.sessionId,
-        ...(capture ? { [ATTR.toolArguments]: json(input.input) } : {}),
+        ...(reply.conversationId !== undefined ? { [ATTR.conversationId]: reply.conversationId } : {}),
+        ...(capture ? { [ATTR.toolArguments]: structured(input.input) } : {}),
       },
     },
     reply.context,
@@ -37,12 +37,12 @@ export function toolSpan(ctx: RuntimeContext, input: ActingInput, reply: ReplyTr
         if (result.status === 'success' && capture) span.setAttribute(ATTR.toolResult, resultText(result.output));
         if (result.status === 'error') {
           const info: ErrorInfo = { name: 'ToolError', message: resultText(result.output), code: 'tool_error' };
-          span.recordException(exceptionOf(info));
+          reportException(reply.logger, span, info);
           markFailed(span, info);
         }
       }
       if (outcome.kind === 'error') {
-        span.recordException(asException(outcome.error));
+        reportException(reply.logger, span, outcome.error instanceof Error ? outcome.error : toErrorInfo(outcome.error));
         markFailed(span, toErrorInfo(outcome.error));
       } else if (outcome.kind === 'cancelled' && !result) {
         span.setAttribute(ATTR.cancelled, true);

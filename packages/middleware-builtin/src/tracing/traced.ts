@@ -1,4 +1,4 @@
-import { type Context, context, diag, type Tracer } from '@opentelemetry/api';
+import { type Context, context, diag, type Logger, type Tracer } from '@opentelemetry/api';
 import type { AgentEvent } from '@rxscope/core';
 import { Observable } from 'rxjs';
 
@@ -8,6 +8,10 @@ export type Outcome = { readonly kind: 'complete' } | { readonly kind: 'error'; 
 /** The tracing of one reply, shared by its hooks through the reply's context. */
 export interface ReplyTrace {
   readonly tracer: Tracer;
+  /** `gen_ai.conversation.id`: the session id the application gave (none for a generated one). */
+  readonly conversationId: string | undefined;
+  /** Where failures go, as `gen_ai.client.operation.exception` log events. */
+  readonly logger: Logger;
   /** The context with the reply span: the parent of chat and execute_tool spans. */
   readonly context: Context;
   /** False when the SDK did not sample the reply: spans are not recorded, the context is only propagated. */

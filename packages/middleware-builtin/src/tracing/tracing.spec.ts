@@ -1,4 +1,5 @@
-import { context, type HrTime, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { type Attributes, context, type HrTime, logs, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { InMemoryLogRecordExporter, LoggerProvider, SimpleLogRecordProcessor } from '@opentelemetry/sdk-logs';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import {
   AlwaysOffSampler,
@@ -49,6 +50,8 @@ class OpenSpans implements SpanProcessor {
 }
 
 let exporter: InMemorySpanExporter;
+let logExporter: InMemoryLogRecordExporter;
+let loggerProvider: LoggerProvider;
 let openSpans: OpenSpans;
 let provider: TracerProvider;
 const contextManager = new AsyncLocalStorageContextManager();
@@ -58,6 +61,9 @@ function register(sampler?: Sampler): void {
   openSpans = new OpenSpans();
   provider = new TracerProvider({ spanProcessors: [openSpans, new SimpleSpanProcessor({ exporter })], ...(sampler ? { sampler } : {}) });
   trace.setGlobalTracerProvider(provider);
+  logExporter = new InMemoryLogRecordExporter();
+  loggerProvider = new LoggerProvider({ processors: [new SimpleLogRecordProcessor({ exporter: logExporter })] });
+  logs.setGlobalLoggerProvider(loggerProvider);
 }
 
 beforeAll(() => {
@@ -70,7 +76,9 @@ beforeEach(() => register());
 afterEach(async () => {
   expect(openSpans.open.size).toBe(0); // no span is ever left open
   trace.disable();
+  logs.disable();
   await provider.shutdown();
+  await loggerProvider.shutdown();
 });
 
 // --- helpers -------------------------------------------------------------------------------
@@ -88,6 +96,12 @@ const ms = (t: HrTime): number => t[0] * 1000 + t[1] / 1e6;
 /** Span times of different spans (and event timestamps, from Date.now()) agree within a few ms. */
 const CLOCK_SKEW = 3;
 const eventNames = (s: ReadableSpan): string[] => s.events.map((e) => e.name);
+/** The `gen_ai.client.operation.exception` log events reported in the context of a span. */
+const exceptions = (s: ReadableSpan): Attributes[] =>
+  logExporter
+    .getFinishedLogRecords()
+    .filter((r) => r.eventName === 'gen_ai.client.operation.exception' && r.spanContext?.spanId === idOf(s))
+    .map((r) => r.attributes);
 
 async function run(reply$: Observable<AgentEvent>): Promise<AgentEvent[]> {
   const events = await lastValueFrom(reply$.pipe(toArray()));
@@ -150,12 +164,11 @@ describe('TracingMiddleware: spans and attributes', () => {
       'gen_ai.operation.name': 'chat',
       'gen_ai.provider.name': 'scripted',
       'gen_ai.request.model': 'scripted-model',
-      'gen_ai.response.model': 'scripted-model',
       'gen_ai.request.temperature': 0.2,
       'gen_ai.request.max_tokens': 100,
       'gen_ai.usage.input_tokens': 20,
       'gen_ai.usage.output_tokens': 5,
-      'gen_ai.response.finish_reasons': ['tool_calls'],
+      'gen_ai.response.finish_reasons': ['tool_call'],
       'gen_ai.conversation.id': 'session-42',
       'gen_ai.agent.name': 'forecaster',
     });
@@ -308,8 +321,11 @@ describe('TracingMiddleware: span ends and failures', () => {
       expect(chat.attributes['gen_ai.provider.name']).toBe('openai');
       expect(chat.status.code).toBe(SpanStatusCode.ERROR);
       expect(chat.attributes['error.type']).toEqual(expect.any(String));
-      expect(eventNames(chat)).toEqual(['exception']); // one exception for the one failure
-      expect(chat.events[0]!.attributes?.['exception.message']).toEqual(expect.any(String));
+      expect(eventNames(chat)).toEqual([]); // span exception events are deprecated: a log event instead
+      expect(exceptions(chat)).toEqual([
+        { 'exception.type': expect.any(String), 'exception.message': expect.any(String), 'error.type': chat.attributes['error.type'] },
+      ]); // one exception for the one failure
+      expect(chat.attributes['gen_ai.response.model']).toBeUndefined(); // no response, no response model
       expect(chat.attributes['gen_ai.response.finish_reasons']).toEqual(['error']);
       const modelEnd = ofType(events, 'MODEL_CALL_END')[0]!;
       expect(ms(chat.endTime)).toBeGreaterThanOrEqual(modelEnd.createdAt - CLOCK_SKEW);
@@ -317,19 +333,21 @@ describe('TracingMiddleware: span ends and failures', () => {
       const reply = one('invoke_agent a');
       expect(reply.status).toMatchObject({ code: SpanStatusCode.ERROR, message: end.error!.message });
       expect(reply.attributes['rxscope.reply.finish_reason']).toBe('error');
-      expect(eventNames(reply)).toContain('exception');
+      expect(exceptions(reply)).toHaveLength(1);
+      expect(reply.attributes['gen_ai.response.finish_reasons']).toEqual(['error']);
     } finally {
       await server.close();
     }
   });
 
-  it('covers every attempt of an inner retry layer with one chat span: the failed attempt is an exception event, the call succeeds', async () => {
+  it('covers every attempt of an inner retry layer with one chat span: the call succeeds, so no exception is left', async () => {
     const model = new ScriptedChatModel([{ text: 'Hel', error: new ModelError('overloaded', { retryable: true, code: 'overloaded' }) }, { text: 'Hello' }]);
     const retryOnce: Middleware = { onModelCall: (_a, _c, input, next) => next(input).pipe(retry({ count: 1 })) };
     await run(new Agent({ name: 'a', model, middlewares: [new TracingMiddleware(), retryOnce] }).reply('hi'));
     const chat = one('chat scripted-model');
     expect(chat.attributes['rxscope.model_call.attempts']).toBe(2);
-    expect(chat.events.map((e) => [e.name, e.attributes?.['exception.message']])).toEqual([['exception', 'overloaded']]);
+    expect(chat.events).toEqual([]);
+    expect(exceptions(chat)).toEqual([]);
     expect(chat.status.code).toBe(SpanStatusCode.UNSET);
     expect(chat.attributes['gen_ai.response.finish_reasons']).toEqual(['stop']);
   });
@@ -347,8 +365,8 @@ describe('TracingMiddleware: span ends and failures', () => {
     const tool = one('execute_tool broken');
     expect(tool.status).toEqual({ code: SpanStatusCode.ERROR, message: 'disk on fire' });
     expect(tool.attributes['error.type']).toBe('TypeError');
-    expect(tool.events.map((e) => [e.name, e.attributes?.['exception.type'], e.attributes?.['exception.message']])).toEqual([
-      ['exception', 'TypeError', 'disk on fire'],
+    expect(exceptions(tool)).toEqual([
+      { 'exception.type': 'TypeError', 'exception.message': 'disk on fire', 'exception.stacktrace': expect.stringContaining('disk on fire'), 'error.type': 'TypeError' },
     ]);
     expect(one('invoke_agent a').status.code).toBe(SpanStatusCode.UNSET);
   });
@@ -366,7 +384,7 @@ describe('TracingMiddleware: span ends and failures', () => {
     const tool = one('execute_tool get_weather');
     expect(tool.status).toEqual({ code: SpanStatusCode.ERROR, message: 'quota exceeded' });
     expect(tool.attributes).toMatchObject({ 'rxscope.tool.status': 'error', 'error.type': 'tool_error' });
-    expect(eventNames(tool)).toEqual(['exception']);
+    expect(exceptions(tool)).toEqual([expect.objectContaining({ 'exception.message': 'quota exceeded', 'error.type': 'tool_error' })]);
   });
 
   it('ends every span when the consumer unsubscribes during a streamed model call, marked cancelled', async () => {
@@ -512,23 +530,23 @@ describe('TracingMiddleware: message content', () => {
     const agent = new Agent({ name: 'a', sysPrompt: 'Be brief.', model: script(), tools: [weather], middlewares: [new TracingMiddleware({ captureContent: true })] });
     await run(agent.reply('Weather in Paris?'));
     const [first, second] = named('chat scripted-model');
-    expect(JSON.parse(first!.attributes['gen_ai.system_instructions'] as string)).toEqual([{ type: 'text', content: 'Be brief.' }]);
-    expect(JSON.parse(first!.attributes['gen_ai.input.messages'] as string)).toEqual([{ role: 'user', parts: [{ type: 'text', content: 'Weather in Paris?' }] }]);
-    expect(JSON.parse(first!.attributes['gen_ai.tool.definitions'] as string)).toEqual([
+    expect(first!.attributes['gen_ai.system_instructions']).toEqual([{ type: 'text', content: 'Be brief.' }]);
+    expect(first!.attributes['gen_ai.input.messages']).toEqual([{ role: 'user', parts: [{ type: 'text', content: 'Weather in Paris?' }] }]);
+    expect(first!.attributes['gen_ai.tool.definitions']).toEqual([
       expect.objectContaining({ type: 'function', name: 'get_weather', description: 'Current weather of a city' }),
     ]);
-    expect(JSON.parse(first!.attributes['gen_ai.output.messages'] as string)).toEqual([
+    expect(first!.attributes['gen_ai.output.messages']).toEqual([
       {
         role: 'assistant',
         parts: [
           { type: 'reasoning', content: 'Use the tool.' },
           { type: 'tool_call', id: 'call_1', name: 'get_weather', arguments: { city: 'Paris' } },
         ],
-        finish_reason: 'tool_calls',
+        finish_reason: 'tool_call',
       },
     ]);
     // the second call sees the tool result as a `tool` message
-    expect(JSON.parse(second!.attributes['gen_ai.input.messages'] as string)).toEqual([
+    expect(second!.attributes['gen_ai.input.messages']).toEqual([
       { role: 'user', parts: [{ type: 'text', content: 'Weather in Paris?' }] },
       {
         role: 'assistant',
@@ -539,17 +557,17 @@ describe('TracingMiddleware: message content', () => {
       },
       { role: 'tool', parts: [{ type: 'tool_call_response', id: 'call_1', response: 'Sunny in Paris' }] },
     ]);
-    expect(JSON.parse(second!.attributes['gen_ai.output.messages'] as string)).toEqual([
+    expect(second!.attributes['gen_ai.output.messages']).toEqual([
       { role: 'assistant', parts: [{ type: 'text', content: 'Sunny in Paris.' }], finish_reason: 'stop' },
     ]);
     const tool = one('execute_tool get_weather');
-    expect(JSON.parse(tool.attributes['gen_ai.tool.call.arguments'] as string)).toEqual({ city: 'Paris' });
+    expect(tool.attributes['gen_ai.tool.call.arguments']).toEqual({ city: 'Paris' });
     expect(tool.attributes['gen_ai.tool.call.result']).toBe('Sunny in Paris');
     const reply = one('invoke_agent a');
-    expect(JSON.parse(reply.attributes['gen_ai.input.messages'] as string)).toEqual([{ role: 'user', parts: [{ type: 'text', content: 'Weather in Paris?' }] }]);
-    const output = JSON.parse(reply.attributes['gen_ai.output.messages'] as string) as { parts: { type: string }[]; finish_reason: string }[];
+    expect(reply.attributes['gen_ai.input.messages']).toEqual([{ role: 'user', parts: [{ type: 'text', content: 'Weather in Paris?' }] }]);
+    const output = reply.attributes['gen_ai.output.messages'] as { parts: { type: string }[]; finish_reason: string }[];
     expect(output[0]!.parts.map((p) => p.type)).toEqual(['reasoning', 'tool_call', 'tool_call_response', 'text']);
-    expect(output[0]!.finish_reason).toBe('completed');
+    expect(output[0]!.finish_reason).toBe('stop'); // the conventions' value, not the reply's 'completed'
   });
 });
 
