@@ -92,6 +92,7 @@ const config: Config = {
     program('node-service', 'examples/node-service'),
     program('express-sse', 'examples/express-sse'),
     program('fastify-sse', 'examples/fastify-sse'),
+    program('rag-assistant', 'examples/rag-assistant'),
   ],
 };
 
