@@ -74,3 +74,11 @@ export type { TTSOptions } from './tts/index.js';
 export { OpenAITextToSpeech } from './tts/openai-text-to-speech.js';
 export type { OpenAITextToSpeechOptions } from './tts/openai-text-to-speech.js';
 export type { SpeechOptions, TextToSpeech } from './tts/text-to-speech.js';
+
+// --- long-term memory ---
+export { AgenticMemoryMiddleware } from './memory/index.js';
+export type { AgenticMemoryOptions } from './memory/index.js';
+export { KnowledgeMemoryBackend } from './memory/knowledge-memory-backend.js';
+export type { KnowledgeMemoryBackendOptions } from './memory/knowledge-memory-backend.js';
+export { formatMemoryFile, parseMemoryFile } from './memory/memory-backend.js';
+export type { Memory, MemoryBackend, MemoryHeader } from './memory/memory-backend.js';
