@@ -12,7 +12,8 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { OpenAIEmbeddings } from '@langchain/openai';
-import { Agent, OpenAIChatModel } from '@rxscope/core';
+import { Agent } from '@rxscope/core';
+import { OpenAIChatModel } from '@rxscope/core/openai';
 import { InMemoryKnowledgeBase, RAGMiddleware } from '@rxscope/middleware-builtin';
 import { lastValueFrom, tap } from 'rxjs';
 import { loadMarkdown } from './load-markdown.js';
