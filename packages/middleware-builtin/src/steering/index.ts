@@ -27,14 +27,13 @@ export interface LimitExceededErrorOptions {
 }
 
 /**
- * The failure that ends a reply when a hard limit of `ModelCallLimitMiddleware` or
- * `ToolCallLimitMiddleware` is reached (`onLimit: 'end'`, or no call is left at all). The reply
- * ends with `REPLY_END {finishReason: 'error', error: {name: 'LimitExceededError', code, retryable: false}}`
- * and `agent.call()` rejects with an `AgentError` carrying the same `code`.
+ * A limit reached, as an error, for a middleware of your own that must end a reply with an error
+ * rather than a policy end. (`ModelCallLimitMiddleware` and `ToolCallLimitMiddleware` end a reply
+ * on purpose with `ctx.stop()`: `finishReason: 'stopped'`.) `resilient()` lets it propagate.
  *
  * @example
  * ```ts
- * try { await agent.call('go'); } catch (e) { if (e instanceof AgentError && e.info.code === 'model_call_limit') showUpgrade(); }
+ * return throwError(() => new LimitExceededError('3 searches per reply', { code: 'tool_call_limit', scope: 'reply', limit: 3, used: 3 }));
  * ```
  */
 export class LimitExceededError extends Error {
