@@ -38,6 +38,7 @@ export type {
   ReplyEndEvent,
   ReplyFinishReason,
   ReplyStartEvent,
+  StopReason,
   RequireExternalExecutionEvent,
   RequireUserConfirmEvent,
   ToolCallStartEvent,

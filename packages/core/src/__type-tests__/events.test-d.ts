@@ -80,7 +80,13 @@ type _base = Expect<
 type _finishReason = Expect<
   Equal<
     ReplyFinishReason,
-    'completed' | 'interrupted' | 'max_iters' | 'awaiting_confirmation' | 'awaiting_external_execution' | 'error'
+    | 'completed'
+    | 'interrupted'
+    | 'max_iters'
+    | 'awaiting_confirmation'
+    | 'awaiting_external_execution'
+    | 'stopped'
+    | 'error'
   >
 >;
 type _replyEnd = Expect<Equal<AgentEventOf<'REPLY_END'>['finishReason'], ReplyFinishReason>>;

@@ -22,6 +22,7 @@ import {
   ConversationEditError,
   type HintOptions,
   type Msg,
+  type StopReason,
   createMsg,
 } from '../index.js';
 import { declared, exact, type Equal, type Expect } from './helpers.test-d.js';
@@ -256,4 +257,15 @@ export function useContext(ctx: RuntimeContext): void {
   void options;
   const err = new ConversationEditError('refused');
   exact<'ConversationEditError'>()(err.name);
+}
+
+// ── Policy ends and per-reply state ───────────────────────────────────────────────────────────
+{
+  const ctx = declared<RuntimeContext>();
+  exact<void>()(ctx.stop({ code: 'budget', message: 'spent' }));
+  // @ts-expect-error a stop reason needs a message
+  ctx.stop({ code: 'budget' });
+  exact<StateSlot<number>>()(ctx.replyState<number>('counter'));
+  type _attempt = Expect<Equal<ModelCallInput['attempt'], number | undefined>>;
+  type _stopReason = Expect<Equal<AgentEventOf<'REPLY_END'>['stopReason'], StopReason | undefined>>;
 }

@@ -104,6 +104,8 @@ function resultOf(name: string, end: ReplyEndEvent, message: Msg): ToolOutput | 
     case 'max_iters':
       if ('output' in end) return JSON.stringify(end.output);
       return finalTextOf(message);
+    case 'stopped':
+      return finalTextOf(message);
     case 'error':
       return new Error(`agent "${name}" failed: ${end.error?.message ?? 'unknown error'}`);
     case 'interrupted':

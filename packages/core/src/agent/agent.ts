@@ -257,7 +257,11 @@ export class Agent {
               return end.output;
             }
             const msg = reducer.message();
-            return { ...msg, metadata: { ...msg.metadata, replyId: end.replyId, finishReason: end.finishReason, usage: end.usage } };
+            const stopReason = end.stopReason ? { stopReason: end.stopReason } : {};
+            return {
+              ...msg,
+              metadata: { ...msg.metadata, replyId: end.replyId, finishReason: end.finishReason, usage: end.usage, ...stopReason },
+            };
           }),
         );
       }),
@@ -354,8 +358,12 @@ export class Agent {
     const prepared = this.prepareInput(input);
     const controller = new AbortController();
     const replyId = prepared.resume?.pending.replyId ?? newId('reply');
-    const ctx = new ReplyContext(this.name, replyId, this.sessionId, controller.signal, this.middlewareState);
+    const replyValues = structuredClone({ ...prepared.resume?.pending.replyState });
+    const ctx = new ReplyContext(this.name, replyId, this.sessionId, controller.signal, this.middlewareState, replyValues);
     const run = new ReplyRun(this.host, ctx, prepared.resume, output);
+    ctx.onStop = (reason) => {
+      if (run.stop(reason)) controller.abort(new Error(`the reply was stopped: ${reason.message}`));
+    };
     this.current = { run, controller };
     let ended = false;
     let started = false;

@@ -5,6 +5,7 @@ import type {
   ExternalExecutionResultEvent,
   PendingToolCall,
   ReplyFinishReason,
+  StopReason,
   Usage,
   UserConfirmResultEvent,
 } from '../event/events.js';
@@ -107,6 +108,8 @@ export class ReplyRun {
   readonly conversation: ReplyConversation;
   private readonly interrupts = new Subject<string>();
   private interruptReason: string | undefined;
+  /** Set by `ctx.stop()`: the reply ends `stopped` (a policy end, not an error). */
+  private stopReason: StopReason | undefined;
   private failure: unknown;
   private done: DoneStep | undefined;
   private suspended: SuspendStep | undefined;
@@ -145,9 +148,17 @@ export class ReplyRun {
 
   /** Gracefully stops the reply: the running step is cancelled and the reply ends `interrupted`. */
   interrupt(reason: string): void {
-    if (this.finished || this.interruptReason !== undefined) return;
+    if (this.finished || this.interruptReason !== undefined || this.stopReason !== undefined) return;
     this.interruptReason = reason;
     this.interrupts.next(reason);
+  }
+
+  /** A middleware ends the reply on purpose (`ctx.stop`): as an interrupt, but it ends `stopped`. */
+  stop(reason: StopReason): boolean {
+    if (this.finished || this.interruptReason !== undefined || this.stopReason !== undefined) return false;
+    this.stopReason = { code: reason.code, message: reason.message };
+    this.interrupts.next(reason.message);
+    return true;
   }
 
   events(input: AgentInput): Observable<AgentEvent> {
@@ -301,6 +312,7 @@ export class ReplyRun {
           options: input.options,
           ...(input.responseFormat ? { responseFormat: input.responseFormat } : {}),
           signal: ctx.signal,
+          attempt: 1,
         },
         (i) => callModel(ctx, i),
       );
@@ -485,6 +497,7 @@ export class ReplyRun {
           usage: this.usageSoFar(),
           ...(failed ? { error: toErrorInfo(saveError) } : reason === 'error' ? { error: toErrorInfo(this.failure) } : {}),
           ...(!failed && this.output?.accepted ? { output: this.output.value } : {}),
+          ...(!failed && reason === 'stopped' ? { stopReason: this.stopReason } : {}),
         }),
       ];
     };
@@ -508,9 +521,15 @@ export class ReplyRun {
     if (this.finished) return { events: [], reason: 'interrupted', persist: undefined };
     this.finished = true;
     this.interrupts.complete();
-    const cancelled = !this.done && this.failure === undefined && this.interruptReason === undefined;
+    const cancelled = !this.done && this.failure === undefined && this.interruptReason === undefined && this.stopReason === undefined;
     const reason: ReplyFinishReason =
-      this.failure !== undefined ? 'error' : this.interruptReason !== undefined || cancelled ? 'interrupted' : this.done!.reason;
+      this.failure !== undefined
+        ? 'error'
+        : this.stopReason !== undefined
+          ? 'stopped'
+          : this.interruptReason !== undefined || cancelled
+            ? 'interrupted'
+            : this.done!.reason;
     const { ctx, conversation, host } = this;
     const hints = conversation.takeHints();
     if ((reason === 'awaiting_confirmation' || reason === 'awaiting_external_execution') && this.suspended) {
@@ -523,6 +542,7 @@ export class ReplyRun {
         confirm: this.suspended.confirm,
         external: this.suspended.external,
         usage: this.usageSoFar(),
+        ...(Object.keys(ctx.replyValues).length ? { replyState: structuredClone(ctx.replyValues) } : {}),
       });
       return { events: hints, reason, persist: host.persist() };
     }
@@ -531,7 +551,9 @@ export class ReplyRun {
         ? `the reply failed: ${toErrorInfo(this.failure).message}`
         : reason === 'max_iters'
           ? 'the iteration limit was reached'
-          : `the reply was interrupted${this.interruptReason ? ` (${this.interruptReason})` : ''}`;
+          : reason === 'stopped'
+            ? `the reply was stopped (${this.stopReason!.message})`
+            : `the reply was interrupted${this.interruptReason ? ` (${this.interruptReason})` : ''}`;
     const events = [
       ...hints,
       ...(this.nested.active ? this.nested.close(`the reply of "${ctx.agentName}" ended first (${why})`) : []),

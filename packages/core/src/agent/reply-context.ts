@@ -1,5 +1,5 @@
 import { createDeltaEvent, createEvent, type DeltaEventType, type EventOrigin } from '../event/create.js';
-import type { AgentEventOf, AgentEventType, EventFields } from '../event/events.js';
+import type { AgentEventOf, AgentEventType, EventFields, StopReason } from '../event/events.js';
 import type { ContextToken, RuntimeContext, StateSlot } from '../middleware/context.js';
 import type { Conversation } from '../middleware/conversation.js';
 import { AgentUsageError } from './errors.js';
@@ -12,6 +12,10 @@ export class ReplyContext implements RuntimeContext {
   private readonly origin: EventOrigin;
   /** Set by the loop when the reply starts (contexts built only to stamp events have none). */
   conversationOfReply: ReplyConversation | undefined;
+  /** Set by the agent while the reply runs. */
+  onStop: ((reason: StopReason) => void) | undefined;
+  /** Per-reply state (`replyState`), saved with a suspended reply. */
+  readonly replyValues: Record<string, unknown>;
 
   constructor(
     readonly agentName: string,
@@ -19,8 +23,21 @@ export class ReplyContext implements RuntimeContext {
     readonly sessionId: string,
     readonly signal: AbortSignal,
     private readonly store: Record<string, unknown>,
+    replyValues: Record<string, unknown> = {},
   ) {
     this.origin = { replyId, source: agentName };
+    this.replyValues = replyValues;
+  }
+
+  replyState<T>(key: string): StateSlot<T> {
+    return slotOf<T>(this.replyValues, key);
+  }
+
+  stop(reason: StopReason): void {
+    if (typeof reason?.code !== 'string' || typeof reason.message !== 'string') {
+      throw new AgentUsageError('ctx.stop(reason): reason needs a string "code" and a string "message".');
+    }
+    this.onStop?.(reason);
   }
 
   get conversation(): Conversation {
@@ -45,16 +62,7 @@ export class ReplyContext implements RuntimeContext {
   }
 
   state<T>(key: string): StateSlot<T> {
-    const store = this.store;
-    return {
-      get: () => store[key] as T | undefined,
-      set: (value: T) => {
-        store[key] = value;
-      },
-      delete: () => {
-        delete store[key];
-      },
-    };
+    return slotOf<T>(this.store, key);
   }
 
   event<T extends AgentEventType>(type: T, fields: EventFields[T]): AgentEventOf<T> {
@@ -64,4 +72,16 @@ export class ReplyContext implements RuntimeContext {
   delta<T extends DeltaEventType>(type: T, blockId: string, delta: string): AgentEventOf<T> {
     return createDeltaEvent(type, blockId, delta, this.origin);
   }
+}
+
+function slotOf<T>(store: Record<string, unknown>, key: string): StateSlot<T> {
+  return {
+    get: () => store[key] as T | undefined,
+    set: (value: T) => {
+      store[key] = value;
+    },
+    delete: () => {
+      delete store[key];
+    },
+  };
 }

@@ -16,7 +16,19 @@ export type ReplyFinishReason =
   | 'max_iters'
   | 'awaiting_confirmation'
   | 'awaiting_external_execution'
+  | 'stopped'
   | 'error';
+
+/**
+ * Why a middleware ended a reply on purpose (`finishReason: 'stopped'`): a limit, a budget, a
+ * guard. Not an error: `agent.call()` resolves.
+ */
+export interface StopReason {
+  /** Machine-readable, e.g. `'model_call_limit'`. */
+  readonly code: string;
+  /** For people (and logs). */
+  readonly message: string;
+}
 
 /** JSON-serialisable description of a failure, carried by `REPLY_END` and `MODEL_CALL_END`. */
 export interface ErrorInfo {
@@ -64,6 +76,8 @@ export interface EventFields {
   REPLY_END: {
     readonly finishReason: ReplyFinishReason;
     readonly error?: ErrorInfo;
+    /** Set when `finishReason` is `'stopped'`. */
+    readonly stopReason?: StopReason;
     readonly usage?: Usage;
     /** The parsed structured output, when the reply was asked for one (`reply(input, {output})`). */
     readonly output?: unknown;

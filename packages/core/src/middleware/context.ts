@@ -1,5 +1,5 @@
 import type { DeltaEventType } from '../event/create.js';
-import type { AgentEventOf, AgentEventType, EventFields } from '../event/events.js';
+import type { AgentEventOf, AgentEventType, EventFields, StopReason } from '../event/events.js';
 import type { Conversation } from './conversation.js';
 
 /**
@@ -56,6 +56,19 @@ export interface RuntimeContext {
   has(token: ContextToken<unknown>): boolean;
   /** Persisted state under `key` (use the middleware's key). */
   state<T>(key: string): StateSlot<T>;
+  /**
+   * Per-reply state under `key`: starts empty with every reply, and is saved with a reply that
+   * suspends (for confirmation or external execution) and restored when it resumes, also in
+   * another process. Values must be JSON-serialisable.
+   */
+  replyState<T>(key: string): StateSlot<T>;
+  /**
+   * Ends the running reply on purpose, at once: the running step is cancelled, open blocks are
+   * closed, unanswered tool calls get `interrupted` results, and the reply ends with
+   * `REPLY_END {finishReason: 'stopped', stopReason: reason}` (`agent.call()` resolves). Emit
+   * your own events before calling it; nothing after it is emitted. No effect once the reply ended.
+   */
+  stop(reason: StopReason): void;
   /** Builds an event of this reply (id, reply id, source and timestamp filled in). */
   event<T extends AgentEventType>(type: T, fields: EventFields[T]): AgentEventOf<T>;
   /** Builds a delta event of this reply (the fast path for streamed pieces). */

@@ -44,6 +44,11 @@ export interface ActingInput {
 export interface ModelCallInput extends ModelRequest {
   /** The model to call; a fallback middleware passes another one to `next`. */
   readonly model: ChatModel;
+  /**
+   * Which call of the model this is within the reasoning step: 1 for the first; a layer that
+   * calls `next` again (retry, fallback) passes the next number. Absent means 1.
+   */
+  readonly attempt?: number;
 }
 
 /**

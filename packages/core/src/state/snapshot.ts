@@ -60,6 +60,7 @@ export const pendingReplySchema = z.object({
   confirm: z.array(pendingCallSchema),
   external: z.array(pendingCallSchema),
   usage: usageSchema,
+  replyState: z.record(z.string(), z.unknown()).optional(),
 });
 
 /** zod schema of {@link AgentStateSnapshot}. */
@@ -92,6 +93,8 @@ export interface PendingReply {
   /** Calls waiting for an external executor. */
   readonly external: readonly PendingToolCall[];
   readonly usage: Usage;
+  /** The reply's `ctx.replyState` values. */
+  readonly replyState?: Readonly<Record<string, unknown>>;
 }
 
 /**

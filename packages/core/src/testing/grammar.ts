@@ -8,6 +8,7 @@ const FINISH_REASONS = new Set([
   'max_iters',
   'awaiting_confirmation',
   'awaiting_external_execution',
+  'stopped',
   'error',
 ]);
 
@@ -43,6 +44,7 @@ export function assertReplyGrammar(all: readonly AgentEvent[]): Extract<AgentEve
   const end = last as Extract<AgentEvent, { type: 'REPLY_END' }>;
   if (!FINISH_REASONS.has(end.finishReason)) fail(`invalid finishReason ${end.finishReason}`);
   if (end.finishReason === 'error' && !end.error) fail('REPLY_END with finishReason error carries no error');
+  if (end.finishReason === 'stopped' && !end.stopReason) fail('REPLY_END with finishReason stopped carries no stopReason');
 
   const open = new Map<string, string>();
   let modelOpen: Set<string> | undefined;

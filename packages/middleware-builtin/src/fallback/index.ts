@@ -71,7 +71,7 @@ export class FallbackMiddleware implements Middleware {
       defer(() => {
         const model = chain[i]!;
         let streamed = false;
-        return next(i === 0 ? input : { ...input, model }).pipe(
+        return next(i === 0 ? input : { ...input, model, attempt: (input.attempt ?? 1) + i }).pipe(
           tap((e) => {
             if (!streamed && isStreamedContent(e)) streamed = true;
           }),

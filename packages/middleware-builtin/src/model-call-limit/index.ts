@@ -12,10 +12,10 @@
  *   answer. If the model still asks for tools, or no call is left at all (a session used up in
  *   an earlier reply), the reply ends as with `'end'`.
  * - `'end'`: the allowed calls run normally; when the loop needs one more, the reply ends
- *   without calling the model: `REPLY_END {finishReason: 'error', error: {name: 'LimitExceededError',
- *   code: 'model_call_limit', retryable: false}}` (after a `CUSTOM model_call_limit` event);
- *   `agent.call()` rejects with an `AgentError` of that code. Everything the reply did so far
- *   (tool calls and their results) stays in the conversation.
+ *   without calling the model, on purpose: `REPLY_END {finishReason: 'stopped', stopReason:
+ *   {code: 'model_call_limit', message}}` (after a `CUSTOM model_call_limit` event);
+ *   `agent.call()` resolves with the reply so far (`metadata.stopReason`). Everything the reply
+ *   did so far (tool calls and their results) stays in the conversation.
  *
  * Each decision is reported as `CUSTOM {name: 'model_call_limit', value: {action: 'finish' | 'end', scope, limit, used}}`.
  *
@@ -27,9 +27,9 @@
  *
  * @module
  */
-import { concat, defer, from, type Observable, tap, throwError } from 'rxjs';
+import { concat, defer, EMPTY, from, type Observable, tap } from 'rxjs';
 import type { Agent, AgentEvent, Middleware, Next, ReasoningInput, RuntimeContext } from '@rxscope/core';
-import { checkLimit, LimitExceededError, type LimitScope, ScopedState } from '../steering/index.js';
+import { checkLimit, type LimitScope, ScopedState } from '../steering/index.js';
 
 /** Where the model-call counts stand when a limit decision is made. */
 export interface ModelCallLimitStatus {
@@ -103,13 +103,13 @@ export class ModelCallLimitMiddleware implements Middleware {
     const left = Math.min(replyLeft, sessionLeft);
 
     if (left <= 0) {
-      const error = new LimitExceededError(
-        `Model call limit reached: at most ${status.limit} model calls per ${status.scope} (${status.used} made).`,
-        { code: 'model_call_limit', ...status },
-      );
+      const message = `Model call limit reached: at most ${status.limit} model calls per ${status.scope} (${status.used} made).`;
       return concat(
         from([ctx.event('CUSTOM', { name: 'model_call_limit', value: { action: 'end', ...status } })]),
-        throwError(() => error),
+        defer(() => {
+          ctx.stop({ code: 'model_call_limit', message });
+          return EMPTY;
+        }),
       );
     }
 

@@ -2,7 +2,6 @@ import { type Observable, retry } from 'rxjs';
 import {
   Agent,
   type AgentEvent,
-  AgentError,
   isEvent,
   type Middleware,
   type ModelCallInput,
@@ -41,26 +40,26 @@ describe('ModelCallLimitMiddleware', () => {
     expect(limitEvents(events)).toEqual([{ action: 'finish', scope: 'reply', limit: 3, used: 2 }]);
   });
 
-  it("'end': ends the reply with a model_call_limit error instead of calling the model again", async () => {
+  it("'end': stops the reply (finishReason stopped, code model_call_limit) instead of calling the model again", async () => {
     const model = toolHungry();
     const agent = new Agent({ model, tools: [add], middlewares: [new ModelCallLimitMiddleware({ perReply: 2, onLimit: 'end' })] });
     const { events, end } = await run(agent, 'go');
 
     expect(model.requests).toHaveLength(2);
     expect(model.requests.map((r) => r.toolChoice)).toEqual(['auto', 'auto']);
-    expect(end.finishReason).toBe('error');
-    expect(end.error).toEqual({
-      name: 'LimitExceededError',
+    expect(end.finishReason).toBe('stopped');
+    expect(end.error).toBeUndefined();
+    expect(end.stopReason).toEqual({
       code: 'model_call_limit',
-      retryable: false,
       message: 'Model call limit reached: at most 2 model calls per reply (2 made).',
     });
     expect(limitEvents(events)).toEqual([{ action: 'end', scope: 'reply', limit: 2, used: 2 }]);
     // what the reply did is kept, every call with its result
     expect(toolResultsOf(agent.context.at(-1)!).map((r) => r.status)).toEqual(['success', 'success']);
 
-    await expect(agent.call('again')).rejects.toMatchObject({ info: { code: 'model_call_limit' } });
-    await expect(agent.call('again')).rejects.toBeInstanceOf(AgentError);
+    // A policy end is not an error: call() resolves, and says why the reply stopped.
+    const msg = await agent.call('again');
+    expect(msg.metadata).toMatchObject({ finishReason: 'stopped', stopReason: { code: 'model_call_limit' } });
   });
 
   it("'finish' is still a hard cap: a model that ignores toolChoice none is stopped at the limit", async () => {
@@ -69,7 +68,7 @@ describe('ModelCallLimitMiddleware', () => {
     const { end } = await run(agent, 'go');
 
     expect(model.requests.map((r) => r.toolChoice)).toEqual(['auto', 'none']);
-    expect(end).toMatchObject({ finishReason: 'error', error: { code: 'model_call_limit' } });
+    expect(end).toMatchObject({ finishReason: 'stopped', stopReason: { code: 'model_call_limit' } });
   });
 
   it('counts per session, persisted with the state: a restored agent goes on counting', async () => {
@@ -89,8 +88,8 @@ describe('ModelCallLimitMiddleware', () => {
 
     const three = await run(second, 'three');
     expect(model.requests).toHaveLength(1); // not called again
-    expect(three.end).toMatchObject({ finishReason: 'error', error: { code: 'model_call_limit' } });
-    expect(three.end.error!.message).toContain('3 model calls per session');
+    expect(three.end).toMatchObject({ finishReason: 'stopped', stopReason: { code: 'model_call_limit' } });
+    expect(three.end.stopReason!.message).toContain('3 model calls per session');
   });
 
   it('counts a step once however many attempts inner layers make, and the reply and session limits together', async () => {
@@ -117,7 +116,7 @@ describe('ModelCallLimitMiddleware', () => {
 
     expect((await run(a, 'hi')).end.finishReason).toBe('completed');
     expect((await run(b, 'hi')).end.finishReason).toBe('completed');
-    expect((await run(a, 'hi')).end.finishReason).toBe('error');
+    expect((await run(a, 'hi')).end.finishReason).toBe('stopped');
   });
 
   it('needs a limit, and limits must be counts', () => {

@@ -335,7 +335,7 @@ describe('resilient', () => {
     await run(agent);
     const { end } = await run(agent);
 
-    expect(end.error).toMatchObject({ code: 'model_call_limit' });
+    expect(end).toMatchObject({ finishReason: 'stopped', stopReason: { code: 'model_call_limit' } });
     expect(failures).toEqual([]);
   });
 

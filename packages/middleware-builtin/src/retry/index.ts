@@ -141,9 +141,11 @@ export class RetryMiddleware implements Middleware {
       defer(() => {
         const failed = (error: unknown, streamed: boolean, leftovers: readonly AgentEvent[]) =>
           this.afterFailure(ctx, input, n, error, streamed, leftovers, () => attempt(n + 1));
+        // Inner layers see which call of the step this is (`input.attempt`).
+        const call = n === 1 ? input : { ...input, attempt: (input.attempt ?? 1) + n - 1 };
         if (!this.buffer) {
           let streamed = false;
-          return next(input).pipe(
+          return next(call).pipe(
             tap((e) => {
               if (!streamed && isStreamedContent(e)) streamed = true;
             }),
@@ -154,7 +156,7 @@ export class RetryMiddleware implements Middleware {
         // (MODEL_CALL_START, CUSTOM) pass at once so that tracing sees the attempt start.
         const held: AgentEvent[] = [];
         return concat(
-          next(input).pipe(
+          next(call).pipe(
             filter((e) => {
               if (isStreamedContent(e) || e.type === 'MODEL_CALL_END') {
                 held.push(e);

@@ -13,7 +13,7 @@
  * @module
  */
 import { type MonoTypeOperatorFunction, Observable } from 'rxjs';
-import { type AgentEvent, ContextToken, type RuntimeContext } from '@rxscope/core';
+import type { AgentEvent, RuntimeContext } from '@rxscope/core';
 
 /** Which limit was hit: per reply or per session. */
 export type LimitScope = 'reply' | 'session';
@@ -27,14 +27,13 @@ export interface LimitExceededErrorOptions {
 }
 
 /**
- * The failure that ends a reply when a hard limit of `ModelCallLimitMiddleware` or
- * `ToolCallLimitMiddleware` is reached (`onLimit: 'end'`, or no call is left at all). The reply
- * ends with `REPLY_END {finishReason: 'error', error: {name: 'LimitExceededError', code, retryable: false}}`
- * and `agent.call()` rejects with an `AgentError` carrying the same `code`.
+ * A limit reached, as an error, for a middleware of your own that must end a reply with an error
+ * rather than a policy end. (`ModelCallLimitMiddleware` and `ToolCallLimitMiddleware` end a reply
+ * on purpose with `ctx.stop()`: `finishReason: 'stopped'`.) `resilient()` lets it propagate.
  *
  * @example
  * ```ts
- * try { await agent.call('go'); } catch (e) { if (e instanceof AgentError && e.info.code === 'model_call_limit') showUpgrade(); }
+ * return throwError(() => new LimitExceededError('3 searches per reply', { code: 'tool_call_limit', scope: 'reply', limit: 3, used: 3 }));
  * ```
  */
 export class LimitExceededError extends Error {
@@ -55,51 +54,38 @@ export class LimitExceededError extends Error {
   }
 }
 
-interface Persisted<S, R> {
+interface Persisted<S> {
   readonly session?: S;
-  readonly reply?: { readonly id: string; readonly value: R };
 }
 
 /**
- * Per-reply and per-session values of one middleware. The per-reply value lives in the reply's
- * context (a `ContextToken`) and is mirrored into the persisted state, so a reply suspended for
- * confirmation and resumed later (even from a snapshot in another process) keeps counting where
- * it stopped; the per-session value lives in `ctx.state(key)` only. Values are replaced, never
- * mutated, and must be JSON-serialisable.
+ * Per-reply and per-session values of one middleware. The per-reply value lives in
+ * `ctx.replyState(key)`, which the agent saves with a reply suspended for confirmation and
+ * restores when it resumes (even from a snapshot in another process), so a resumed reply keeps
+ * counting where it stopped; the per-session value lives in `ctx.state(key)`. Values are
+ * replaced, never mutated, and must be JSON-serialisable.
  */
 export class ScopedState<R, S> {
-  private readonly token: ContextToken<R | undefined>;
-
   constructor(
     private readonly key: string,
     private readonly initReply: () => R,
     private readonly initSession: () => S,
-  ) {
-    this.token = new ContextToken<R | undefined>(`${key}.reply`, () => undefined);
-  }
+  ) {}
 
   reply(ctx: RuntimeContext): R {
-    const cached = ctx.get(this.token);
-    if (cached !== undefined) return cached;
-    const saved = ctx.state<Persisted<S, R>>(this.key).get()?.reply;
-    const value = saved && saved.id === ctx.replyId ? saved.value : this.initReply();
-    ctx.set(this.token, value);
-    return value;
+    return ctx.replyState<R>(this.key).get() ?? this.initReply();
   }
 
   setReply(ctx: RuntimeContext, value: R): void {
-    ctx.set(this.token, value);
-    const slot = ctx.state<Persisted<S, R>>(this.key);
-    slot.set({ ...slot.get(), reply: { id: ctx.replyId, value } });
+    ctx.replyState<R>(this.key).set(value);
   }
 
   session(ctx: RuntimeContext): S {
-    return ctx.state<Persisted<S, R>>(this.key).get()?.session ?? this.initSession();
+    return ctx.state<Persisted<S>>(this.key).get()?.session ?? this.initSession();
   }
 
   setSession(ctx: RuntimeContext, value: S): void {
-    const slot = ctx.state<Persisted<S, R>>(this.key);
-    slot.set({ ...slot.get(), session: value });
+    ctx.state<Persisted<S>>(this.key).set({ session: value });
   }
 }
 

@@ -15,8 +15,9 @@
  *   model is offered, with a hint saying so. The model is steered as soon as the limit is
  *   reached, before it tries a call that would be refused.
  * - `'end'`: the model is not told; when it makes a call over a limit, that call is answered
- *   `denied` and the reply ends before the next model call with
- *   `REPLY_END {finishReason: 'error', error: {name: 'LimitExceededError', code: 'tool_call_limit', retryable: false}}`.
+ *   `denied` and the reply ends on purpose before the next model call:
+ *   `REPLY_END {finishReason: 'stopped', stopReason: {code: 'tool_call_limit', message}}`
+ *   (`agent.call()` resolves).
  *
  * @example
  * ```ts
@@ -28,7 +29,7 @@
  *
  * @module
  */
-import { concat, defer, from, type Observable, throwError } from 'rxjs';
+import { concat, defer, EMPTY, from, type Observable } from 'rxjs';
 import {
   type ActingInput,
   type Agent,
@@ -40,7 +41,7 @@ import {
   ruleMatches,
   type RuntimeContext,
 } from '@rxscope/core';
-import { checkLimit, LimitExceededError, type LimitScope, ScopedState } from '../steering/index.js';
+import { checkLimit, type LimitScope, ScopedState } from '../steering/index.js';
 
 /** A limit that was reached: its scope, the tool pattern it covers (none for the global limit), its size and use. */
 export interface ToolCallLimitStatus {
@@ -165,15 +166,13 @@ export class ToolCallLimitMiddleware implements Middleware {
     if (this.onLimit === 'end') {
       const status = reply.exceeded;
       if (!status) return next(input);
-      const error = new LimitExceededError(`Tool call limit reached: at most ${describe(status)}; the model asked for more.`, {
-        code: 'tool_call_limit',
-        scope: status.scope,
-        limit: status.limit,
-        used: status.used,
-      });
+      const message = `Tool call limit reached: at most ${describe(status)}; the model asked for more.`;
       return concat(
         from([ctx.event('CUSTOM', { name: 'tool_call_limit', value: { action: 'end', ...status } })]),
-        throwError(() => error),
+        defer(() => {
+          ctx.stop({ code: 'tool_call_limit', message });
+          return EMPTY;
+        }),
       );
     }
 

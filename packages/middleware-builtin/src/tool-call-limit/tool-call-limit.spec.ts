@@ -68,7 +68,7 @@ describe('ToolCallLimitMiddleware', () => {
     expect(model.requests[1]!.toolChoice).toBe('none');
   });
 
-  it("'end': a call over the limit is denied and the reply ends with a tool_call_limit error before the next model call", async () => {
+  it("'end': a call over the limit is denied and the reply stops (tool_call_limit) before the next model call", async () => {
     const { ran, add } = fixture();
     const model = callsUntilStopped('add');
     const agent = new Agent({ model, tools: [add], middlewares: [new ToolCallLimitMiddleware({ perReply: 1, onLimit: 'end' })] });
@@ -77,11 +77,9 @@ describe('ToolCallLimitMiddleware', () => {
     expect(ran).toEqual(['add 0']);
     expect(model.requests.map((r) => r.toolChoice)).toEqual(['auto', 'auto']); // not steered
     expect(hints(events)).toEqual([]);
-    expect(end).toMatchObject({
-      finishReason: 'error',
-      error: { name: 'LimitExceededError', code: 'tool_call_limit', retryable: false },
-    });
-    expect(end.error!.message).toContain('at most 1 tool call per reply');
+    expect(end).toMatchObject({ finishReason: 'stopped', stopReason: { code: 'tool_call_limit' } });
+    expect(end.error).toBeUndefined();
+    expect(end.stopReason!.message).toContain('at most 1 tool call per reply');
     expect(toolResultsOf(agent.context.at(-1)!).map((r) => r.status)).toEqual(['success', 'denied']);
     expect(limitEvents(events).map((v) => (v as { action: string }).action)).toEqual(['deny', 'end']);
   });

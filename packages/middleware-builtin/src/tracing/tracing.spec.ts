@@ -592,6 +592,8 @@ function fakeContext(): RuntimeContext {
     set: (token, value) => void values.set(token, value),
     has: (token) => values.has(token),
     state: () => ({ get: () => undefined, set: () => undefined, delete: () => undefined }),
+    replyState: () => ({ get: () => undefined, set: () => undefined, delete: () => undefined }),
+    stop: () => undefined,
     event: (type, fields) => createEvent(type, fields, origin),
     delta: (type, blockId, delta) => createDeltaEvent(type, blockId, delta, origin),
   };

@@ -9,6 +9,7 @@ const STATUS: Record<TurnStatus, string> = {
   awaiting_external_execution: 'waiting for an external tool',
   completed: 'completed',
   max_iters: 'stopped: too many steps',
+  stopped: 'stopped by a limit',
   interrupted: 'interrupted',
   cancelled: 'cancelled',
   error: 'failed',

@@ -37,6 +37,7 @@ export type TurnStatus =
   | 'awaiting_external_execution'
   | 'completed'
   | 'max_iters'
+  | 'stopped'
   | 'interrupted'
   | 'cancelled'
   | 'error';
@@ -58,7 +59,7 @@ export interface Turn {
 }
 
 /** Turn statuses after which nothing more arrives for the turn. */
-export const FINAL_STATUSES: ReadonlySet<TurnStatus> = new Set(['completed', 'max_iters', 'interrupted', 'cancelled', 'error']);
+export const FINAL_STATUSES: ReadonlySet<TurnStatus> = new Set(['completed', 'max_iters', 'stopped', 'interrupted', 'cancelled', 'error']);
 
 export function newTurn(id: string, prompt: string): Turn {
   return { id, prompt, parts: [], pending: [], usage: { inputTokens: 0, outputTokens: 0 }, modelCalls: 0, status: 'sending' };
