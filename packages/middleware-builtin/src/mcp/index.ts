@@ -12,3 +12,9 @@ export { jsonSchemaInput } from './json-schema-input.js';
 export type { JsonSchemaObject } from './json-schema-input.js';
 export { checkServerConfig } from './server-config.js';
 export type { McpHttpServer, McpServerCommon, McpServerConfig, McpStdioServer } from './server-config.js';
+
+// --- an agent served over MCP ---
+export { serveAgentOverMcp } from './serve-agent.js';
+export type { ServeAgentOptions, ServedAgent } from './serve-agent.js';
+export { runAgentForCall } from './agent-tool-handler.js';
+export type { ServedCall } from './agent-tool-handler.js';
