@@ -93,6 +93,7 @@ const config: Config = {
     program('express-sse', 'examples/express-sse'),
     program('fastify-sse', 'examples/fastify-sse'),
     program('rag-assistant', 'examples/rag-assistant'),
+    program('mcp-agent', 'examples/mcp-agent'),
   ],
 };
 

@@ -1,0 +1,25 @@
+/**
+ * The offline scripted model: rxscope's OpenAI-compatible test server on 127.0.0.1. The agent
+ * talks to it through the real OpenAIChatModel; it asks for the two MCP tools, then answers from
+ * their results.
+ */
+import { startOpenAITestServer, type OpenAITestServer, type RecordedRequest, type ServerTurn } from '@rxscope/core/testing/node';
+
+export function startOfflineModel(): Promise<OpenAITestServer> {
+  return startOpenAITestServer({ handler: scriptedTurn, chunkDelayMs: 15 });
+}
+
+function scriptedTurn(request: RecordedRequest): ServerTurn {
+  const messages = request.body.messages ?? [];
+  const sum = messages.find((m) => m.role === 'tool' && m.tool_call_id === 'call_sum');
+  if (!sum) {
+    return {
+      toolCalls: [
+        { id: 'call_sum', name: 'everything__get-sum', arguments: { a: 2, b: 3 } },
+        { id: 'call_logo', name: 'everything__get-tiny-image', arguments: {} },
+      ],
+    };
+  }
+  const sawImage = messages.some((m) => Array.isArray(m.content) && m.content.some((p) => p.type === 'image_url'));
+  return { text: `${String(sum.content)} ${sawImage ? 'I can see the MCP logo: a small black and white emblem.' : ''}`.split(/(?<= )/) };
+}
