@@ -68,6 +68,7 @@ async function main(argv: readonly string[]): Promise<number> {
           if (e.type === 'REPLY_END') process.stdout.write(`\n\n(${e.finishReason})\n`);
         }),
       ),
+      { defaultValue: undefined },
     );
   }
   await mcp.close();

@@ -3,7 +3,13 @@
  * talks to it through the real OpenAIChatModel; it asks for the two MCP tools, then answers from
  * their results.
  */
-import { startOpenAITestServer, type OpenAITestServer, type RecordedRequest, type ServerTurn } from '@rxscope/core/testing/node';
+import {
+  startOpenAITestServer,
+  type OpenAITestServer,
+  type RecordedContentPart,
+  type RecordedRequest,
+  type ServerTurn,
+} from '@rxscope/core/testing/node';
 
 export function startOfflineModel(): Promise<OpenAITestServer> {
   return startOpenAITestServer({ handler: scriptedTurn, chunkDelayMs: 15 });
@@ -20,6 +26,7 @@ function scriptedTurn(request: RecordedRequest): ServerTurn {
       ],
     };
   }
-  const sawImage = messages.some((m) => Array.isArray(m.content) && m.content.some((p) => p.type === 'image_url'));
-  return { text: `${String(sum.content)} ${sawImage ? 'I can see the MCP logo: a small black and white emblem.' : ''}`.split(/(?<= )/) };
+  const sawImage = messages.some((m) => Array.isArray(m.content) && (m.content as readonly RecordedContentPart[]).some((p) => p.type === 'image_url'));
+  const sumText = typeof sum.content === 'string' ? sum.content : '';
+  return { text: `${sumText} ${sawImage ? 'I can see the MCP logo: a small black and white emblem.' : ''}`.split(/(?<= )/) };
 }
