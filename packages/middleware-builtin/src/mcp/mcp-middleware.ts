@@ -21,6 +21,8 @@ export interface McpOptions {
   readonly clientInfo?: McpClientInfo;
   /** Failures outside any call (a changed tool list that could not be read). Default: `console.warn`. */
   readonly onError?: (error: Error) => void;
+  /** Offers only the tools this accepts (by rxscope name and origin), after each server's `include`/`exclude`. */
+  readonly filter?: (name: string, origin: McpToolOrigin) => boolean;
 }
 
 /**
@@ -70,6 +72,7 @@ export class McpMiddleware implements Middleware {
   private constructor(
     private readonly connections: Map<string, McpConnection>,
     private readonly prefix: boolean,
+    private readonly filter: ((name: string, origin: McpToolOrigin) => boolean) | undefined,
   ) {}
 
   /**
@@ -86,7 +89,7 @@ export class McpMiddleware implements Middleware {
     const clientInfo = options.clientInfo ?? { name: 'rxscope', version: '0.1.0' };
     const onError = options.onError ?? ((e: Error) => console.warn('[rxscope mcp]', e.message, e.cause ?? ''));
     // Created first so that a tool list changing during the handshake of another server is picked up.
-    const middleware = new McpMiddleware(new Map(), options.prefix ?? true);
+    const middleware = new McpMiddleware(new Map(), options.prefix ?? true, options.filter);
     const settled = await Promise.allSettled(
       entries.map(([name, config]) =>
         McpConnection.open(name, config, {
@@ -171,6 +174,7 @@ export class McpMiddleware implements Middleware {
         if (include && !include.includes(info.name)) continue;
         if (exclude?.includes(info.name)) continue;
         const name = mcpToolName(connection.name, info.name, this.prefix);
+        if (this.filter && !this.filter(name, { server: connection.name, tool: info.name })) continue;
         const owner = `"${info.name}" of server "${connection.name}"`;
         const clash = owners.get(name);
         if (clash) {

@@ -213,6 +213,19 @@ describe('McpMiddleware over stdio', () => {
     expect(toolNamed(mcp, 'probe__late')).toMatchObject({ readOnly: true });
   });
 
+  it('include/exclude per server and a filter choose what is offered; prefix: false keeps the server names', async () => {
+    const chosen = await McpMiddleware.connect({
+      servers: { everything: { ...everythingStdio(), include: ['get-sum', 'echo', 'get-env'], exclude: ['get-env'] } },
+      prefix: false,
+      filter: (name, origin) => !(name === 'echo' && origin.server === 'everything'),
+    });
+    try {
+      expect(chosen.tools().map((t) => t.name)).toEqual(['get-sum']);
+    } finally {
+      await chosen.close();
+    }
+  });
+
   it('bad configuration is refused before anything starts, naming the server', async () => {
     await expect(McpMiddleware.connect({ servers: { files: { command: '' } } })).rejects.toThrow('MCP server "files": `command` must be a non-empty string.');
     await expect(McpMiddleware.connect({ servers: { 'a b': { command: 'x' } } })).rejects.toThrow(/MCP server "a b": the name must be/);
