@@ -11,7 +11,8 @@
  */
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { Agent, OpenAIChatModel } from '@rxscope/core';
+import { Agent } from '@rxscope/core';
+import { OpenAIChatModel } from '@rxscope/core/openai';
 import { McpMiddleware, serveAgentOverMcp } from '@rxscope/middleware-builtin/mcp';
 import { lastValueFrom, tap } from 'rxjs';
 import { startOfflineModel } from './offline.js';
