@@ -110,18 +110,18 @@ describe('McpMiddleware over Streamable HTTP', () => {
   it('streams progress notifications of a long-running call', async () => {
     server.enqueue({ toolCalls: [{ name: 'everything__trigger-long-running-operation', arguments: { duration: 1, steps: 4 } }] }, { text: 'ok' });
     const { events } = await run(agentWith(mcp));
-    const progress = ofType(events, 'TOOL_RESULT_DELTA')
-      .map((e) => e.delta)
-      .filter((d) => d.startsWith('[progress'));
+    const progress = ofType(events, 'TOOL_PROGRESS').map(({ message, progress: done, total }) => ({ message, done, total }));
     expect(progress.length).toBeGreaterThanOrEqual(3);
-    expect(progress.slice(0, 3)).toEqual(['[progress 1/4]\n', '[progress 2/4]\n', '[progress 3/4]\n']);
+    expect(progress.slice(0, 3)).toEqual([1, 2, 3].map((n) => ({ message: `progress ${n}/4`, done: n, total: 4 })));
+    // Progress is not part of the result.
+    expect(ofType(events, 'TOOL_RESULT_DELTA').map((e) => e.delta)).toEqual(['Long running operation completed. Duration: 1 seconds, Steps: 4.']);
     expect(resultOf(events).output).toEqual([{ type: 'text', text: 'Long running operation completed. Duration: 1 seconds, Steps: 4.' }]);
   });
 
   it('unsubscribing mid-call cancels the MCP request: the server receives the cancellation', async () => {
     server.enqueue({ toolCalls: [{ name: 'probe__wait', arguments: { ms: 30_000 } }] });
     const reply = start(agentWith(mcp));
-    await waitFor(() => ofType(reply.events, 'TOOL_RESULT_DELTA').length > 0, 'the first progress notification');
+    await waitFor(() => ofType(reply.events, 'TOOL_PROGRESS').length > 0, 'the first progress notification');
     reply.sub.unsubscribe();
     await waitFor(() => probeLog(probeFile).some((l) => l.startsWith('cancelled wait')), 'the server to log the cancellation');
   });
@@ -141,7 +141,7 @@ describe('McpMiddleware over Streamable HTTP', () => {
         { text: 'The server crashed.' },
       );
       const reply = start(agentWith(dying));
-      await waitFor(() => ofType(reply.events, 'TOOL_RESULT_DELTA').length > 0, 'the first progress notification');
+      await waitFor(() => ofType(reply.events, 'TOOL_PROGRESS').length > 0, 'the first progress notification');
       await doomed.kill('SIGKILL');
       await waitFor(reply.done, 'the reply to end', 20_000);
       expect(reply.events.at(-1)).toMatchObject({ type: 'REPLY_END', finishReason: 'completed' });
