@@ -88,7 +88,7 @@ describe('serveAgentOverMcp over Streamable HTTP', () => {
       const { events, end } = await run(front, 'Ask support about order 42.');
       expect(end.finishReason).toBe('completed');
       expect(ofType(events, 'TOOL_RESULT_END')[0]).toMatchObject({ status: 'success', output: [{ type: 'text', text: 'Order 42 ships tomorrow.' }] });
-      expect(ofType(events, 'TOOL_RESULT_DELTA').map((e) => e.delta).join('')).toContain('Order 42 ships tomorrow.');
+      expect(ofType(events, 'TOOL_PROGRESS').map((e) => e.message).join('')).toBe('Order 42 ships tomorrow.');
       expect(server.requests[1]!.body.messages!.at(-1)).toMatchObject({ role: 'user', content: 'Where is order 42?' });
     } finally {
       await mcp.close();
