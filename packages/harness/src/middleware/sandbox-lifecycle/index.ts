@@ -134,7 +134,7 @@ export class SandboxLifecycleMiddleware implements Middleware {
     let streamed = 0;
     return session.exec(args.command, { timeoutMs: timeoutS * 1000, maxOutputChars: this.maxOutputChars }).pipe(
       tap((e) => {
-        // Live output for a UI, capped like the result.
+        // Live output for a UI as TOOL_PROGRESS (the result is the whole output with the exit code), capped like the result.
         if (e.type === 'output' && streamed < this.maxOutputChars) {
           toolCtx.emit(e.text.slice(0, this.maxOutputChars - streamed));
           streamed += e.text.length;
