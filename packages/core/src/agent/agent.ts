@@ -28,6 +28,7 @@ import { agentAsTool, type AgentToolOptions, type DefaultAgentToolInput } from '
 import { chainsFor } from './chains.js';
 import { closingEvents } from './closing.js';
 import { AgentError, AgentUsageError } from './errors.js';
+import { validateAgentOptions } from './validate-options.js';
 import { ReplyRun, type LoopHost, type ResumeRequest } from './loop.js';
 import { ReplyQueue } from './mutex.js';
 import { ReplyContext } from './reply-context.js';
@@ -129,6 +130,7 @@ export class Agent {
   private current: { run: ReplyRun; controller: AbortController } | undefined;
 
   constructor(options: AgentOptions) {
+    validateAgentOptions(options);
     this.name = options.name ?? 'assistant';
     this.model = options.model;
     this.middlewares = options.middlewares ?? [];

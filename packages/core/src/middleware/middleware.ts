@@ -67,7 +67,11 @@ export interface ModelCallInput extends ModelRequest {
  * ```
  */
 export interface Middleware {
-  /** State key (default: the class or function name). */
+  /**
+   * The name this middleware's persisted state lives under (`ctx.state(key)`), unique within an
+   * agent: the agent refuses two middlewares with one key. Declare it when the middleware
+   * persists state (class names change under minification); optional otherwise.
+   */
   readonly key?: string;
   onAgent?(agent: Agent, ctx: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent>;
   onReasoning?(agent: Agent, ctx: RuntimeContext, input: ReasoningInput, next: Next<ReasoningInput>): Observable<AgentEvent>;
@@ -80,7 +84,8 @@ export interface Middleware {
 }
 
 /**
- * The state key of a middleware: its `key`, else its class name.
+ * A name for a middleware in logs and errors: its `key`, else its class name (`'middleware'` for
+ * an object literal). Not a state key unless declared: class names change under minification.
  *
  * @example
  * ```ts
