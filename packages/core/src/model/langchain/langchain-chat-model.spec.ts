@@ -93,6 +93,7 @@ describe('LangChainChatModel', () => {
         type: 'MODEL_CALL_END',
         model: 'gpt-test',
         responseModel: 'gpt-test',
+        responseId: expect.stringMatching(/^chatcmpl-/) as unknown,
         finishReason: 'tool_calls',
         usage: { inputTokens: 40, outputTokens: 12, cacheReadTokens: 32, reasoningTokens: 4 },
       });
@@ -172,9 +173,41 @@ describe('LangChainChatModel', () => {
         { role: 'tool', content: 'Sunny in Lima', tool_call_id: 'call_1', name: 'get_weather' },
       ]);
     });
+
+    it('describes what a call sends (server, streaming, the model\'s own options, stop) on MODEL_CALL_START', async () => {
+      server.enqueue({ text: 'Hi' });
+      const model = new LangChainChatModel({ model: chat({ temperature: 0.3, maxTokens: 64, topP: 0.9 }) });
+      // The agent's modelOptions are not sent through LangChain (its model's own are), so not described either.
+      const agent = new Agent({ model, modelOptions: { temperature: 0.9, stop: ['END'] } });
+      const events = await lastValueFrom(agent.reply('Hello').pipe(toArray()));
+      const start = events.find((e) => e.type === 'MODEL_CALL_START');
+      const url = new URL(server.url);
+      expect(start).toMatchObject({
+        provider: 'openai',
+        request: {
+          provider: 'openai',
+          serverAddress: url.hostname,
+          serverPort: Number(url.port),
+          stream: true,
+          options: { temperature: 0.3, maxTokens: 64, topP: 0.9, stop: ['END'] },
+        },
+      });
+      // What was described is what went over the wire.
+      expect(server.requests[0]!.body).toMatchObject({ temperature: 0.3, max_tokens: 64, top_p: 0.9, stop: ['END'], stream: true });
+      expect(events.find((e) => e.type === 'MODEL_CALL_END')).toMatchObject({ responseId: expect.stringMatching(/^chatcmpl-/) as unknown });
+    });
   });
 
   describe('over a LangChain fake model', () => {
+    it('describes a model without a server or sampling options as just that', () => {
+      const model = new LangChainChatModel({ model: new FakeStreamingChatModel({}), streaming: false });
+      expect(model.describeRequest({ messages: [], tools: [], toolChoice: 'auto', options: { stop: ['X'] } })).toEqual({
+        provider: 'fake',
+        stream: false,
+        options: { stop: ['X'] },
+      });
+    });
+
     it('maps content blocks (thinking, text) and complete tool calls without an index', async () => {
       const fake = new FakeStreamingChatModel({
         sleep: 0,

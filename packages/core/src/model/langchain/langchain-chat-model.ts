@@ -3,7 +3,7 @@ import type { AIMessage, AIMessageChunk } from '@langchain/core/messages';
 import { Observable } from 'rxjs';
 import type { ModelEvent, Usage } from '../../event/events.js';
 import { BlockAssembler } from '../block-assembler.js';
-import type { ChatModel, ModelRequest, ToolChoice } from '../chat-model.js';
+import type { ChatModel, ModelRequest, ModelRequestInfo, ToolChoice } from '../chat-model.js';
 import { ModelError } from '../model-error.js';
 import { toModelError } from '../to-model-error.js';
 import { toOpenAITool } from '../openai/openai-messages.js';
@@ -70,6 +70,44 @@ export class LangChainChatModel implements ChatModel {
     this.modelName =
       options.modelName ?? (typeof m.model === 'string' ? m.model : typeof m.modelName === 'string' ? m.modelName : m.getName());
     this.provider = options.provider ?? m._llmType();
+  }
+
+  /**
+   * What a call with this request sends, as far as the wrapped model tells: its sampling options
+   * (LangChain's `getLsParams()` — temperature, max tokens — and `invocationParams()` — top-p,
+   * seed, penalties — of the model), the request's `stop`, the server of the model's base URL
+   * when it has one (`baseURL`, `baseUrl`, `apiUrl`, `configuration.baseURL`, ...), and whether
+   * it streams. The request's other options are not sent (the model's own are), so they are not
+   * reported.
+   *
+   * @example
+   * ```ts
+   * const model = new LangChainChatModel({ model: new ChatOpenAI({ model: 'gpt-4o-mini', temperature: 0.2 }) });
+   * model.describeRequest({ messages: [], tools: [], toolChoice: 'auto', options: {} });
+   * // { provider: 'openai', stream: true, options: { temperature: 0.2 } }
+   * ```
+   */
+  describeRequest(request: Omit<ModelRequest, 'signal'>): ModelRequestInfo {
+    const stop = request.options.stop !== undefined ? [...request.options.stop] : undefined;
+    const callOptions = { ...this.options.callOptions, ...(stop ? { stop } : {}) };
+    const options: Record<string, unknown> = {};
+    const m = this.model as BaseChatModel & { invocationParams?: (options: unknown) => unknown };
+    const invocation = safely(() => m.invocationParams?.(callOptions));
+    if (invocation && typeof invocation === 'object') {
+      const params = invocation as Record<string, unknown>;
+      // Ollama-style models nest the sampling options under `options`.
+      const nested = params['options'] && typeof params['options'] === 'object' ? (params['options'] as Record<string, unknown>) : {};
+      for (const source of [nested, params]) {
+        for (const [wire, name] of WIRE_OPTIONS) if (isOption(source[wire])) options[name] = source[wire];
+      }
+    }
+    const ls = safely(() => this.model.getLsParams(callOptions as never));
+    if (ls) {
+      if (isOption(ls.ls_temperature)) options['temperature'] = ls.ls_temperature;
+      if (isOption(ls.ls_max_tokens)) options['maxTokens'] = ls.ls_max_tokens;
+    }
+    if (stop) options['stop'] = stop;
+    return { provider: this.provider, ...serverOf(this.model), stream: this.options.streaming ?? true, options: options };
   }
 
   /**
@@ -143,12 +181,57 @@ export class LangChainChatModel implements ChatModel {
   }
 }
 
+/** Wire names of the sampling options LangChain models report, with their option names. */
+const WIRE_OPTIONS: readonly (readonly [string, string])[] = [
+  ['temperature', 'temperature'],
+  ['top_p', 'topP'],
+  ['topP', 'topP'],
+  ['top_k', 'topK'],
+  ['topK', 'topK'],
+  ['max_tokens', 'maxTokens'],
+  ['max_completion_tokens', 'maxTokens'],
+  ['maxOutputTokens', 'maxTokens'],
+  ['num_predict', 'maxTokens'],
+  ['seed', 'seed'],
+  ['frequency_penalty', 'frequencyPenalty'],
+  ['presence_penalty', 'presencePenalty'],
+];
+
+const isOption = (v: unknown): boolean => typeof v === 'number' || (Array.isArray(v) && v.length > 0);
+
+/** A describing call must never fail a model call: a model whose introspection throws reports less. */
+function safely<T>(f: () => T): T | undefined {
+  try {
+    return f();
+  } catch {
+    return undefined;
+  }
+}
+
+/** The server of the model's base URL, from the fields LangChain's providers keep it in. */
+function serverOf(model: BaseChatModel): { serverAddress?: string; serverPort?: number } {
+  const m = model as unknown as Record<string, unknown>;
+  const nested = (key: string) => (m[key] && typeof m[key] === 'object' ? (m[key] as Record<string, unknown>)['baseURL'] : undefined);
+  const base = [m['baseURL'], m['baseUrl'], m['apiUrl'], nested('clientConfig'), nested('configuration'), nested('clientOptions')].find(
+    (v): v is string => typeof v === 'string' && v.length > 0,
+  );
+  if (!base) return {};
+  try {
+    const url = new URL(base);
+    const port = url.port ? Number(url.port) : url.protocol === 'http:' ? 80 : 443;
+    return { serverAddress: url.hostname.replace(/^\[|\]$/g, ''), serverPort: port };
+  } catch {
+    return {};
+  }
+}
+
 /** Maps LangChain message chunks to block events, summing usage. */
 class ChunkMapper {
   private readonly blocks: BlockAssembler;
   private readonly usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, reasoningTokens: 0, cache: false, reasoning: false };
   private finishReason: string | undefined;
   private responseModel: string | undefined;
+  private responseId: string | undefined;
   /** Tool-call chunk keys (index, else id) to assembler indexes. */
   private readonly callIndex = new Map<string, number>();
 
@@ -195,6 +278,9 @@ class ChunkMapper {
     if (typeof finish === 'string' && finish) this.finishReason = finish;
     const model = meta?.['model_name'] ?? meta?.['model'];
     if (typeof model === 'string' && model) this.responseModel = model;
+    // The provider's response id (ChatOpenAI: `chatcmpl-...`), not an id LangChain made up for its run.
+    const id = (chunk as { id?: unknown }).id;
+    if (this.responseId === undefined && typeof id === 'string' && id && !/^(run-|lc_run)/.test(id)) this.responseId = id;
   }
 
   end(modelName: string): ModelEvent {
@@ -212,6 +298,7 @@ class ChunkMapper {
       usage,
       finishReason: this.finishReason ?? (this.blocks.toolCallCount ? 'tool_calls' : 'stop'),
       ...(this.responseModel ? { responseModel: this.responseModel } : {}),
+      ...(this.responseId ? { responseId: this.responseId } : {}),
     };
   }
 
