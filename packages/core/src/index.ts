@@ -121,5 +121,5 @@ export type {
 // end of transport ----------------------------------------------------------------------------
 
 // stream operators
-export { pendingConfirmations, textOf, toMessage } from './operators/index.js';
-export type { TextOfOptions } from './operators/index.js';
+export { pendingConfirmations, textOf, throwOnErrorEnd, toMessage } from './operators/index.js';
+export type { TextOfOptions, ThrowOnErrorEndOptions } from './operators/index.js';

@@ -207,14 +207,26 @@ export class Agent {
   }
 
   /**
-   * Runs one reply. Cold: nothing happens until subscribe; each subscription is one reply;
-   * unsubscribing cancels it (model request and tools included). Replies queue one at a time.
-   * Pass a `USER_CONFIRM_RESULT` or `EXTERNAL_EXECUTION_RESULT` to continue a suspended reply.
+   * Runs one reply. Pass a `USER_CONFIRM_RESULT` or `EXTERNAL_EXECUTION_RESULT` to continue a
+   * suspended reply.
+   *
+   * - **Cold.** Nothing happens until subscribe, and **each subscription runs one more reply**
+   *   (the input is sent again and both replies join the conversation): two `async` pipes on one
+   *   `reply()` Observable run two replies. Subscribe once and share the events
+   *   (`share()`/`shareReplay()`) when several consumers need them.
+   * - **Failures are events, not Observable errors.** A failed model call ends the stream with
+   *   `REPLY_END {finishReason: 'error', error}` and completes, so `catchError` and `retry` never
+   *   see it. Pipe through `throwOnErrorEnd()` to get an error notification (an `AgentError`)
+   *   instead. The stream errors only for input refused before the reply starts (`AgentUsageError`).
+   * - Unsubscribing cancels the reply (model request and tools included). Replies queue one at a time.
    *
    * @example
    * ```ts
    * const sub = agent.reply('Summarise this file').subscribe(render);
    * cancelButton.onclick = () => sub.unsubscribe();
+   *
+   * // RxJS error semantics: retry once, then show the failure
+   * agent.reply('hi').pipe(throwOnErrorEnd(), retry(1), catchError((e: unknown) => of((e as AgentError).info.message)));
    * ```
    */
   reply(input: ReplyInput, options: ReplyOptions = {}): Observable<AgentEvent> {

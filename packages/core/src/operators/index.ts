@@ -4,3 +4,5 @@ export { toMessage } from './to-message.js';
 export { textOf } from './text-of.js';
 export type { TextOfOptions } from './text-of.js';
 export { pendingConfirmations } from './pending-confirmations.js';
+export { throwOnErrorEnd } from './throw-on-error-end.js';
+export type { ThrowOnErrorEndOptions } from './throw-on-error-end.js';
