@@ -8,7 +8,7 @@ import { appendContent, contentToText, isStructuredValue, toolOutputToContent } 
 import type { Tool, ToolContext, ToolOutput, ToolProgress } from '../tool/tool.js';
 import { parseToolArguments } from '../tool/validate.js';
 import { NestedReplies } from './nested-replies.js';
-import { Relay } from './relay.js';
+import { Relay } from './operator-relay.js';
 
 /** A tool call after lookup and validation: either ready to run or answered with an error. */
 export type PreparedCall =

@@ -5,7 +5,7 @@ import type { Msg } from '../message/blocks.js';
 import { createReplyReducer } from '../message/reducer.js';
 import { defineTool, type Tool, type ToolContext, type ToolOutput } from '../tool/tool.js';
 import type { Agent } from './agent.js';
-import { Relay } from './relay.js';
+import { Relay } from './operator-relay.js';
 import { finalTextOf } from './structured-output.js';
 
 const DEFAULT_INPUT = z.object({ message: z.string().describe('The task or question for the agent, self-contained.') });

@@ -2,7 +2,7 @@ import { createEvent, type EventOrigin } from '../event/create.js';
 import type { AgentEvent } from '../event/events.js';
 import { createReplyReducer, type ReplyReducer } from '../message/reducer.js';
 import type { RuntimeContext } from '../middleware/context.js';
-import { closingEvents } from './closing.js';
+import { closingEvents } from './closing-events.js';
 
 interface OpenReply {
   readonly origin: EventOrigin;

@@ -1,4 +1,4 @@
-import { closingEvents } from '../agent/closing.js';
+import { closingEvents } from '../agent/closing-events.js';
 import { ReplyContext } from '../agent/reply-context.js';
 import type { AgentEvent, ReplyFinishReason } from '../event/events.js';
 import { createReplyReducer, type ReplyReducer } from '../message/reducer.js';

@@ -1,0 +1,121 @@
+import { concat, defer, from, map, Observable, of, switchMap } from 'rxjs';
+import type { AgentEvent, PendingToolCall } from '../event/events.js';
+import type { ToolCallBlock } from '../message/blocks.js';
+import type { ActingInput } from '../middleware/middleware.js';
+import { toolOutputToContent } from '../tool/output.js';
+import { newId } from '../util/id.js';
+import { executeTool, prepareCall, runCall, runCalls } from './acting.js';
+import type { ResumeRequest } from './loop-host.js';
+import { Relay } from './operator-relay.js';
+import { doneStep, isStep, reasonStep, type ReplyStep, type StepOutput, type StepScope, suspendStep } from './reply-steps.js';
+import { triage, type Triage } from './tool-call-triage.js';
+
+/**
+ * One acting step: validate every call, decide its permission, then run what may run (and
+ * answer what was denied or invalid) in call order; calls that wait for a person or an
+ * external executor suspend the reply once the others are done.
+ */
+export function actingStep(scope: StepScope, calls: readonly ToolCallBlock[]): Observable<StepOutput> {
+  return defer(() => {
+    const host = scope.host;
+    const triaged = calls.map((call) => triage(prepareCall(call, scope.tools), (tool, input) => host.decide(tool, input)));
+    // Stay synchronous unless a permission check is asynchronous.
+    return triaged.some((t) => t instanceof Promise)
+      ? from(Promise.all(triaged.map((t) => Promise.resolve(t)))).pipe(switchMap((all) => execute(scope, all)))
+      : execute(scope, triaged as Triage[]);
+  });
+}
+
+/** Continues a suspended reply with the answer to its pending calls (validated by the agent). */
+export function resumeStep(scope: StepScope, { pending, event }: ResumeRequest): Observable<StepOutput> {
+  const { host, ctx } = scope;
+  if (event.type === 'EXTERNAL_EXECUTION_RESULT') {
+    const answers = new Map(event.results.map((r) => [r.toolCallId, r]));
+    const out: AgentEvent[] = [];
+    for (const call of pending.external) {
+      const r = answers.get(call.id)!;
+      const blockId = newId('blk');
+      const output = typeof r.output === 'string' ? toolOutputToContent(r.output) : [...r.output];
+      out.push(ctx.event('TOOL_RESULT_START', { blockId, toolCallId: call.id, name: call.name }));
+      out.push(ctx.event('TOOL_RESULT_END', { blockId, toolCallId: call.id, status: r.isError ? 'error' : 'success', output }));
+    }
+    for (const e of out) scope.apply(e);
+    return concat(from(out), of(afterResume(scope, pending.confirm, [])));
+  }
+  const answers = new Map(event.results.map((r) => [r.toolCallId, r]));
+  const triaged: Triage[] = [];
+  for (const call of pending.confirm) {
+    const answer = answers.get(call.id)!;
+    const tool = host.tools.get(call.name)!;
+    if (!answer.confirmed) {
+      const text = `The user rejected this call${answer.reason ? `: ${answer.reason}` : '.'}`;
+      triaged.push({ kind: 'now', prepared: { kind: 'answer', call: blockOf(call), status: 'denied', text } });
+      continue;
+    }
+    if (answer.alwaysAllow) host.alwaysAllow(call.name);
+    const input = answer.input !== undefined ? answer.input : call.input;
+    if (tool.external) triaged.push({ kind: 'external', call: { id: call.id, name: call.name, input } });
+    else triaged.push({ kind: 'now', prepared: { kind: 'run', call: blockOf(call, input), tool, input } });
+  }
+  // Confirmed calls of an external tool join the calls that were already waiting for their executor.
+  return execute(scope, triaged).pipe(
+    map((v) => {
+      if (!isStep(v)) return v;
+      const newlyExternal = v.kind === 'suspend' ? v.external : [];
+      return afterResume(scope, [], [...pending.external, ...newlyExternal]);
+    }),
+  );
+}
+
+/** Runs the calls decided `now` (in call order), then continues or suspends. */
+function execute(scope: StepScope, triaged: readonly Triage[]): Observable<StepOutput> {
+  const { host, ctx, conversation } = scope;
+  const now = triaged.flatMap((t) => (t.kind === 'now' ? [t.prepared] : []));
+  const confirm = triaged.flatMap((t) => (t.kind === 'confirm' ? [t.call] : []));
+  const external = triaged.flatMap((t) => (t.kind === 'external' ? [t.call] : []));
+  const acting = (i: ActingInput) => host.actingChain(host.agent, ctx, i, (j) => executeTool(ctx, j));
+  const calls = runCalls(now, host.maxConcurrentTools, (p) => runCall(ctx, p, acting));
+  // The results folded into the reply, then the next step: one relay, not tap + concat + defer.
+  return new Observable<StepOutput>((subscriber) => {
+    new Relay<AgentEvent, StepOutput>(subscriber, {
+      next: (e, down) => {
+        // Hints added since the last event go out first, in the order the reply message holds them.
+        if (conversation.hasHints) for (const h of conversation.takeHints()) down.next(h);
+        scope.apply(e);
+        down.next(e);
+      },
+      complete: (down) => {
+        for (const e of conversation.takeHints()) down.next(e);
+        let given: boolean;
+        try {
+          given = outputGiven(scope, triaged);
+        } catch (err) {
+          down.error(err);
+          return;
+        }
+        if (confirm.length || external.length) down.next(suspendStep(confirm, external));
+        else if (given) down.next(doneStep('completed'));
+        else down.next(reasonStep(scope.toolSteps >= host.maxIters));
+        down.complete();
+      },
+    }).subscribeTo(calls);
+  });
+}
+
+/** Structured output through the tool: true once it accepted a value (throws when no repair is left). */
+function outputGiven(scope: StepScope, triaged: readonly Triage[]): boolean {
+  const output = scope.output;
+  const tool = output?.tool;
+  if (!output || !tool) return false;
+  const called = triaged.some((t) => t.kind === 'now' && t.prepared.call.name === tool.name);
+  return output.afterActing(called);
+}
+
+function afterResume(scope: StepScope, confirm: readonly PendingToolCall[], external: readonly PendingToolCall[]): ReplyStep {
+  if (confirm.length || external.length) return suspendStep(confirm, external);
+  return reasonStep(scope.toolSteps >= scope.host.maxIters);
+}
+
+function blockOf(call: PendingToolCall, input: unknown = call.input): ToolCallBlock {
+  return { type: 'tool_call', id: call.id, name: call.name, arguments: JSON.stringify(input ?? {}) };
+}

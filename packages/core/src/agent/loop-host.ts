@@ -1,0 +1,101 @@
+import type { Observable } from 'rxjs';
+import type { ExternalExecutionResultEvent, UserConfirmResultEvent } from '../event/events.js';
+import type { Msg } from '../message/blocks.js';
+import type { Chain } from '../middleware/chain.js';
+import type { ActingInput, ModelCallInput, ReasoningInput } from '../middleware/middleware.js';
+import type { ChatModel, ModelOptions, ToolChoice } from '../model/chat-model.js';
+import { decidePermission, type PermissionDecision } from '../permission/engine.js';
+import type { PendingReply } from '../state/snapshot.js';
+import type { Tool } from '../tool/tool.js';
+import type { Agent } from './agent.js';
+import type { AgentOptions } from './agent-options.js';
+import type { AgentChains } from './chains.js';
+import type { ReplyContext } from './reply-context.js';
+import type { SessionState } from './session-state.js';
+
+/**
+ * What a reply needs from its agent, resolved once per agent: the composed chains, the tools,
+ * the loop settings, and access to the state the agent keeps between replies.
+ */
+export interface LoopHost {
+  readonly agent: Agent;
+  readonly model: ChatModel;
+  readonly tools: ReadonlyMap<string, Tool>;
+  readonly toolList: readonly Tool[];
+  readonly reasoningChain: Chain<ReasoningInput>;
+  readonly actingChain: Chain<ActingInput>;
+  readonly modelCallChain: Chain<ModelCallInput>;
+  readonly maxIters: number;
+  readonly toolChoice: ToolChoice;
+  readonly resetToolChoice: boolean;
+  readonly modelOptions: ModelOptions;
+  readonly maxConcurrentTools: number;
+  /** The system prompt after the `onSystemPrompt` layers: a string when every layer answered synchronously. */
+  systemPrompt(ctx: ReplyContext): string | Observable<string>;
+  context(): readonly Msg[];
+  /** Appends messages to the conversation. */
+  append(messages: readonly Msg[]): void;
+  /** Replaces the conversation (an edit through `ctx.conversation`). */
+  setContext(messages: readonly Msg[]): void;
+  /** Records (or clears) the suspended reply. */
+  setPending(pending: PendingReply | undefined): void;
+  /** Permission verdict for a validated call (synchronous unless a tool's own check is async). */
+  decide(tool: Tool, input: unknown): PermissionDecision | Promise<PermissionDecision>;
+  /** Adds an allow rule for a tool ("always allow" in a confirmation). */
+  alwaysAllow(toolName: string): void;
+  /** Saves the state to the session store; `undefined` when there is no store (nothing to wait for). */
+  persist(): Promise<void> | undefined;
+  /** Reports an error that has no stream left to travel on (a save after cancellation). */
+  reportError(error: unknown): void;
+}
+
+/** A validated resume: the suspended reply and the answer to its pending calls. */
+export interface ResumeRequest {
+  readonly pending: PendingReply;
+  readonly event: UserConfirmResultEvent | ExternalExecutionResultEvent;
+}
+
+/** The parts of an agent its loop host is built from. */
+export interface LoopHostParts {
+  readonly agent: Agent;
+  readonly options: AgentOptions;
+  readonly state: SessionState;
+  readonly tools: ReadonlyMap<string, Tool>;
+  readonly chains: AgentChains;
+  readonly maxIters: number;
+  systemPrompt(ctx: ReplyContext): string | Observable<string>;
+  persist(): Promise<void> | undefined;
+  reportError(error: unknown): void;
+}
+
+/** The loop host of an agent: its settings resolved once, its state reached through `state`. */
+export function createLoopHost(parts: LoopHostParts): LoopHost {
+  const { agent, options, state, chains } = parts;
+  return {
+    agent,
+    model: options.model,
+    tools: parts.tools,
+    toolList: agent.tools,
+    reasoningChain: chains.reasoning,
+    actingChain: chains.acting,
+    modelCallChain: chains.modelCall,
+    maxIters: parts.maxIters,
+    toolChoice: options.toolChoice ?? 'auto',
+    resetToolChoice: options.resetToolChoice ?? true,
+    modelOptions: options.modelOptions ?? {},
+    maxConcurrentTools: Math.max(1, options.maxConcurrentTools ?? 8),
+    systemPrompt: (ctx) => parts.systemPrompt(ctx),
+    context: () => state.context,
+    append: (messages) => state.append(messages),
+    setContext: (messages) => {
+      state.context = [...messages];
+    },
+    setPending: (pending) => {
+      state.pending = pending;
+    },
+    decide: (tool, input) => decidePermission(tool, input, state.permissions.state),
+    alwaysAllow: (toolName) => state.permissions.addRule({ behavior: 'allow', tool: toolName }),
+    persist: () => parts.persist(),
+    reportError: (error) => parts.reportError(error),
+  };
+}

@@ -1,0 +1,103 @@
+import { concat, defer, from, Observable, switchMap } from 'rxjs';
+import type { AgentEvent } from '../event/events.js';
+import { createMsg } from '../message/msg.js';
+import type { ReasoningInput } from '../middleware/middleware.js';
+import type { ToolChoice } from '../model/chat-model.js';
+import { callModel } from './model-step.js';
+import { Relay } from './operator-relay.js';
+import { doneStep, reasonStep, type StepOutput, type StepScope } from './reply-steps.js';
+
+/**
+ * One reasoning step: the input assembled, the `onReasoning` chain run around the model call,
+ * its events folded into the reply, then the next step — acting on the calls the model made,
+ * a repair turn when a structured answer failed its schema, or done.
+ */
+export function reasoningStep(scope: StepScope, final: boolean): Observable<StepOutput> {
+  const { conversation } = scope;
+  scope.ctx.iteration++;
+  const events = reasoning(scope, final);
+  // The reasoning events folded into the reply, then the next step: one relay, not tap + concat.
+  return new Observable<StepOutput>((subscriber) => {
+    new Relay<AgentEvent, StepOutput>(subscriber, {
+      next: (e, down) => {
+        // Hints added since the last event go out first, in the order the reply message holds them.
+        if (conversation.hasHints) for (const h of conversation.takeHints()) down.next(h);
+        scope.apply(e);
+        down.next(e);
+      },
+      complete: (down) => {
+        // Hints added in this step and not emitted yet (a layer answered without the model).
+        for (const e of conversation.takeHints()) down.next(e);
+        conversation.dropStepHints(false);
+        const calls = final ? [] : conversation.reducer.unansweredCalls();
+        const done = doneStep(final && scope.toolSteps > 0 ? 'max_iters' : 'completed');
+        const output = scope.output;
+        if (calls.length) down.next({ kind: 'act', calls });
+        else if (!output) down.next(done);
+        else {
+          // Structured output: the answer is checked; a repair turn is a hint and one more step.
+          let verdict;
+          try {
+            verdict = output.checkAnswer(conversation.reducer.message(), final);
+          } catch (err) {
+            down.error(err);
+            return;
+          }
+          if (verdict.ok) down.next(done);
+          else {
+            conversation.addHint(verdict.hint, { source: 'output' });
+            down.next(reasonStep(false));
+          }
+        }
+        down.complete();
+      },
+    }).subscribeTo(events);
+  });
+}
+
+/** The `onReasoning` chain around the model call, with the input of this step. */
+function reasoning(scope: StepScope, final: boolean): Observable<AgentEvent> {
+  const { host, ctx } = scope;
+  const forced = host.toolChoice !== 'auto' && host.toolChoice !== 'none';
+  const toolChoice: ToolChoice = final ? 'none' : forced && host.resetToolChoice && ctx.iteration > 1 ? 'auto' : host.toolChoice;
+  const input: ReasoningInput = {
+    messages: scope.conversation.messages,
+    tools: scope.toolList,
+    toolChoice,
+    options: host.modelOptions,
+    model: host.model,
+    ...(scope.output?.responseFormat ? { responseFormat: scope.output.responseFormat } : {}),
+  };
+  return host.reasoningChain(host.agent, ctx, input, (i) => reason(scope, i));
+}
+
+/** The innermost reasoning step: the system prompt, then the `onModelCall` chain around the model. */
+function reason(scope: StepScope, input: ReasoningInput): Observable<AgentEvent> {
+  const { host, ctx } = scope;
+  const call = (prompt: string) =>
+    host.modelCallChain(
+      host.agent,
+      ctx,
+      {
+        model: input.model,
+        messages: prompt ? [createMsg('system', prompt, { name: 'system' }), ...input.messages] : input.messages,
+        tools: input.tools.map((t) => t.schema),
+        toolChoice: input.toolChoice,
+        options: input.options,
+        ...(input.responseFormat ? { responseFormat: input.responseFormat } : {}),
+        signal: ctx.signal,
+        attempt: 1,
+      },
+      (i) => callModel(ctx, i),
+    );
+  // A prompt that every layer transformed synchronously needs no stream (and events no switchMap).
+  return defer(() => {
+    // Hints added by the layers of this step go out once, before the model call that includes them.
+    const conversation = scope.conversation;
+    const hints = conversation.takeHints();
+    conversation.markStepHintsSeen();
+    const prompt = host.systemPrompt(ctx);
+    const model = typeof prompt === 'string' ? call(prompt) : prompt.pipe(switchMap(call));
+    return hints.length ? concat(from(hints), model) : model;
+  });
+}

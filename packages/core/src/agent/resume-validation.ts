@@ -1,0 +1,61 @@
+import type { ConfirmResult, ExternalExecutionResultEvent, ExternalResult, UserConfirmResultEvent } from '../event/events.js';
+import type { PendingReply } from '../state/snapshot.js';
+import type { Tool } from '../tool/tool.js';
+import { validateToolInput } from '../tool/validate.js';
+import type { ResumeInput } from './agent-options.js';
+import { AgentUsageError } from './errors.js';
+import type { ResumeRequest } from './loop-host.js';
+
+/**
+ * Checks a resume against the suspended reply before anything changes: it must be for that
+ * reply, of the kind it waits for, and answer every pending call exactly once; an edited input
+ * of a confirmed call must pass the tool's schema (and is replaced by the parsed value).
+ * Throws an {@link AgentUsageError} that says what is wrong.
+ */
+export function validateResume(
+  event: ResumeInput<UserConfirmResultEvent> | ResumeInput<ExternalExecutionResultEvent>,
+  pending: PendingReply | undefined,
+  agentName: string,
+  tools: ReadonlyMap<string, Tool>,
+): ResumeRequest {
+  const refuse = (why: string): never => {
+    throw new AgentUsageError(`Cannot resume with ${event.type}: ${why}`);
+  };
+  if (!pending) return refuse(`agent "${agentName}" has no suspended reply; send a user message instead.`);
+  if (event.replyId !== undefined && event.replyId !== pending.replyId) {
+    refuse(`it is for reply ${event.replyId}, but the suspended reply is ${pending.replyId}.`);
+  }
+  const expected = event.type === 'USER_CONFIRM_RESULT' ? pending.confirm : pending.external;
+  if (!expected.length) {
+    refuse(
+      `reply ${pending.replyId} is waiting for ${event.type === 'USER_CONFIRM_RESULT' ? 'EXTERNAL_EXECUTION_RESULT' : 'USER_CONFIRM_RESULT'}.`,
+    );
+  }
+  const results = Array.isArray(event.results) ? (event.results as readonly (ConfirmResult | ExternalResult)[]) : refuse('results must be an array.');
+  const ids = new Set(expected.map((c) => c.id));
+  const seen = new Set<string>();
+  for (const r of results) {
+    if (!ids.has(r.toolCallId)) refuse(`unknown tool call id "${r.toolCallId}"; pending: ${[...ids].join(', ')}.`);
+    if (seen.has(r.toolCallId)) refuse(`tool call ${r.toolCallId} is answered twice.`);
+    seen.add(r.toolCallId);
+  }
+  const missing = [...ids].filter((id) => !seen.has(id));
+  if (missing.length) refuse(`every pending call must be answered; missing: ${missing.join(', ')}.`);
+  if (event.type === 'USER_CONFIRM_RESULT') {
+    const normalized = (results as readonly ConfirmResult[]).map((r) => {
+      if (typeof r.confirmed !== 'boolean') refuse(`result for ${r.toolCallId} needs "confirmed": true or false.`);
+      if (!r.confirmed || r.input === undefined) return r;
+      const call = expected.find((c) => c.id === r.toolCallId)!;
+      const tool = tools.get(call.name);
+      if (!tool) return refuse(`tool "${call.name}" is no longer registered.`);
+      const checked = validateToolInput(tool, r.input);
+      if (!checked.ok) refuse(`the edited input of ${r.toolCallId} is invalid. ${checked.message}`);
+      return { ...r, input: checked.ok ? checked.input : r.input };
+    });
+    return { pending, event: { ...(event as UserConfirmResultEvent), results: normalized } };
+  }
+  for (const r of results as readonly ExternalResult[]) {
+    if (typeof r.output !== 'string' && !Array.isArray(r.output)) refuse(`result for ${r.toolCallId} needs an "output" (string or content blocks).`);
+  }
+  return { pending, event: event as ExternalExecutionResultEvent };
+}

@@ -1,0 +1,48 @@
+import type { Msg } from '../message/blocks.js';
+import type { Permissions } from '../permission/permissions.js';
+import { STATE_VERSION, type AgentStateSnapshot, type PendingReply } from '../state/snapshot.js';
+
+/**
+ * What an agent keeps between replies, and what `saveState()` writes: the conversation, the
+ * summary, the middleware state, the permission settings and the suspended reply.
+ */
+export class SessionState {
+  /** The conversation (user messages and reply messages); replaced, never mutated in place. */
+  context: readonly Msg[] = [];
+  summary: string | undefined;
+  /** `ctx.state(key)` values of the middlewares. */
+  middlewareState: Record<string, unknown> = {};
+  /** The reply suspended for confirmation or external execution, if any. */
+  pending: PendingReply | undefined;
+
+  constructor(readonly permissions: Permissions) {}
+
+  /** Appends messages to the conversation. */
+  append(messages: readonly Msg[]): void {
+    if (messages.length) this.context = [...this.context, ...messages];
+  }
+
+  /** Takes everything from a snapshot (validated by the caller). */
+  restore(snapshot: AgentStateSnapshot): void {
+    this.context = [...snapshot.context];
+    this.summary = snapshot.summary;
+    this.middlewareState = structuredClone({ ...snapshot.middlewareState });
+    this.permissions.replace(snapshot.permissions);
+    this.pending = snapshot.pending;
+  }
+
+  /** A JSON-serialisable, versioned snapshot of the state. */
+  snapshot(agentName: string, sessionId: string): AgentStateSnapshot {
+    return {
+      version: STATE_VERSION,
+      agentName,
+      sessionId,
+      context: this.context,
+      ...(this.summary !== undefined ? { summary: this.summary } : {}),
+      middlewareState: structuredClone(this.middlewareState),
+      permissions: this.permissions.state,
+      ...(this.pending ? { pending: this.pending } : {}),
+      savedAt: Date.now(),
+    };
+  }
+}

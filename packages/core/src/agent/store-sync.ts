@@ -1,0 +1,45 @@
+import { from, type Observable } from 'rxjs';
+import type { AgentStateSnapshot } from '../state/snapshot.js';
+import type { SessionStore } from '../state/session-store.js';
+
+/**
+ * Keeps an agent's state in step with its session store: loaded when a reply starts (when
+ * another writer saved a newer version), saved on every suspension and every end. Saves run one
+ * after another, each with the version the previous one wrote, so a concurrent writer is
+ * detected (the store refuses a save made against a stale version).
+ */
+export class StoreSync {
+  /** The stored version this agent's state corresponds to (0: never loaded nor saved). */
+  private version = 0;
+  /** The last save; a load waits for it, the next save chains on it. */
+  private lastSave: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly store: SessionStore,
+    private readonly sessionId: string,
+    private readonly snapshot: () => AgentStateSnapshot,
+    private readonly restore: (snapshot: AgentStateSnapshot) => void,
+  ) {}
+
+  /** Loads the stored state when it changed since this agent last loaded or saved it. */
+  load(): Observable<void> {
+    return from(
+      this.lastSave.then(async () => {
+        const stored = await this.store.load(this.sessionId);
+        if (stored && stored.version !== this.version) {
+          this.restore(stored.state);
+          this.version = stored.version;
+        }
+      }),
+    );
+  }
+
+  /** Saves the current state after the previous save; the promise rejects when this save fails. */
+  persist(): Promise<void> {
+    const save = this.lastSave.then(async () => {
+      this.version = await this.store.save(this.sessionId, this.snapshot(), this.version);
+    });
+    this.lastSave = save.catch(() => undefined);
+    return save;
+  }
+}
