@@ -4,6 +4,7 @@ import { EventType, type RunAgentInput } from '@ag-ui/core';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { defer, from, map, switchMap } from 'rxjs';
 import type { Agent } from '../../agent/agent.js';
+import type { AgUiHistoryMode } from '../../transport/ag-ui/ag-ui-run-input.js';
 import { RxscopeAgUiAgent } from '../../transport/ag-ui/rxscope-ag-ui-agent.js';
 import { encodeServerSentEvent } from '../../transport/sse-encode.js';
 import { withSseHeartbeats } from '../../transport/to-server-sent-events.js';
@@ -15,6 +16,8 @@ import { streamFrames, type StreamAgentEventsOptions, type StreamOutcome } from 
 export interface AgUiHandlerOptions extends Omit<StreamAgentEventsOptions, 'sessionId'> {
   /** The rxscope agent, or a factory called once per AG-UI thread id. */
   readonly agent: Agent | ((threadId: string) => Agent);
+  /** How a run's `messages` reach the agent (see `AgUiHistoryMode`). Default `'seed'`. */
+  readonly history?: AgUiHistoryMode;
 }
 
 /**
@@ -34,8 +37,8 @@ export interface AgUiHandlerOptions extends Omit<StreamAgentEventsOptions, 'sess
  * ```
  */
 export function createAgUiHandler(options: AgUiHandlerOptions): (req: IncomingMessage, res: ServerResponse) => Promise<StreamOutcome> {
-  const { agent, heartbeatMs, heartbeatComment, scheduler, ...streamOptions } = options;
-  const runner = new RxscopeAgUiAgent({ agent });
+  const { agent, history, heartbeatMs, heartbeatComment, scheduler, ...streamOptions } = options;
+  const runner = new RxscopeAgUiAgent({ agent, ...(history ? { history } : {}) });
   return (req, res) => {
     const events$ = defer(() => from(readInput(req))).pipe(switchMap((input) => runner.run(input)));
     const frames$ = withSseHeartbeats(

@@ -5,13 +5,21 @@ import type { ExternalResult } from '../../event/events.js';
 import type { ContentBlock, Msg, ToolResultBlock } from '../../message/blocks.js';
 import { createMsg } from '../../message/msg.js';
 import { confirmResultsOf } from './confirm-results-of.js';
+import { reconcileHistory, textOf } from './ag-ui-history.js';
 
 /**
- * How a run's `messages` reach the rxscope agent. `'seed'` (default): an agent that holds no
- * conversation yet (a new thread, a restarted server without a store) receives the whole AG-UI
- * history before the new message; an agent that already holds one receives only the new
- * messages. `'agent'`: only the new messages, always — for agents whose conversation is loaded
- * from a `SessionStore`, which is authoritative.
+ * How a run's `messages` reach the rxscope agent. `'seed'` (default): the agent's conversation
+ * is authoritative and the client's history is checked against it — messages the client holds
+ * beyond it (a new thread, a server restarted without a store) are given to the agent before the
+ * new message, and a history that contradicts it (an edited or removed message, another tool
+ * call) refuses the run with `RUN_ERROR {code: 'history_diverged'}` ({@link AgUiHistoryDivergedError}).
+ * `'agent'`: only the new messages, unchecked — for agents whose conversation is loaded from a
+ * `SessionStore` when the reply starts (the agent does not hold it before).
+ *
+ * @example
+ * ```ts
+ * new RxscopeAgUiAgent({ agent: (threadId) => new Agent({ model, store, sessionId: threadId }), history: 'agent' });
+ * ```
  */
 export type AgUiHistoryMode = 'seed' | 'agent';
 
@@ -23,17 +31,24 @@ export class AgUiInterruptPendingError extends AgentUsageError {
 /**
  * What the rxscope agent receives for an AG-UI run: `resume` entries answer its tool-call
  * interrupts; tool messages answer calls left to the client; otherwise the trailing user
- * messages start a reply (with the earlier history when the agent has none, and the input's
- * `context` as grounding). Refusals throw {@link AgentUsageError} before anything runs.
+ * messages start a reply (after the client's messages the agent does not hold yet, and with the
+ * input's `context` as grounding). The client's history is checked against the agent's
+ * conversation first (mode `'seed'`). Refusals throw {@link AgentUsageError} before anything runs.
  */
-export function replyInputOf(input: RunAgentInput, agent: Agent, history: AgUiHistoryMode): ReplyInput {
+export function replyInputOf(input: RunAgentInput, agent: Agent, mode: AgUiHistoryMode): ReplyInput {
   if (input.state !== undefined && input.state !== null && !(typeof input.state === 'object' && Object.keys(input.state as object).length === 0)) {
     throw new AgentUsageError(
       'This AG-UI agent has no shared state: RunAgentInput.state must be empty ({}). The rxscope agent keeps its own state (conversation, permissions, middleware state) on the server.',
     );
   }
-  if (input.resume?.length) return { type: 'USER_CONFIRM_RESULT', results: confirmResultsOf(input.resume) };
   const pending = agent.pending;
+  const conversation = pending ? [...agent.context, pending.message] : agent.context;
+  // Refuses a history that contradicts the agent's conversation.
+  const check = (history: readonly Message[]) => (mode === 'seed' ? reconcileHistory(history, conversation) : history.length);
+  if (input.resume?.length) {
+    check(input.messages);
+    return { type: 'USER_CONFIRM_RESULT', results: confirmResultsOf(input.resume) };
+  }
   if (pending?.confirm.length) {
     throw new AgUiInterruptPendingError(
       `The thread has open interrupts for tool call(s) ${pending.confirm.map((c) => `${c.id} (${c.name})`).join(', ')}; ` +
@@ -42,6 +57,7 @@ export function replyInputOf(input: RunAgentInput, agent: Agent, history: AgUiHi
   }
   const tail = trailing(input.messages, (m) => m.role === 'tool');
   if (pending?.external.length && tail.length) {
+    check(input.messages.slice(0, input.messages.length - tail.length));
     const results: ExternalResult[] = tail.flatMap((m) =>
       m.role === 'tool' ? [{ toolCallId: m.toolCallId, output: textOf(m.content), ...(m.error ? { isError: true } : {}) }] : [],
     );
@@ -51,10 +67,16 @@ export function replyInputOf(input: RunAgentInput, agent: Agent, history: AgUiHi
   if (!users.length) {
     throw new AgentUsageError('An AG-UI run needs a new user message at the end of its messages, resume entries, or tool results for pending calls.');
   }
-  const fresh = users.map((m) => createMsg('user', blocksOf(m.content), { id: m.id }));
+  // The trailing user messages are new unless the agent holds them already (a run sent twice).
+  const start = input.messages.length - users.length;
+  const from = mode === 'seed' ? check(input.messages) : start;
+  if (from >= input.messages.length) {
+    throw new AgentUsageError('Every message of this AG-UI run is already in the thread\'s conversation: there is no new user message to answer.');
+  }
+  const fresh = input.messages.slice(Math.max(from, start)).map((m) => createMsg('user', blocksOf(m.content), { id: m.id }));
   const grounding = contextHint(input.context);
   if (grounding) fresh[fresh.length - 1] = { ...fresh.at(-1)!, content: [...fresh.at(-1)!.content, grounding] };
-  const earlier = history === 'seed' && agent.context.length === 0 && !pending ? historyOf(input.messages.slice(0, input.messages.length - users.length)) : [];
+  const earlier = historyOf(input.messages.slice(from, Math.max(from, start)));
   const msgs = [...earlier, ...fresh];
   return msgs.length === 1 ? msgs[0]! : msgs;
 }
@@ -120,10 +142,4 @@ function trailing(messages: readonly Message[], keep: (m: Message) => boolean): 
   let i = messages.length;
   while (i > 0 && keep(messages[i - 1]!)) i--;
   return messages.slice(i);
-}
-
-function textOf(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return content.map((p: { type?: unknown; text?: unknown }) => (p.type === 'text' && typeof p.text === 'string' ? p.text : '')).join('');
-  return '';
 }

@@ -2,6 +2,7 @@ import { AbstractAgent, type AgentConfig } from '@ag-ui/client';
 import { EventType, PROTOCOL_VERSION, type AgentCapabilities, type BaseEvent, type RunAgentInput } from '@ag-ui/core';
 import { defer, of, type Observable } from 'rxjs';
 import type { Agent, ReplyInput } from '../../agent/agent.js';
+import { AgUiHistoryDivergedError } from './ag-ui-history.js';
 import { AgUiInterruptPendingError, replyInputOf, type AgUiHistoryMode } from './ag-ui-run-input.js';
 import { toAgUiEvents } from './to-ag-ui-events.js';
 
@@ -19,7 +20,8 @@ export interface RxscopeAgUiAgentOptions extends AgentConfig {
  * what is new at the end of the AG-UI messages:
  *
  * - user messages → a new reply (text and media parts; the input's `context` as a grounding hint;
- *   an agent with no conversation yet first receives the earlier AG-UI history);
+ *   the agent first receives the earlier AG-UI messages it does not hold, e.g. all of them on a
+ *   new thread);
  * - `resume` entries (answers to the interrupts of a run that ended `awaiting_confirmation`) →
  *   `USER_CONFIRM_RESULT`: a call runs only on `status: 'resolved'` with `payload: {approved: true}`
  *   (`payload.editedArgs` replaces its arguments); `{approved: false}` or `status: 'cancelled'`
@@ -27,6 +29,9 @@ export interface RxscopeAgUiAgentOptions extends AgentConfig {
  * - tool messages answering calls the reply left to the client (`awaiting_external_execution`,
  *   AG-UI frontend tools) → `EXTERNAL_EXECUTION_RESULT`.
  *
+ * The agent's conversation is authoritative: a run whose history contradicts it (an edited or
+ * removed message, another tool call) is a `RUN_ERROR` (`code: 'history_diverged'`) saying where
+ * the two differ, and nothing runs (see {@link AgUiHistoryMode}).
  * A new message while interrupts are open does not touch them: the run is a `RUN_ERROR`
  * (`code: 'interrupt_pending'`) that says which calls wait. A non-empty `state` is refused (the
  * agent keeps its own state). Events are mapped by {@link toAgUiEvents}. `abortRun()` interrupts
@@ -70,7 +75,7 @@ export class RxscopeAgUiAgent extends AbstractAgent {
       try {
         reply = replyInputOf(input, agent, this.history);
       } catch (error) {
-        if (!(error instanceof AgUiInterruptPendingError)) throw error;
+        if (!(error instanceof AgUiInterruptPendingError || error instanceof AgUiHistoryDivergedError)) throw error;
         return of<BaseEvent[]>({ type: EventType.RUN_ERROR, message: error.message, code: error.code, timestamp: Date.now() } as BaseEvent);
       }
       const options = { threadId: input.threadId, runId: input.runId, source: agent.name, messages: input.messages, state: input.state as unknown, tools: agent.tools };
