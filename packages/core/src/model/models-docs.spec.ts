@@ -7,6 +7,8 @@ import { Agent, AgentError, createMsg, defineTool, textOfMsg } from '@rxscope/co
 import { OpenAIChatModel, toOpenAIMessages } from '@rxscope/core/openai';
 import { LangChainChatModel } from '@rxscope/core/langchain';
 import { startOpenAITestServer, type OpenAITestServer } from '@rxscope/core/testing/node';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { z } from 'zod';
 
 const add = defineTool({
@@ -39,8 +41,8 @@ describe('docs/models.md', () => {
     expect(server.openConnections()).toBe(0);
   });
 
-  it('OpenAIChatModel options: a local server needs only a model, a base URL and some key', () => {
-    const local = new OpenAIChatModel({ model: 'qwen3:8b', baseURL: 'http://localhost:11434/v1', apiKey: 'ollama' });
+  it('OpenAIChatModel options: a local server needs only a model, a base URL and apiKey: null', () => {
+    const local = new OpenAIChatModel({ model: 'qwen3:8b', baseURL: 'http://localhost:11434/v1', apiKey: null });
     expect([local.modelName, local.provider]).toEqual(['qwen3:8b', 'openai']);
     expect(local.chatOpenAI).toBeInstanceOf(ChatOpenAI);
   });
@@ -70,5 +72,19 @@ describe('docs/models.md', () => {
       { type: 'text', text: 'It is 3.' },
     ]);
     expect(toOpenAIMessages([createMsg('user', '1 + 2?'), reply]).map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'user', 'assistant']);
+  });
+
+  it('the error table lists every code a model error can have', () => {
+    const root = join(__dirname, '..', '..', '..', '..');
+    const doc = readFileSync(join(root, 'docs', 'models.md'), 'utf8');
+    const table = doc.slice(doc.indexOf('### Errors'), doc.indexOf('### The lean path'));
+    const sources = ['to-model-error.ts', 'openai/openai-chat-model.ts', 'openai/openai-chat-model-options.ts', 'langchain/langchain-chat-model.ts'];
+    const codes = new Set<string>();
+    for (const file of sources) {
+      const text = readFileSync(join(__dirname, file), 'utf8');
+      for (const m of text.matchAll(/code: '([a-z_]+)'|return '([a-z_]+)';|`(http_)\$\{status\}`/g)) codes.add(m[1] ?? m[2] ?? `${m[3]}<status>`);
+    }
+    expect(codes.size).toBeGreaterThan(15);
+    expect([...codes].filter((code) => !table.includes(`\`${code}\``))).toEqual([]);
   });
 });

@@ -139,3 +139,32 @@ describe('BlockAssembler', () => {
     ).toThrow(expect.objectContaining({ code: 'malformed_response' }) as Error);
   });
 });
+
+describe('toModelError: root causes of fetch failures', () => {
+  it('a URL fetch cannot use (unknown scheme) is invalid_url, not retryable, and says so', async () => {
+    const fetchError = await fetch('localhost:8080/v1').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    // As the openai SDK wraps it.
+    const err = toModelError(Object.assign(new Error('Connection error.'), { name: 'APIConnectionError', cause: fetchError }));
+    expect(err).toMatchObject({ code: 'invalid_url', retryable: false });
+    expect(err.message).toContain('unknown scheme');
+    expect(err.message).toContain('http://');
+  });
+
+  it('ENOTFOUND is host_not_found, not retryable, with the host in the message', () => {
+    const dns = Object.assign(new Error('getaddrinfo ENOTFOUND llm.internal'), { code: 'ENOTFOUND' });
+    const err = toModelError(Object.assign(new Error('Connection error.'), { cause: Object.assign(new TypeError('fetch failed'), { cause: dns }) }));
+    expect(err).toMatchObject({ code: 'host_not_found', retryable: false });
+    expect(err.message).toContain('getaddrinfo ENOTFOUND llm.internal');
+  });
+
+  it('a refused connection keeps connection_error (a server may be starting) with the innermost cause in the message', () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8080'), { code: 'ECONNREFUSED' });
+    const aggregate = Object.assign(new AggregateError([refused], ''), { code: 'ECONNREFUSED' });
+    const err = toModelError(Object.assign(new Error('Connection error.'), { cause: Object.assign(new TypeError('fetch failed'), { cause: aggregate }) }));
+    expect(err).toMatchObject({ code: 'connection_error', retryable: true });
+    expect(err.message).toBe('connection to the model server failed: Connection error. (connect ECONNREFUSED 127.0.0.1:8080)');
+  });
+});

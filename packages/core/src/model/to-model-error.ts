@@ -92,6 +92,34 @@ const CONNECTION_CODES = new Set([
   'UND_ERR_BODY_TIMEOUT',
 ]);
 
+/**
+ * The innermost error of a `cause` chain (the first of an `AggregateError`'s errors): what really
+ * failed under "Connection error." and "fetch failed", e.g. `connect ECONNREFUSED 127.0.0.1:8080`.
+ */
+function rootCause(err: Error): Error & { code?: unknown } {
+  let current: Error & { code?: unknown; errors?: unknown } = err;
+  for (let depth = 0; depth < 10; depth++) {
+    const inner: unknown = isErrorLike(current.cause)
+      ? current.cause
+      : Array.isArray(current.errors) && isErrorLike(current.errors[0])
+        ? current.errors[0]
+        : undefined;
+    if (!isErrorLike(inner) || inner === current) break;
+    current = inner;
+  }
+  return current;
+}
+
+/** The root cause as text for a message, with its code when the message does not say it. */
+function describeCause(cause: Error & { code?: unknown }): string {
+  const code = typeof cause.code === 'string' ? cause.code : undefined;
+  const message = cause.message || cause.name;
+  return code && !message.includes(code) ? `${code}: ${message}` : message;
+}
+
+/** Root causes that no retry can cure: the URL itself is wrong (undici's words). */
+const URL_FAULT = /^(unknown scheme|bad port|invalid url|invalid protocol)/i;
+
 function isConnectionFailure(err: Error): boolean {
   const name = err.constructor?.name ?? err.name;
   if (name === 'APIConnectionError' || err.name === 'APIConnectionError') return true;
@@ -117,7 +145,9 @@ function isConnectionFailure(err: Error): boolean {
  * | HTTP 5xx | `server_error` | true |
  * | HTTP 400 / 401 / 403 / 404 | `bad_request` / `unauthorized` / `forbidden` / `not_found` | false |
  * | context window exceeded | `context_length_exceeded` | false |
- * | connection refused, reset or cut mid-stream | `connection_error` | true |
+ * | connection refused, reset or cut mid-stream, unknown host (the root cause, e.g. `ECONNREFUSED 127.0.0.1:8080`, in the message) | `connection_error` | true |
+ * | a base URL fetch cannot use (unknown scheme, bad port) | `invalid_url` | false |
+ * | a host name that does not resolve (`ENOTFOUND`) | `host_not_found` | false |
  * | client timeout | `timeout` | true |
  * | a response that is not valid JSON / SSE | `malformed_response` | true |
  * | aborted by the caller | `cancelled` | false |
@@ -171,8 +201,24 @@ export function toModelError(err: unknown): ModelError {
   if (e.name === 'SyntaxError' || /malformed|could not parse|unexpected token|not valid json/i.test(message)) {
     return new ModelError(`malformed response from the model server: ${message}`, { code: 'malformed_response', retryable: true, cause: err });
   }
+  const root = rootCause(e);
+  if (root !== e && URL_FAULT.test(root.message)) {
+    return new ModelError(
+      `the model server's URL is not usable (${root.message}): the base URL must be an absolute http:// or https:// URL such as 'http://localhost:8080/v1'`,
+      { code: 'invalid_url', retryable: false, cause: err },
+    );
+  }
+  if (root !== e && root.code === 'ENOTFOUND') {
+    // A host name that does not resolve is a typo or a wrong setting far more often than a hiccup (that is EAI_AGAIN).
+    return new ModelError(`the model server's host was not found (${describeCause(root)}): check the base URL`, {
+      code: 'host_not_found',
+      retryable: false,
+      cause: err,
+    });
+  }
   if (isConnectionFailure(e)) {
-    const detail = isErrorLike(e.cause) && e.cause.message && e.cause.message !== message ? ` (${e.cause.message})` : '';
+    const cause = describeCause(root);
+    const detail = root !== e && cause && cause !== message ? ` (${cause})` : '';
     return new ModelError(`connection to the model server failed: ${message}${detail}`, { code: 'connection_error', retryable: true, cause: err });
   }
   return new ModelError(message, { code: 'model_error', retryable: false, cause: err });

@@ -1,4 +1,5 @@
 import { Agent } from '@rxscope/core';
+import { OpenAIChatModel } from '@rxscope/core/openai';
 import { startOpenAITestServer, type OpenAITestServer, type ServerTurn } from '@rxscope/core/testing/node';
 import { closeTestServer, ofType, run, testServerModel, textOf } from '../__tests__/helpers.js';
 import { RetryMiddleware, type RetryEventValue, type RetryOptions } from './index.js';
@@ -45,6 +46,28 @@ describe('RetryMiddleware over HTTP (OpenAIChatModel + test server)', () => {
     expect(end).toMatchObject({ finishReason: 'error', error: { status: 401, code: 'unauthorized' } });
     expect(server.requests).toHaveLength(1);
     expect(server.remainingTurns()).toBe(1);
+  });
+
+  it('404 for an unknown model is not retried, and the message names the model', async () => {
+    const agent = agentFor([{ fault: 'model_not_found' }, { text: 'never' }]);
+    const { end } = await run(agent);
+    expect(end).toMatchObject({ finishReason: 'error', error: { status: 404, code: 'not_found', retryable: false } });
+    expect(end.error?.message).toContain('does not exist');
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('a refused connection is retried (a server may be starting) and fails with its root cause', async () => {
+    const port = server.port;
+    await server.close();
+    const agent = new Agent({
+      model: new OpenAIChatModel({ model: 'm', apiKey: 'k', baseURL: `http://127.0.0.1:${port}/v1` }),
+      middlewares: [new RetryMiddleware({ initialDelayMs: 10, maxRetries: 2 })],
+    });
+    const { events, end } = await run(agent);
+    expect(end).toMatchObject({ finishReason: 'error', error: { code: 'connection_error', retryable: true } });
+    expect(end.error?.message).toContain(`ECONNREFUSED 127.0.0.1:${port}`);
+    expect(ofType(events, 'MODEL_CALL_START')).toHaveLength(3);
+    server = await startOpenAITestServer(); // for afterEach
   });
 
   it('a connection dropped after content is not retried by default: the partial text is shown once, the reply fails', async () => {

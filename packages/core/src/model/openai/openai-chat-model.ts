@@ -1,10 +1,12 @@
-import { ChatOpenAI, ChatOpenAICompletions, type ClientOptions, type OpenAIClient, wrapOpenAIClientError } from '@langchain/openai';
+import { ChatOpenAI, ChatOpenAICompletions, type OpenAIClient, wrapOpenAIClientError } from '@langchain/openai';
 import { Observable } from 'rxjs';
 import type { ModelEvent, Usage } from '../../event/events.js';
 import { BlockAssembler } from '../block-assembler.js';
 import type { ChatModel, ModelRequest, ModelRequestInfo, ToolSchema } from '../chat-model.js';
 import { ModelError } from '../model-error.js';
 import { toModelError } from '../to-model-error.js';
+import { checkOpenAIChatModelOptions, type OpenAIChatModelOptions, withoutAuthorization } from './openai-chat-model-options.js';
+export type { OpenAIChatModelOptions } from './openai-chat-model-options.js';
 import { toOpenAIMessages, toOpenAITool, toOpenAIToolChoice, type ToOpenAIMessagesOptions } from './openai-messages.js';
 
 type Completion = OpenAIClient.Chat.Completions.ChatCompletion;
@@ -12,63 +14,6 @@ type WireUsage = OpenAIClient.Completions.CompletionUsage;
 type CreateParams = OpenAIClient.Chat.ChatCompletionCreateParams;
 /** Fields some OpenAI-compatible servers add: reasoning as `reasoning_content` (DeepSeek, vLLM) or `reasoning` (OpenRouter, Ollama). */
 type WithReasoning = { reasoning_content?: string | null; reasoning?: string | null };
-
-/**
- * Options of {@link OpenAIChatModel}.
- *
- * @example
- * ```ts
- * const options: OpenAIChatModelOptions = { model: 'gpt-4o-mini', temperature: 0.2, idleTimeoutMs: 30_000 };
- * const model = new OpenAIChatModel(options);
- * ```
- */
-export interface OpenAIChatModelOptions {
-  /** Model id sent to the server, e.g. `gpt-4o-mini`. */
-  readonly model: string;
-  /** API key. Default: the `OPENAI_API_KEY` environment variable (any non-empty string for servers without auth). */
-  readonly apiKey?: string;
-  /** Base URL of any OpenAI-compatible server, e.g. `http://localhost:11434/v1`. Default: OpenAI (or `OPENAI_BASE_URL`). */
-  readonly baseURL?: string;
-  readonly temperature?: number;
-  readonly topP?: number;
-  /** Sent as `max_tokens` (`max_completion_tokens` for OpenAI reasoning models). */
-  readonly maxTokens?: number;
-  readonly stop?: readonly string[];
-  readonly seed?: number;
-  /** Stream the response (SSE). Default true. Both modes emit the same events. */
-  readonly streaming?: boolean;
-  /**
-   * Retries inside the client. Default 0 and passed through as is: retries belong to a
-   * retry middleware, which sees every attempt.
-   */
-  readonly maxRetries?: number;
-  /**
-   * Longest wait, in ms, for the response (streaming: its headers; non-streaming: the whole
-   * response) before the call fails with a retryable `timeout` {@link ModelError}. Also the
-   * `openai` SDK's `timeout` (per attempt when `maxRetries > 0`).
-   */
-  readonly timeout?: number;
-  /**
-   * Longest silence, in ms, before the call fails with a retryable `timeout` {@link ModelError}:
-   * until the first data and between streamed chunks (non-streaming: until the whole response).
-   * Default: none. Guards against a server that stalls after the headers, which `timeout` does not cover.
-   */
-  readonly idleTimeoutMs?: number;
-  /** Send the assistant's thinking back as `reasoning_content` (some servers want it during tool use). Default false. */
-  readonly sendReasoning?: boolean;
-  /** Extra fields merged into every request body (e.g. `{ parallel_tool_calls: false }`). */
-  readonly modelKwargs?: Readonly<Record<string, unknown>>;
-  /** Options of the underlying `openai` client (`defaultHeaders`, `fetch`, `organization`, ...). */
-  readonly configuration?: ClientOptions;
-  /** Provider name for telemetry. Default `'openai'`. */
-  readonly provider?: string;
-  /**
-   * The server honours `response_format: {type: 'json_schema'}` (OpenAI, vLLM, Ollama, LM Studio
-   * do): a reply with `output` asks for it natively. Set false for a server that does not, and
-   * the agent gives the model a `final_output` tool instead. Default true.
-   */
-  readonly supportsResponseFormat?: boolean;
-}
 
 /** Per-call timer hooks: `touch` on every piece of data (idle timeout), `responded` once the response arrived (`timeout`). */
 interface CallHooks {
@@ -164,7 +109,9 @@ export class OpenAIChatModel implements ChatModel {
   private maxTokensKey: 'max_tokens' | 'max_completion_tokens' = 'max_tokens';
   private messageOptions: ToOpenAIMessagesOptions = {};
 
+  /** @throws ModelError `invalid_configuration`, naming the option, for a missing `model` or key or a base URL that is not http(s). */
   constructor(private readonly options: OpenAIChatModelOptions) {
+    checkOpenAIChatModelOptions(options);
     this.modelName = options.model;
     this.provider = options.provider ?? 'openai';
     this.supportsResponseFormat = options.supportsResponseFormat ?? true;
@@ -172,8 +119,13 @@ export class OpenAIChatModel implements ChatModel {
     this.maxRetries = options.maxRetries ?? 0;
     const fields = {
       model: options.model,
-      ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
-      configuration: { ...options.configuration, ...(options.baseURL !== undefined ? { baseURL: options.baseURL } : {}) },
+      // No key on purpose: the openai client insists on one, so it gets a placeholder that its fetch drops.
+      ...(options.apiKey === null ? { apiKey: 'no-key' } : options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
+      configuration: {
+        ...options.configuration,
+        ...(options.baseURL !== undefined ? { baseURL: options.baseURL } : {}),
+        ...(options.apiKey === null ? { fetch: withoutAuthorization(options.configuration?.fetch) } : {}),
+      },
       ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
       ...(options.topP !== undefined ? { topP: options.topP } : {}),
       ...(options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {}),

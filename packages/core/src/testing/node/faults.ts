@@ -21,6 +21,8 @@ export type ServerFault =
   | 'server_error'
   /** HTTP 401 with an OpenAI `invalid_api_key` error body. */
   | 'unauthorized'
+  /** HTTP 404 with OpenAI's `model_not_found` error body (the model id the request named). */
+  | 'model_not_found'
   /** Streams the first chunks, then destroys the connection (non-streaming: half a body). */
   | 'drop_mid_stream'
   /** Sends an SSE `data:` line that is not JSON (non-streaming: a body that is not JSON). */
@@ -43,9 +45,17 @@ export interface FaultError {
   readonly headers: Record<string, string>;
 }
 
-/** The error response of a turn whose fault is an HTTP error (`rate_limit`, `server_error`, `unauthorized`). */
-export function errorOfFault(turn: ServerTurn): FaultError | undefined {
+/** The error response of a turn whose fault is an HTTP error (`rate_limit`, `server_error`, `unauthorized`, `model_not_found`), for a request naming `model`. */
+export function errorOfFault(turn: ServerTurn, model = 'the-model'): FaultError | undefined {
   switch (turn.fault) {
+    case 'model_not_found':
+      return {
+        status: 404,
+        message: `The model \`${model}\` does not exist or you do not have access to it.`,
+        type: 'invalid_request_error',
+        code: 'model_not_found',
+        headers: {},
+      };
     case 'rate_limit':
       return {
         status: 429,

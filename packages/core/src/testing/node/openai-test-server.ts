@@ -168,7 +168,7 @@ export async function startOpenAITestServer(options: OpenAITestServerOptions = {
   };
 
   const respond = (res: ServerResponse, record: MutableRecordedRequest, scripted: ServerTurn, index: number): void => {
-    const error = errorOfFault(scripted);
+    const error = errorOfFault(scripted, typeof record.body.model === 'string' ? record.body.model : undefined);
     if (error) return sendError(res, record, error.status, error.message, error.type, error.code, error.headers);
     const body = record.body;
     let turn = scripted;
