@@ -112,6 +112,20 @@ describe('angular-chat in Chromium', () => {
     expect((await service.diagnostics()).refunds.map((r) => r.orderId)).toEqual(['A-17']);
   });
 
+  it('shows the task list the agent writes, updated as it ticks tasks off', async () => {
+    await send('Help me plan my move');
+
+    await lastTurn().and(page.locator('[data-status="completed"]')).waitFor();
+    const tasks = lastTurn().locator('chat-task-list');
+    const texts = await tasks.locator('.todo').allTextContents();
+    expect(texts.map((t) => t.replace(/^\s*[○◐✓]\s*/u, '').trim())).toEqual(['Pack the boxes', 'Book the van', 'Change the address']);
+    // The list shown is the last one written: every task ticked off.
+    await expect(tasks.locator('.todo[data-status="completed"]').count()).resolves.toBe(3);
+    await expect(tasks.locator('.count').textContent()).resolves.toBe('3/3');
+    await expect(lastTurn().locator('chat-tool-call').count()).resolves.toBe(2);
+    await expect(lastTurn().locator('.text').last().textContent()).resolves.toBe('Your move is planned: boxes packed, van booked, address changed.');
+  });
+
   it('cancels a long reply: the stream stops in the page and the server stops the reply', async () => {
     await recordLastTurn();
     await send('tell me a story');

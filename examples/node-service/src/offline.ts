@@ -6,6 +6,8 @@
  * - a message containing "refund" → a `refund_order` call (order id like `A-17`, amount like
  *   `80 EUR` taken from the message), then an answer from the tool's result;
  * - a message containing "story" → a long answer, one word every 100 ms (to try cancel);
+ * - a message containing "plan" → a task list (`write_todos`) written, then ticked off, then a
+ *   short answer — the Angular app shows the list as it changes;
  * - anything else → a short answer quoting the message.
  */
 import { startOpenAITestServer, type OpenAITestServer, type RecordedRequest, type ServerTurn } from '@rxscope/core/testing/node';
@@ -35,6 +37,11 @@ export function scriptedTurn(request: RecordedRequest): ServerTurn {
       text: words(result.startsWith('Refunded') ? `Done: refunded ${amount} EUR on order ${orderId}.` : `OK, I did not refund order ${orderId}.`),
     };
   }
+  if (/\bplan\b/i.test(text)) {
+    const written = after.filter((m) => m.role === 'tool').length;
+    if (written < PLAN.length) return { toolCalls: [{ name: 'write_todos', arguments: { todos: PLAN[written] } }] };
+    return { text: words('Your move is planned: boxes packed, van booked, address changed.') };
+  }
   if (/story/i.test(text)) {
     return { text: words(STORY), chunkDelayMs: STORY_DELAY_MS };
   }
@@ -51,6 +58,20 @@ function contentText(content: unknown): string {
 function words(text: string): string[] {
   return text.match(/\S+\s*/g) ?? [text];
 }
+
+/** The task list as the scripted model writes it, then ticks it off. */
+const PLAN = [
+  [
+    { content: 'Pack the boxes', status: 'in_progress' },
+    { content: 'Book the van', status: 'pending' },
+    { content: 'Change the address', status: 'pending' },
+  ],
+  [
+    { content: 'Pack the boxes', status: 'completed' },
+    { content: 'Book the van', status: 'completed' },
+    { content: 'Change the address', status: 'completed' },
+  ],
+];
 
 const STORY = Array.from(
   { length: 10 },

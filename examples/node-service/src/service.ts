@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { Agent, type ChatModel, type ConfirmResult } from '@rxscope/core';
+import { TodoListMiddleware } from '@rxscope/harness';
 import {
   AgentSessions,
   createAgentSseHandler,
@@ -48,14 +49,16 @@ export interface RunningService {
 
 const SYSTEM_PROMPT =
   'You are a concise customer-support assistant. Use order_status to look orders up and refund_order to refund them; ' +
-  'a person confirms every refund.';
+  'a person confirms every refund. For work of several steps, keep a task list with write_todos.';
 const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 export async function startService(options: ServiceOptions): Promise<RunningService> {
   const refunds: Refund[] = [];
   const tools = createTools(refunds);
   const sessions = new AgentSessions({
-    agent: (sessionId) => new Agent({ name: 'assistant', sysPrompt: SYSTEM_PROMPT, model: options.model, tools, sessionId }),
+    // The task list (`write_todos`, emitted as `CUSTOM todos_updated`) is the harness's; the Angular app shows it.
+    agent: (sessionId) =>
+      new Agent({ name: 'assistant', sysPrompt: SYSTEM_PROMPT, model: options.model, tools, middlewares: [new TodoListMiddleware()], sessionId }),
     bus: options.bus ?? new InMemorySessionEventBus({ maxEvents: 1000 }),
   });
   const cors = (req: IncomingMessage): Record<string, string> => {

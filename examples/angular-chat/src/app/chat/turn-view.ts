@@ -1,4 +1,5 @@
 import { ChangeDetectionStrategy, Component, computed, input } from '@angular/core';
+import { TaskList } from './task-list';
 import { ToolCall } from './tool-call';
 import type { Turn, TurnStatus } from './turn';
 
@@ -15,14 +16,17 @@ const STATUS: Record<TurnStatus, string> = {
   error: 'failed',
 };
 
-/** One exchange: the prompt, the reply as it streams (text, thinking, tool calls), its status and token usage. */
+/** One exchange: the prompt, the reply as it streams (task list, text, thinking, tool calls), its status and token usage. */
 @Component({
   selector: 'chat-turn',
-  imports: [ToolCall],
+  imports: [TaskList, ToolCall],
   changeDetection: ChangeDetectionStrategy.OnPush,
   template: `
     <div class="prompt">{{ turn().prompt }}</div>
     <div class="reply">
+      @if (turn().todos; as todos) {
+        <chat-task-list [todos]="todos" />
+      }
       @for (part of turn().parts; track $index) {
         @switch (part.kind) {
           @case ('text') {

@@ -76,6 +76,24 @@ describe('turn view model', () => {
     expect(turn.parts[0]).toMatchObject({ kind: 'tool', call: { status: 'denied' } });
   });
 
+  it('shows the task list as the agent rewrites it, and drops entries it cannot read', () => {
+    const first = fold([
+      ev('REPLY_START', {}),
+      ev('CUSTOM', { name: 'todos_updated', value: { todos: [{ content: 'Pack', status: 'in_progress' }, { content: 'Move', status: 'pending' }] } }),
+    ]);
+    expect(first.todos).toEqual([
+      { content: 'Pack', status: 'in_progress' },
+      { content: 'Move', status: 'pending' },
+    ]);
+    const second = fold(
+      [ev('CUSTOM', { name: 'todos_updated', value: { todos: [{ content: 'Pack', status: 'completed' }, { content: 42, status: 'pending' }] } })],
+      first,
+    );
+    expect(second.todos).toEqual([{ content: 'Pack', status: 'completed' }]);
+    // Other custom events leave the turn as it is.
+    expect(applyEvent(second, ev('CUSTOM', { name: 'something_else', value: {} }))).toBe(second);
+  });
+
   it('ignores events of another reply once the reply id is known', () => {
     const turn = fold([ev('REPLY_START', {})]);
     const other = createEvent('TEXT_BLOCK_START', { blockId: 'x' }, { replyId: 'r2', source: 'assistant' });

@@ -25,6 +25,12 @@ export interface ToolCallView {
   readonly resultBlockId?: string;
 }
 
+/** One task of the agent's task list, as `write_todos` wrote it (`CUSTOM todos_updated`). */
+export interface TodoView {
+  readonly content: string;
+  readonly status: 'pending' | 'in_progress' | 'completed';
+}
+
 export type ReplyPart =
   | { readonly kind: 'text'; readonly blockId: string; readonly text: string }
   | { readonly kind: 'thinking'; readonly blockId: string; readonly text: string }
@@ -53,6 +59,8 @@ export interface Turn {
   /** Summed over the reply's model calls as they end (across resumes). */
   readonly usage: Usage;
   readonly modelCalls: number;
+  /** The agent's task list as it last wrote it during this turn (absent when it wrote none). */
+  readonly todos?: readonly TodoView[];
   readonly status: TurnStatus;
   readonly finishReason?: ReplyFinishReason;
   readonly error?: string;
@@ -110,7 +118,10 @@ export function applyEvent(turn: Turn, e: AgentEvent): Turn {
       return { ...turn, usage: addUsage(turn.usage, e.usage), modelCalls: turn.modelCalls + 1 };
     case 'CUSTOM':
       // A new message rejected the calls this turn was waiting for (the agent's `reject-pending`).
-      return e.name === 'pending_calls_rejected' ? { ...turn, pending: [] } : turn;
+      if (e.name === 'pending_calls_rejected') return { ...turn, pending: [] };
+      // The agent rewrote its task list (the harness's `write_todos`); each update replaces the whole list.
+      if (e.name === 'todos_updated') return { ...turn, todos: todosOf(e.value) };
+      return turn;
     case 'REPLY_END':
       return {
         ...turn,
@@ -134,6 +145,16 @@ export function cancelTurn(turn: Turn): Turn {
 /** The transport failed (HTTP error, dropped stream): the turn ends with the message. */
 export function failTurn(turn: Turn, message: string): Turn {
   return { ...turn, status: 'error', error: message, pending: [] };
+}
+
+/** The list from a `todos_updated` value; entries of an unexpected shape are dropped, never shown half-read. */
+function todosOf(value: unknown): readonly TodoView[] {
+  const todos = (value as { todos?: unknown } | undefined)?.todos;
+  if (!Array.isArray(todos)) return [];
+  return todos.filter(
+    (t): t is TodoView =>
+      typeof (t as TodoView).content === 'string' && ['pending', 'in_progress', 'completed'].includes((t as TodoView).status),
+  );
 }
 
 function addPart(turn: Turn, part: ReplyPart): Turn {
