@@ -22,7 +22,8 @@ import { closePendingReply, type WhilePending } from './pending-reply-policy.js'
 import { ReplyContext } from './reply-context.js';
 import { ReplyQueue } from './reply-queue.js';
 import { ReplyRun } from './reply-run.js';
-import { validateResume } from './resume-validation.js';
+import { resumeOutput, validateResume } from './resume-validation.js';
+import { sentMessage } from './send-inbox.js';
 import { SessionState } from './session-state.js';
 import { StoreSync } from './store-sync.js';
 import { OUTPUT_TOOL_NAME, StructuredOutput, type ReplyOptions } from './structured-output.js';
@@ -91,7 +92,13 @@ export class Agent {
     }
     const store = options.store;
     this.sync = store
-      ? new StoreSync(store, this.sessionId, () => this.saveState(), (snapshot) => this.state.restore(snapshot))
+      ? new StoreSync(
+          store,
+          this.sessionId,
+          () => this.saveState(),
+          (snapshot) => this.state.restore(snapshot, true),
+          (snapshot) => this.state.inbox.saved(snapshot.inbox),
+        )
       : undefined;
     const tools = new Map<string, Tool>();
     for (const tool of [...(options.tools ?? []), ...this.middlewares.flatMap((m) => m.tools?.() ?? [])]) {
@@ -121,6 +128,11 @@ export class Agent {
   /** The conversation so far (user messages and reply messages). */
   get context(): readonly Msg[] {
     return this.state.context;
+  }
+
+  /** Messages sent with {@link Agent.send} that have not joined a reply yet, oldest first. */
+  get queued(): readonly Msg[] {
+    return this.state.inbox.messages;
   }
 
   /** The suspended reply waiting for `USER_CONFIRM_RESULT` or `EXTERNAL_EXECUTION_RESULT`, if any. */
@@ -210,6 +222,27 @@ export class Agent {
   }
 
   /**
+   * Sends a user message into the running reply: it joins the conversation at that reply's next
+   * reasoning step (the very next model request includes it), is emitted once as `HINT_BLOCK`
+   * with `hintSource: 'user'`, and is kept in the reply message (`saveState()` holds it; models
+   * receive it as a user turn). A message sent while the model writes what would be the final
+   * answer gets the reply one more reasoning step. Sent while no reply runs, it joins the next
+   * reply after that reply's own input. Messages keep their order; until they join a reply they
+   * are part of the saved state, so an interrupted or suspended reply delivers them on the next
+   * reply or the resume, in this agent or one restored from its state. Takes text (a string, or
+   * a user message of text blocks); throws an {@link AgentUsageError} for anything else.
+   *
+   * @example
+   * ```ts
+   * agent.reply('Refactor the parser').subscribe(render);
+   * input.onsubmit = () => agent.send(input.value); // the agent reads it before its next model call
+   * ```
+   */
+  send(message: string | Msg): void {
+    this.state.inbox.push(sentMessage(message));
+  }
+
+  /**
    * This agent as a tool of another agent: each call runs one reply of this agent, whose events
    * stream through the caller's reply with this agent's name as `source`; the reply's final text
    * is the tool result; cancelling the caller cancels this reply. Calls queue, one reply at a time.
@@ -256,6 +289,7 @@ export class Agent {
   private startReply(input: ReplyInput, options: ReplyOptions): Observable<AgentEvent> {
     const output = options.output ? this.structuredOutput(options) : undefined;
     const prepared = this.prepareInput(input);
+    if (prepared.resume) resumeOutput(prepared.resume.pending, output);
     const controller = new AbortController();
     const replyId = prepared.resume?.pending.replyId ?? newId('reply');
     const replyValues = structuredClone({ ...prepared.resume?.pending.replyState });

@@ -39,6 +39,10 @@ export interface LoopHost {
   setContext(messages: readonly Msg[]): void;
   /** Records (or clears) the suspended reply. */
   setPending(pending: PendingReply | undefined): void;
+  /** The messages sent with `agent.send()` since they were last taken, oldest first (the inbox empties). */
+  takeSent(): readonly Msg[];
+  /** True when messages sent with `agent.send()` wait to join the reply. */
+  hasSent(): boolean;
   /** Permission verdict for a validated call (synchronous unless a tool's own check is async). */
   decide(tool: Tool, input: unknown): PermissionDecision | Promise<PermissionDecision>;
   /** Adds an allow rule for a tool ("always allow" in a confirmation). */
@@ -93,6 +97,8 @@ export function createLoopHost(parts: LoopHostParts): LoopHost {
     setPending: (pending) => {
       state.pending = pending;
     },
+    takeSent: () => state.inbox.take(),
+    hasSent: () => state.inbox.size > 0,
     decide: (tool, input) => decidePermission(tool, input, state.permissions.state),
     alwaysAllow: (toolName) => state.permissions.addRule({ behavior: 'allow', tool: toolName }),
     persist: () => parts.persist(),

@@ -226,6 +226,7 @@ export class ReplyRun implements StepScope {
         external: this.suspended.external,
         usage: this.usage.total(),
         ...(Object.keys(ctx.replyValues).length ? { replyState: structuredClone(ctx.replyValues) } : {}),
+        ...(this.output ? { output: this.output.persisted() } : {}),
       });
       return { events: hints, reason, persist: host.persist() };
     }

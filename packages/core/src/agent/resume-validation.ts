@@ -5,6 +5,7 @@ import { validateToolInput } from '../tool/validate.js';
 import type { ResumeInput } from './agent-options.js';
 import { AgentUsageError } from './errors.js';
 import type { ResumeRequest } from './loop-host.js';
+import type { StructuredOutput } from './structured-output.js';
 
 /**
  * Checks a resume against the suspended reply before anything changes: it must be for that
@@ -58,4 +59,26 @@ export function validateResume(
     if (typeof r.output !== 'string' && !Array.isArray(r.output)) refuse(`result for ${r.toolCallId} needs an "output" (string or content blocks).`);
   }
   return { pending, event: event as ExternalExecutionResultEvent };
+}
+
+/**
+ * A suspended reply asked for a structured output keeps asking for it when it resumes: the
+ * resume must pass the same schema as `{output}` (a zod schema cannot be stored, its JSON
+ * schema is), and a reply started without one cannot be given one on resume. Nothing changes
+ * before this check.
+ */
+export function resumeOutput(pending: PendingReply, output: StructuredOutput | undefined): void {
+  if (pending.output && !output) {
+    throw new AgentUsageError(
+      `Cannot resume reply ${pending.replyId} without its output schema: it was started with reply(input, {output}), and a ` +
+        'zod schema is not part of the saved state. Resume with the same schema: reply(resume, { output: schema }).',
+    );
+  }
+  if (!output) return;
+  if (!pending.output) {
+    throw new AgentUsageError(
+      `Cannot resume reply ${pending.replyId} with an output schema: it was started without one; resume it without {output}.`,
+    );
+  }
+  output.resume(pending.output, pending.replyId);
 }

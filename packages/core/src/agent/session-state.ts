@@ -1,10 +1,12 @@
 import type { Msg } from '../message/blocks.js';
 import type { Permissions } from '../permission/permissions.js';
 import { STATE_VERSION, type AgentStateSnapshot, type PendingReply } from '../state/snapshot.js';
+import { SendInbox } from './send-inbox.js';
 
 /**
  * What an agent keeps between replies, and what `saveState()` writes: the conversation, the
- * summary, the middleware state, the permission settings and the suspended reply.
+ * summary, the middleware state, the permission settings, the suspended reply and the messages
+ * sent with `send()` that wait for a reply.
  */
 export class SessionState {
   /** The conversation (user messages and reply messages); replaced, never mutated in place. */
@@ -14,6 +16,8 @@ export class SessionState {
   middlewareState: Record<string, unknown> = {};
   /** The reply suspended for confirmation or external execution, if any. */
   pending: PendingReply | undefined;
+  /** Messages sent with `agent.send()` that have not joined a reply yet. */
+  readonly inbox = new SendInbox();
 
   constructor(readonly permissions: Permissions) {}
 
@@ -22,13 +26,17 @@ export class SessionState {
     if (messages.length) this.context = [...this.context, ...messages];
   }
 
-  /** Takes everything from a snapshot (validated by the caller). */
-  restore(snapshot: AgentStateSnapshot): void {
+  /**
+   * Takes everything from a snapshot (validated by the caller). `fromStore`: a newer state loaded
+   * from the session store, which keeps the messages sent here that were not saved yet.
+   */
+  restore(snapshot: AgentStateSnapshot, fromStore = false): void {
     this.context = [...snapshot.context];
     this.summary = snapshot.summary;
     this.middlewareState = structuredClone({ ...snapshot.middlewareState });
     this.permissions.replace(snapshot.permissions);
     this.pending = snapshot.pending;
+    this.inbox.restore(snapshot.inbox, fromStore);
   }
 
   /** A JSON-serialisable, versioned snapshot of the state. */
@@ -42,6 +50,7 @@ export class SessionState {
       middlewareState: structuredClone(this.middlewareState),
       permissions: this.permissions.state,
       ...(this.pending ? { pending: this.pending } : {}),
+      ...(this.inbox.size ? { inbox: this.inbox.messages } : {}),
       savedAt: Date.now(),
     };
   }

@@ -19,6 +19,8 @@ export class StoreSync {
     private readonly sessionId: string,
     private readonly snapshot: () => AgentStateSnapshot,
     private readonly restore: (snapshot: AgentStateSnapshot) => void,
+    /** Told which snapshot a successful save wrote. */
+    private readonly saved: (snapshot: AgentStateSnapshot) => void = () => undefined,
   ) {}
 
   /** Loads the stored state when it changed since this agent last loaded or saved it. */
@@ -37,7 +39,9 @@ export class StoreSync {
   /** Saves the current state after the previous save; the promise rejects when this save fails. */
   persist(): Promise<void> {
     const save = this.lastSave.then(async () => {
-      this.version = await this.store.save(this.sessionId, this.snapshot(), this.version);
+      const snapshot = this.snapshot();
+      this.version = await this.store.save(this.sessionId, snapshot, this.version);
+      this.saved(snapshot);
     });
     this.lastSave = save.catch(() => undefined);
     return save;

@@ -44,20 +44,24 @@ export class StructuredOutput {
   readonly responseFormat: ResponseFormat | undefined;
   /** The `final_output` tool offered to the model (tool mode). */
   readonly tool: Tool | undefined;
+  /** The JSON schema of `output`: what a suspended reply stores, to recognise the schema on resume. */
+  readonly jsonSchema: Record<string, unknown>;
   private readonly schema: z.ZodType;
   private readonly wrapped: boolean;
-  private repairs = 0;
 
   constructor(
     output: z.ZodType,
     native: boolean,
     private readonly maxRepairs: number,
+    /** Repair turns already used (a resumed reply continues its count). */
+    private repairs = 0,
   ) {
     if (!(output instanceof z.ZodType)) throw new AgentUsageError('The `output` option of a reply must be a zod schema.');
     if (!Number.isInteger(maxRepairs) || maxRepairs < 0) {
       throw new AgentUsageError(`outputRepairs must be a non-negative integer, got ${maxRepairs}.`);
     }
     const json = jsonSchemaOf(output);
+    this.jsonSchema = json;
     // Providers want an object at the root: anything else travels as {value: ...}.
     this.wrapped = json['type'] !== 'object';
     this.schema = this.wrapped ? z.object({ value: output }) : output;
@@ -115,6 +119,26 @@ export class StructuredOutput {
     if (this.accepted) return true;
     if (calledTool) this.repair('', false);
     return false;
+  }
+
+  /**
+   * Continues the structured output of a suspended reply: the schema must be the one the reply
+   * was started with (compared by JSON schema: a zod schema cannot be stored), and the repair
+   * turns already used count. Throws an {@link AgentUsageError} that says what to pass.
+   */
+  resume(stored: { readonly schema: Readonly<Record<string, unknown>>; readonly repairs: number }, replyId: string): void {
+    if (JSON.stringify(stored.schema) !== JSON.stringify(this.jsonSchema)) {
+      throw new AgentUsageError(
+        `Cannot resume reply ${replyId} with this output schema: the reply was started with a different one ` +
+          `(JSON schema ${JSON.stringify(stored.schema).slice(0, 200)}). Pass the same zod schema as {output}.`,
+      );
+    }
+    this.repairs = stored.repairs;
+  }
+
+  /** What a suspended reply keeps of its structured output. */
+  persisted(): { readonly schema: Record<string, unknown>; readonly repairs: number } {
+    return { schema: this.jsonSchema, repairs: this.repairs };
   }
 
   private validate(value: unknown): string | undefined {

@@ -6,6 +6,8 @@
 const MIGRATIONS: Readonly<Record<number, (old: Record<string, unknown>) => Record<string, unknown>>> = {
   // v1 → v2: permission settings and the suspended reply joined the state.
   1: (old) => ({ ...old, version: 2, permissions: { mode: 'default', rules: [] } }),
+  // v2 → v3: messages sent with send() (`inbox`) and a suspended reply's structured output joined the state.
+  2: (old) => ({ ...old, version: 3 }),
 };
 
 /**

@@ -5,7 +5,7 @@ import type { PermissionState } from '../permission/rules.js';
 import { migrateState } from './migrations.js';
 
 /** The snapshot format version this build writes (older versions are migrated on load). */
-export const STATE_VERSION = 2;
+export const STATE_VERSION = 3;
 
 const text = z.object({ type: z.literal('text'), text: z.string() });
 const data = z.object({ type: z.literal('data'), mediaType: z.string(), data: z.string().optional(), url: z.string().optional() });
@@ -61,6 +61,7 @@ export const pendingReplySchema = z.object({
   external: z.array(pendingCallSchema),
   usage: usageSchema,
   replyState: z.record(z.string(), z.unknown()).optional(),
+  output: z.object({ schema: z.record(z.string(), z.unknown()), repairs: z.number().int().nonnegative() }).optional(),
 });
 
 /** zod schema of {@link AgentStateSnapshot}. */
@@ -73,6 +74,7 @@ export const agentStateSchema = z.object({
   middlewareState: z.record(z.string(), z.unknown()),
   permissions: z.object({ mode: z.enum(['default', 'strict', 'plan', 'bypass']), rules: z.array(ruleSchema) }),
   pending: pendingReplySchema.optional(),
+  inbox: z.array(msgSchema).optional(),
   savedAt: z.number().optional(),
 });
 
@@ -95,6 +97,11 @@ export interface PendingReply {
   readonly usage: Usage;
   /** The reply's `ctx.replyState` values. */
   readonly replyState?: Readonly<Record<string, unknown>>;
+  /**
+   * The structured output the reply was asked for: its JSON schema (a resume must pass a zod
+   * schema with the same JSON schema) and the repair turns used so far.
+   */
+  readonly output?: { readonly schema: Readonly<Record<string, unknown>>; readonly repairs: number };
 }
 
 /**
@@ -117,6 +124,8 @@ export interface AgentStateSnapshot {
   readonly permissions: PermissionState;
   /** The suspended reply, if the agent waits for a confirmation or an external result. */
   readonly pending?: PendingReply;
+  /** Messages sent with `agent.send()` that have not joined a reply yet, oldest first. */
+  readonly inbox?: readonly Msg[];
   readonly savedAt?: number;
 }
 
