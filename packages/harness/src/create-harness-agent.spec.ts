@@ -63,12 +63,37 @@ describe('createHarnessAgent', () => {
       ['CompactionMiddleware', true],
       ['ToolResultEvictionMiddleware', true],
       ['file tools', true],
+      ['MemoryFlushMiddleware', false],
+      ['MemoryMaintenanceMiddleware', false],
+      ['memory tools', false],
     ]);
     expect(d.parts[0]).toMatchObject({ hooks: ['onAgent', 'onActing'], tools: ['execute'] });
     expect(d.parts[0]!.reason).toMatch(/^sandbox: local/);
     expect(d.parts[4]).toMatchObject({ hooks: ['onAgent', 'onActing', 'onSystemPrompt'], tools: ['plan_enter', 'plan_write', 'plan_exit'] });
     expect(d.parts[5]!.reason).toBe("older messages summarised over 100,000 tokens (from the model's context window when known)");
     expect(d.parts[6]!.reason).toBe('results over 80,000 characters go to large_tool_results/');
+  });
+
+  it('memory: true adds the flush, the maintenance and the memory tools; each switches off alone', () => {
+    const agent = createHarnessAgent({ ...presets.minimal(), model, workspace: dir.path, memory: true });
+    expect(agent.middlewares.map((m) => m.key)).toEqual(['WorkspaceContextMiddleware', 'MemoryFlushMiddleware', 'MemoryMaintenanceMiddleware']);
+    expect(agent.tools.map((t) => t.name)).toEqual(['memory_search', 'memory_get', 'memory_save']);
+    const parts = describeHarness(agent).parts.filter((p) => p.option.startsWith('memory'));
+    expect(parts.map((p) => [p.name, p.enabled, p.hooks, p.tools])).toEqual([
+      ['MemoryFlushMiddleware', true, ['onAgent'], []],
+      ['MemoryMaintenanceMiddleware', true, ['onAgent'], []],
+      ['memory tools', true, [], ['memory_search', 'memory_get', 'memory_save']],
+    ]);
+    expect(parts[1]!.reason).toBe('at most once a day, older ledgers folded into MEMORY.md and archived (detached)');
+
+    const some = createHarnessAgent({ ...presets.minimal(), model, workspace: dir.path, memory: { flush: false, maintenance: { intervalMs: 3_600_000 }, tools: false } });
+    expect(some.middlewares.map((m) => m.key)).toEqual(['WorkspaceContextMiddleware', 'MemoryMaintenanceMiddleware']);
+    expect(some.tools).toEqual([]);
+    expect(describeHarness(some).parts.filter((p) => p.option.startsWith('memory')).map((p) => [p.name, p.enabled, p.reason])).toEqual([
+      ['MemoryFlushMiddleware', false, 'memory.flush: false'],
+      ['MemoryMaintenanceMiddleware', true, 'at most once every 3,600,000 ms, older ledgers folded into MEMORY.md and archived (detached)'],
+      ['memory tools', false, 'memory.tools: false'],
+    ]);
   });
 
   it('minimal() keeps only the workspace context', () => {

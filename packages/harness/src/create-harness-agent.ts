@@ -1,4 +1,4 @@
-import { Agent, type Middleware, type Tool } from '@rxscope/core';
+import { Agent } from '@rxscope/core';
 import type { HarnessOptions, SandboxChoice } from './harness-options.js';
 import { CompactionMiddleware } from './middleware/compaction/index.js';
 import { AtPathExpansionMiddleware } from './middleware/at-path-expansion/index.js';
@@ -7,6 +7,9 @@ import { SandboxLifecycleMiddleware } from './middleware/sandbox-lifecycle/index
 import { TodoListMiddleware } from './middleware/todo-list/index.js';
 import { ToolResultEvictionMiddleware } from './middleware/tool-result-eviction/index.js';
 import { WorkspaceContextMiddleware } from './middleware/workspace-context/index.js';
+import type { AssembledPart, HarnessPart } from './harness-part.js';
+export type { HarnessPart } from './harness-part.js';
+import { memoryParts } from './memory/memory-parts.js';
 import { BubblewrapSandbox } from './sandbox/bubblewrap-sandbox.js';
 import { LocalSandbox } from './sandbox/local-sandbox.js';
 import type { Sandbox } from './sandbox/sandbox.js';
@@ -18,21 +21,6 @@ import { readFileTool } from './tools/read-file.js';
 import { writeFileTool } from './tools/write-file.js';
 import { ensureWorkspace } from './workspace/layout.js';
 import { LocalFileSystem } from './workspace/local-file-system.js';
-
-/** One part of an assembled harness, as `describeHarness` reports it. */
-export interface HarnessPart {
-  /** The middleware's class name, or `tools` for the file tools. */
-  readonly name: string;
-  /** The option that switches it (`sandbox`, `planMode`, ...). */
-  readonly option: string;
-  readonly enabled: boolean;
-  /** Why it is on or off. */
-  readonly reason: string;
-  /** Hooks it implements (middlewares that are on). */
-  readonly hooks: readonly string[];
-  /** Tools it contributes (parts that are on). */
-  readonly tools: readonly string[];
-}
 
 /** What `describeHarness` returns: the workspace and the parts in chain order. */
 export interface HarnessDescription {
@@ -78,7 +66,7 @@ export function createHarnessAgent(options: HarnessOptions): Agent {
   const fs = options.fileSystem ?? new LocalFileSystem(options.workspace!);
   const workspace = options.fileSystem ? (options.workspace !== undefined ? ensureWorkspace(options.workspace) : fs.root) : fs.root;
   const sandbox = sandboxOf(options.sandbox ?? 'none');
-  const parts: { part: Omit<HarnessPart, 'hooks' | 'tools'>; middleware?: Middleware; tools?: readonly Tool[] }[] = [];
+  const parts: AssembledPart[] = [];
   const on = <T,>(value: T | boolean | undefined, fallback: boolean): value is T | true => (value === undefined ? fallback : value !== false);
 
   parts.push(
@@ -170,6 +158,7 @@ export function createHarnessAgent(options: HarnessOptions): Agent {
     },
     tools,
   });
+  parts.push(...memoryParts(options.memory, fs));
 
   const {
     workspace: _w,
@@ -184,13 +173,15 @@ export function createHarnessAgent(options: HarnessOptions): Agent {
     todos: _td,
     workspaceContext: _wc,
     atPathExpansion: _a,
+    memory: _m,
     ...agentOptions
   } = options;
   const harnessMiddlewares = parts.flatMap((p) => (p.middleware ? [p.middleware] : []));
   const agent = new Agent({
     ...agentOptions,
     model: options.model,
-    tools: [...(options.tools ?? []), ...tools],
+    // The file tools and the memory tools: the parts with tools and no middleware.
+    tools: [...(options.tools ?? []), ...parts.flatMap((p) => (p.middleware ? [] : (p.tools ?? [])))],
     middlewares: [...(options.middlewares ?? []), ...harnessMiddlewares],
   });
   described.set(agent, {

@@ -5,9 +5,30 @@ import type { SandboxLifecycleOptions } from './middleware/sandbox-lifecycle/ind
 import type { TodoListOptions } from './middleware/todo-list/index.js';
 import type { ToolResultEvictionOptions } from './middleware/tool-result-eviction/index.js';
 import type { WorkspaceContextOptions } from './middleware/workspace-context/index.js';
+import type { DetachedReport } from './memory/detached-work.js';
+import type { MemoryFlushOptions } from './middleware/memory-flush/index.js';
+import type { MemoryMaintenanceOptions } from './middleware/memory-maintenance/index.js';
 import type { Sandbox } from './sandbox/sandbox.js';
 import type { ReadFileOptions } from './tools/read-file.js';
 import type { WorkspaceFileSystem } from './workspace/workspace-file-system.js';
+
+/**
+ * The harness's memory (`memory: true` turns on all three parts). `bus` and `onError` receive
+ * what the detached flush and maintenance report.
+ *
+ * @example
+ * ```ts
+ * const options: HarnessOptions = { model, workspace: './ws', memory: { maintenance: { intervalMs: 6 * 3600_000 }, bus: sessions.bus } };
+ * ```
+ */
+export interface HarnessMemoryOptions extends DetachedReport {
+  /** After each completed reply, durable facts go to `memory/YYYY-MM-DD.md`. Default true. */
+  readonly flush?: boolean | Omit<MemoryFlushOptions, 'fileSystem' | 'bus' | 'onError'>;
+  /** Throttled consolidation of older ledgers into `MEMORY.md`. Default true. */
+  readonly maintenance?: boolean | Omit<MemoryMaintenanceOptions, 'fileSystem' | 'bus' | 'onError'>;
+  /** `memory_search`, `memory_get`, `memory_save`. Default true. */
+  readonly tools?: boolean;
+}
 
 /** Where `execute` runs: no shell, a local child process, bubblewrap, or your own sandbox. */
 export type SandboxChoice = 'none' | 'local' | 'bubblewrap' | Sandbox;
@@ -48,4 +69,9 @@ export interface HarnessOptions extends Omit<AgentOptions, 'model'> {
   readonly workspaceContext?: boolean | Omit<WorkspaceContextOptions, 'workspace'>;
   /** `@path` in user messages attaches the file. Default true. */
   readonly atPathExpansion?: boolean | Omit<AtPathExpansionOptions, 'fileSystem'>;
+  /**
+   * Memory: the detached flush after each reply, its maintenance into `MEMORY.md`, and the memory
+   * tools. Default false (the flush is a model call after every reply: a cost you opt into).
+   */
+  readonly memory?: boolean | HarnessMemoryOptions;
 }

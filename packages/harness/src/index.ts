@@ -3,7 +3,7 @@
 // assembly
 export { createHarnessAgent, describeHarness } from './create-harness-agent.js';
 export type { HarnessDescription, HarnessPart } from './create-harness-agent.js';
-export type { HarnessOptions, SandboxChoice } from './harness-options.js';
+export type { HarnessMemoryOptions, HarnessOptions, SandboxChoice } from './harness-options.js';
 export { presets } from './presets.js';
 
 // workspace
@@ -22,6 +22,9 @@ export { listFilesTool } from './tools/list-files.js';
 export { globFilesTool } from './tools/glob-files.js';
 export { grepFilesTool } from './tools/grep-files.js';
 export type { GrepFilesOptions } from './tools/grep-files.js';
+export { memorySearchTool } from './tools/memory-search.js';
+export { memoryGetTool } from './tools/memory-get.js';
+export { memorySaveTool } from './tools/memory-save.js';
 
 // sandboxes
 export type { ExecEvent, ExecOptions, Sandbox, SandboxSession } from './sandbox/sandbox.js';
@@ -49,5 +52,11 @@ export { contextWindowOf } from './middleware/compaction/context-window.js';
 export { SUMMARY_SECTIONS, transcriptOf } from './middleware/compaction/summarize.js';
 export { estimateTokens, TokenTally } from './middleware/compaction/token-count.js';
 export type { TokenCounter } from './middleware/compaction/token-count.js';
+export { MemoryFlushMiddleware } from './middleware/memory-flush/index.js';
+export type { MemoryFlushOptions } from './middleware/memory-flush/index.js';
+export { MAINTENANCE_FILE, MemoryMaintenanceMiddleware } from './middleware/memory-maintenance/index.js';
+export type { MemoryMaintenanceOptions } from './middleware/memory-maintenance/index.js';
+export type { DetachedReport } from './memory/detached-work.js';
+export { MEMORY_ARCHIVE } from './memory/ledger.js';
 export { FILE_TOOL_NAMES, ToolResultEvictionMiddleware } from './middleware/tool-result-eviction/index.js';
 export type { ToolResultEvictionOptions } from './middleware/tool-result-eviction/index.js';
