@@ -15,3 +15,7 @@ export type {
   SessionEventBus,
   SessionEventsOptions,
 } from './sessions/index.js';
+
+// Redis: pub/sub shared by the Redis-backed parts ---------------------------------------------
+export { compareStreamIds, RedisChannels } from './redis/redis-channels.js';
+export type { RedisChannelListener, RedisChannelSubscription } from './redis/redis-channels.js';

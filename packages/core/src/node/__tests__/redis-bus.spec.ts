@@ -8,16 +8,15 @@ import { filter, firstValueFrom, lastValueFrom, take, takeWhile, toArray } from 
 import { Agent, fromAgentEventStream, REPLAY_GAP, type AgentEvent } from '../../index.js';
 import { OpenAIChatModel } from '../../model/openai/index.js';
 import { assertReplyGrammar } from '../../testing/index.js';
-import { startOpenAITestServer, type OpenAITestServer } from '../../testing/node/index.js';
+import { startOpenAITestServer, startRedisServer, type OpenAITestServer, type RedisTestServer } from '../../testing/node/index.js';
 import { AgentSessions, RedisSessionEventBus } from '../index.js';
-import { startRedisServer, type RedisServer } from './redis-server.js';
 import { waitFor } from './helpers.js';
 
 const untilEnd = takeWhile((e: AgentEvent) => e.type !== 'REPLY_END', true);
 const TSX = require.resolve('tsx/cli');
 
 describe('RedisSessionEventBus on a real redis-server', () => {
-  let redisServer: RedisServer;
+  let redisServer: RedisTestServer;
   let redis: Redis;
   let model: OpenAITestServer;
   let prefix: string;

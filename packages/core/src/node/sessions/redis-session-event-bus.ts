@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { Observable } from 'rxjs';
 import type { AgentEvent } from '../../event/events.js';
+import { compareStreamIds, RedisChannels, type RedisChannelListener } from '../redis/redis-channels.js';
 import { replayGapEvent, type SessionEventBus, type SessionEventsOptions } from './session-event-bus.js';
 
 /** Options of {@link RedisSessionEventBus}. */
@@ -49,21 +50,15 @@ end`;
 
 type Entry = [streamId: string, fields: string[]];
 
-interface Listener {
-  /** A live message (stream id and event JSON). */
-  deliver(streamId: string, json: string): void;
-  /** Called after the listening connection came back: fetch what was published meanwhile. */
-  resync(): void;
-}
-
 /**
  * A {@link SessionEventBus} on Redis, for several Node processes serving the same sessions: a
  * reply running in one process can be streamed by another. Each session's log is a Redis stream
  * (`<prefix><id>:log`, trimmed to `maxEvents`, expiring `ttlSeconds` after its last event); live
  * events go out on a pub/sub channel (`<prefix><id>:live`) published by the same Lua script
  * that appends them, so replay and live tail join without gaps or duplicates (by stream id).
- * One extra connection per bus listens to every session; after it reconnects, each listener
- * fetches what was published meanwhile from the stream. Uses ioredis (an optional peer).
+ * One extra connection per bus listens to every session ({@link RedisChannels}); after it
+ * reconnects, each listener fetches what was published meanwhile from the stream. Uses ioredis
+ * (an optional peer).
  *
  * @example
  * ```ts
@@ -77,20 +72,31 @@ export class RedisSessionEventBus implements SessionEventBus {
   private readonly prefix: string;
   private readonly maxEvents: number;
   private readonly ttlSeconds: number;
-  private subscriber: Redis | undefined;
-  private readonly channels = new Map<string, { listeners: Set<Listener>; ready: Promise<unknown> }>();
-  private connectedOnce = false;
+  private readonly channels: RedisChannels;
 
   constructor(options: RedisSessionEventBusOptions) {
     this.redis = options.redis;
     this.prefix = options.prefix ?? 'rxscope:session:';
     this.maxEvents = Math.max(1, options.maxEvents ?? 1000);
     this.ttlSeconds = options.ttlSeconds ?? 24 * 3600;
+    this.channels = new RedisChannels(this.redis);
   }
 
   async append(sessionId: string, event: AgentEvent): Promise<void> {
     const k = this.keys(sessionId);
-    await this.redis.eval(APPEND, 3, k.log, k.open, k.live, this.maxEvents, JSON.stringify(event), event.id, event.type, event.replyId, this.ttlSeconds);
+    await this.redis.eval(
+      APPEND,
+      3,
+      k.log,
+      k.open,
+      k.live,
+      this.maxEvents,
+      JSON.stringify(event),
+      event.id,
+      event.type,
+      event.replyId,
+      this.ttlSeconds,
+    );
   }
 
   events(sessionId: string, options: SessionEventsOptions = {}): Observable<AgentEvent> {
@@ -99,21 +105,27 @@ export class RedisSessionEventBus implements SessionEventBus {
       let last = '0-0';
       let buffer: [string, string][] | undefined = [];
       const emit = (streamId: string, json: string) => {
-        if (compareIds(streamId, last) <= 0) return;
+        if (compareStreamIds(streamId, last) <= 0) return;
         last = streamId;
         subscriber.next(JSON.parse(json) as AgentEvent);
       };
       const fail = (error: unknown) => subscriber.error(error);
-      const listener: Listener = {
-        deliver: (streamId, json) => (buffer ? buffer.push([streamId, json]) : emit(streamId, json)),
-        resync: () => {
+      const listener: RedisChannelListener = {
+        // A live message is '<stream id> <event json>' (see APPEND).
+        message: (text) => {
+          const space = text.indexOf(' ');
+          const [streamId, json] = [text.slice(0, space), text.slice(space + 1)];
+          if (buffer) buffer.push([streamId, json]);
+          else emit(streamId, json);
+        },
+        reconnected: () => {
           if (buffer) return;
           this.range(k.log, `(${last}`)
             .then((entries) => entries.forEach(([id, fields]) => emit(id, fields[3]!)))
             .catch(fail);
         },
       };
-      const unlisten = this.listen(k.live, listener);
+      const unlisten = this.channels.listen(k.live, listener);
 
       const replay = async () => {
         await unlisten.ready; // listening before reading the log: nothing falls in between
@@ -148,10 +160,7 @@ export class RedisSessionEventBus implements SessionEventBus {
   }
 
   async close(): Promise<void> {
-    const subscriber = this.subscriber;
-    this.subscriber = undefined;
-    this.channels.clear();
-    if (subscriber) await subscriber.quit().catch(() => subscriber.disconnect());
+    await this.channels.close();
   }
 
   private keys(sessionId: string) {
@@ -162,49 +171,4 @@ export class RedisSessionEventBus implements SessionEventBus {
   private async range(key: string, start: string): Promise<Entry[]> {
     return this.redis.xrange(key, start, '+');
   }
-
-  private listen(channel: string, listener: Listener): { ready: Promise<unknown>; stop: () => void } {
-    const subscriber = this.connect();
-    let entry = this.channels.get(channel);
-    if (!entry) {
-      entry = { listeners: new Set(), ready: subscriber.subscribe(channel) };
-      this.channels.set(channel, entry);
-    }
-    entry.listeners.add(listener);
-    const current = entry;
-    return {
-      ready: current.ready,
-      stop: () => {
-        current.listeners.delete(listener);
-        if (current.listeners.size === 0 && this.channels.get(channel) === current) {
-          this.channels.delete(channel);
-          if (this.subscriber) void this.subscriber.unsubscribe(channel).catch(() => undefined);
-        }
-      },
-    };
-  }
-
-  private connect(): Redis {
-    if (this.subscriber) return this.subscriber;
-    const subscriber = this.redis.duplicate();
-    subscriber.on('message', (channel: string, message: string) => {
-      const space = message.indexOf(' ');
-      for (const listener of [...(this.channels.get(channel)?.listeners ?? [])]) listener.deliver(message.slice(0, space), message.slice(space + 1));
-    });
-    subscriber.on('ready', () => {
-      // ioredis subscribes again by itself; what was published while it was away is in the logs.
-      if (this.connectedOnce) for (const entry of this.channels.values()) for (const listener of entry.listeners) listener.resync();
-      this.connectedOnce = true;
-    });
-    subscriber.on('error', () => undefined); // reconnection is ioredis' job; commands report their own errors
-    this.subscriber = subscriber;
-    return subscriber;
-  }
-}
-
-/** Orders Redis stream ids (`<ms>-<seq>`). */
-function compareIds(a: string, b: string): number {
-  const [am = 0, as = 0] = a.split('-').map(Number);
-  const [bm = 0, bs = 0] = b.split('-').map(Number);
-  return am - bm || as - bs;
 }

@@ -6,3 +6,5 @@ export type { OpenAITestServer, OpenAITestServerOptions } from './openai-test-se
 export type { ServerToolCall, ServerTurn } from './script.js';
 export type { ServerFault } from './faults.js';
 export type { RecordedBody, RecordedContentPart, RecordedRequest, RecordedWireMessage } from './recording.js';
+export { startRedisServer } from './redis-server.js';
+export type { RedisTestServer, RedisTestServerOptions } from './redis-server.js';
