@@ -60,3 +60,14 @@ export type { DetachedReport } from './memory/detached-work.js';
 export { MEMORY_ARCHIVE } from './memory/ledger.js';
 export { FILE_TOOL_NAMES, ToolResultEvictionMiddleware } from './middleware/tool-result-eviction/index.js';
 export type { ToolResultEvictionOptions } from './middleware/tool-result-eviction/index.js';
+
+// workspace files with front matter (subagents/<name>.md, skills/<name>/SKILL.md)
+export { FrontMatterError, formatFrontMatter, parseFrontMatter } from './workspace/front-matter.js';
+export type { FrontMatterDocument } from './workspace/front-matter.js';
+
+// message bus: queues, replay logs and broadcast, in memory or on Redis
+export type { LogEntry, LogPage, LogReadOptions, MessageBus } from './bus/message-bus.js';
+export { InMemoryMessageBus } from './bus/in-memory-message-bus.js';
+export type { InMemoryMessageBusOptions } from './bus/in-memory-message-bus.js';
+export { RedisMessageBus } from './bus/redis-message-bus.js';
+export type { RedisMessageBusOptions } from './bus/redis-message-bus.js';
