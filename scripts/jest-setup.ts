@@ -5,6 +5,11 @@
 import { format } from 'node:util';
 import { config } from 'rxjs';
 
+// CI machines have 2 cores and the suite runs test servers, Redis and Chromium side by side: a
+// test that boots a server takes 0.5 s alone but has taken over 5 s (jest's default) under that
+// load. A real hang still fails, at 20 s.
+jest.setTimeout(20_000);
+
 const METHODS = ['log', 'info', 'warn', 'error', 'debug', 'trace'] as const;
 type Method = (typeof METHODS)[number];
 

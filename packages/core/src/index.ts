@@ -51,6 +51,8 @@ export { createDeltaEvent, createEvent } from './event/create.js';
 export type { DeltaEventType, EventOrigin } from './event/create.js';
 export { AGENT_EVENT_TYPES, isAgentEvent, isBlockDelta, isBlockEnd, isBlockStart, isEvent } from './event/guards.js';
 export type { BlockDeltaEvent, BlockEndEvent, BlockStartEvent } from './event/guards.js';
+export { closeBlock, closeOpenStream, OpenStream } from './event/open-stream.js';
+export type { CloseOpenStreamOptions, OpenBlockInfo, OpenStreamState } from './event/open-stream.js';
 
 // models
 export type { ChatModel, ModelOptions, ModelRequest, ModelRequestInfo, ResponseFormat, ToolChoice, ToolSchema } from './model/chat-model.js';

@@ -14,7 +14,7 @@ import { newId } from '../util/id.js';
 import type { AgentOptions, ReplyInput } from './agent-options.js';
 import { agentAsTool, type AgentToolOptions, type DefaultAgentToolInput } from './agent-tool.js';
 import { chainsFor } from './chains.js';
-import { closingEvents } from './closing-events.js';
+import { closeOpenStream } from '../event/open-stream.js';
 import { AgentError, AgentUsageError } from './errors.js';
 import { createLoopHost, type LoopHost, type ResumeRequest } from './loop-host.js';
 import { Relay } from './operator-relay.js';
@@ -325,7 +325,7 @@ export class Agent {
           }
           ended = true;
           const closing: AgentEvent[] = started ? [] : [ctx.event('REPLY_START', { sessionId: this.sessionId })];
-          if (outer) closing.push(...closingEvents(ctx, outer, 'error', `the reply failed: ${toErrorInfo(err).message}`));
+          if (outer) closing.push(...closeOpenStream(ctx, outer, { status: 'error', why: `the reply failed: ${toErrorInfo(err).message}` }));
           closing.push(ctx.event('REPLY_END', { finishReason: 'error', error: toErrorInfo(err) }));
           for (const e of closing) down.next(e);
           down.complete();

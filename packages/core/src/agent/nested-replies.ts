@@ -2,7 +2,7 @@ import { createEvent, type EventOrigin } from '../event/create.js';
 import type { AgentEvent } from '../event/events.js';
 import { createReplyReducer, type ReplyReducer } from '../message/reducer.js';
 import type { RuntimeContext } from '../middleware/context.js';
-import { closingEvents } from './closing-events.js';
+import { closeOpenStream } from '../event/open-stream.js';
 
 interface OpenReply {
   readonly origin: EventOrigin;
@@ -48,7 +48,7 @@ export class NestedReplies {
     const out: AgentEvent[] = [];
     for (const { origin, reducer } of [...this.open.values()].reverse()) {
       const ctx: Pick<RuntimeContext, 'event'> = { event: (type, fields) => createEvent(type, fields, origin) };
-      out.push(...closingEvents(ctx, reducer, 'interrupted', why));
+      out.push(...closeOpenStream(ctx, reducer, { status: 'interrupted', why }));
       out.push(createEvent('REPLY_END', { finishReason: 'interrupted' }, origin));
     }
     this.open.clear();

@@ -4,7 +4,7 @@ import type { AgentInput } from '../middleware/middleware.js';
 import { toErrorInfo } from '../model/model-error.js';
 import type { Tool } from '../tool/tool.js';
 import { actingStep, resumeStep } from './acting-step.js';
-import { closingEvents } from './closing-events.js';
+import { closeOpenStream } from '../event/open-stream.js';
 import type { LoopHost, ResumeRequest } from './loop-host.js';
 import { NestedReplies } from './nested-replies.js';
 import { Relay } from './operator-relay.js';
@@ -241,7 +241,7 @@ export class ReplyRun implements StepScope {
     const events = [
       ...hints,
       ...(this.nested.active ? this.nested.close(`the reply of "${ctx.agentName}" ended first (${why})`) : []),
-      ...closingEvents(ctx, conversation.reducer, reason === 'error' ? 'error' : 'interrupted', why),
+      ...closeOpenStream(ctx, conversation.reducer, { status: reason === 'error' ? 'error' : 'interrupted', why }),
     ];
     conversation.dropStepHints(true);
     host.setPending(undefined);

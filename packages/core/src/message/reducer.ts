@@ -51,6 +51,8 @@ export interface ReplyReducer {
   openBlocks(): OpenBlock[];
   /** The model call started and not ended, if any. */
   openModelCall(): string | undefined;
+  /** The same as a list (empty or one model), so a reducer can be ended with `closeOpenStream`. */
+  openModelCalls(): string[];
   /** Tool calls (closed or not) that have no result block yet, in call order. */
   unansweredCalls(): ToolCallBlock[];
   /** Removes the hint blocks added with this id (`HINT_BLOCK {hintId}`); returns how many. */
@@ -199,6 +201,7 @@ export function createReplyReducer(options: ReplyReducerOptions = {}): ReplyRedu
           ...(e.name !== undefined ? { name: e.name } : {}),
         })),
     openModelCall: () => modelCall,
+    openModelCalls: () => (modelCall === undefined ? [] : [modelCall]),
     unansweredCalls: () => {
       const answered = new Set(entries.filter((e) => e.kind === 'tool_result').map((e) => e.toolCallId));
       return entries

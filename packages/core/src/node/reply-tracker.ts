@@ -1,4 +1,4 @@
-import { closingEvents } from '../agent/closing-events.js';
+import { closeOpenStream } from '../event/open-stream.js';
 import { ReplyContext } from '../agent/reply-context.js';
 import type { AgentEvent, ReplyFinishReason } from '../event/events.js';
 import { createReplyReducer, type ReplyReducer } from '../message/reducer.js';
@@ -51,7 +51,7 @@ export class ReplyTracker {
     const out: AgentEvent[] = [];
     for (const reply of this.open.splice(0).reverse()) {
       const ctx = new ReplyContext(reply.source, reply.replyId, sessionId, new AbortController().signal, {});
-      out.push(...closingEvents(ctx, reply.reducer, finishReason, info.message));
+      out.push(...closeOpenStream(ctx, reply.reducer, { status: finishReason, why: info.message }));
       out.push(ctx.event('REPLY_END', finishReason === 'error' ? { finishReason, error: info } : { finishReason }));
     }
     return out;

@@ -58,8 +58,9 @@ import {
   type RuntimeContext,
   type ToolResultContent,
   toErrorInfo,
+  closeOpenStream,
+  OpenStream,
 } from '@rxscope/core';
-import { OpenCallTracker } from '../timeout/open-calls.js';
 import type { PiiMatch, PiiType } from './detect.js';
 import { RedactionPolicy, StreamRedactor, type PiiStrategy } from './stream.js';
 
@@ -212,10 +213,10 @@ export class PiiRedactionMiddleware implements Middleware {
   private redactModelOutput(ctx: RuntimeContext, source: Observable<AgentEvent>): Observable<AgentEvent> {
     return new Observable<AgentEvent>((subscriber) => {
       const streams = new Map<string, StreamRedactor>();
-      const tracker = new OpenCallTracker();
+      const tracker = new OpenStream();
       const inner = new Subscription();
       const emit = (e: AgentEvent) => {
-        tracker.track(e);
+        tracker.apply(e);
         subscriber.next(e);
       };
       const stop = (match: PiiMatch) => {
@@ -224,7 +225,7 @@ export class PiiRedactionMiddleware implements Middleware {
           code: 'pii_blocked',
           retryable: false,
         });
-        for (const e of tracker.closing(ctx, toErrorInfo(error))) subscriber.next(e);
+        for (const e of closeOpenStream(ctx, tracker, { status: 'error', why: error.message, error: toErrorInfo(error), answerCalls: false })) subscriber.next(e);
         subscriber.error(error);
       };
       const open = (blockId: string, type: StreamedDelta) => {

@@ -54,18 +54,21 @@ import { catchError, concat, defer, from, isObservable, Observable, of, take, ta
 import type { Subscriber, Subscription } from 'rxjs';
 import {
   type ActingInput,
-  type Agent,
   type AgentEvent,
+  closeBlock,
+  closeOpenStream,
   isBlockEnd,
   isBlockStart,
+  type Layer,
   type Middleware,
   middlewareKey,
   type Next,
+  type OnionHook,
+  OpenStream,
   type RuntimeContext,
   type Tool,
   toErrorInfo,
 } from '@rxscope/core';
-import type { BlockStartEvent } from '@rxscope/core';
 import { LimitExceededError } from '../steering/index.js';
 
 /** The hook a failure happened in. */
@@ -90,7 +93,6 @@ export interface ResilientOptions {
   readonly propagate?: (error: unknown) => boolean;
 }
 
-type OnionHook = 'onAgent' | 'onReasoning' | 'onActing' | 'onModelCall';
 const ONION_HOOKS: readonly OnionHook[] = ['onAgent', 'onReasoning', 'onActing', 'onModelCall'];
 
 /**
@@ -108,9 +110,9 @@ export function resilient(middleware: Middleware, options: ResilientOptions = {}
   const wrapped: { -readonly [K in keyof Middleware]: Middleware[K] } = { key: name };
   for (const hook of ONION_HOOKS) {
     if (!middleware[hook]) continue;
-    const fn = (middleware[hook] as Layer).bind(middleware);
-    const layer: Layer = (agent, ctx, input, next) => guardLayer(settings, hook, ctx, input, next, (guardedNext) => fn(agent, ctx, input, guardedNext));
-    (wrapped as Record<OnionHook, Layer>)[hook] = layer;
+    const fn = (middleware[hook] as Layer<unknown>).bind(middleware);
+    const layer: Layer<unknown> = (agent, ctx, input, next) => guardLayer(settings, hook, ctx, input, next, (guardedNext) => fn(agent, ctx, input, guardedNext));
+    (wrapped as Record<OnionHook, Layer<unknown>>)[hook] = layer;
   }
   if (middleware.onSystemPrompt) {
     const fn = middleware.onSystemPrompt.bind(middleware);
@@ -154,22 +156,13 @@ interface Settings {
   readonly propagate: (error: unknown) => boolean;
 }
 
-// The four onion hooks share this shape; inputs are opaque here.
-type Layer = (agent: Agent, ctx: RuntimeContext, input: unknown, next: Next<unknown>) => Observable<AgentEvent>;
-
-/** What one side of the stream (the inner run, or what went downstream) has open. */
-class StreamState {
-  readonly blocks = new Map<string, BlockStartEvent>();
-  modelCall: AgentEvent | undefined;
+/** What one side of the stream (the inner run, or what went downstream) has open, and which tool calls it answered. */
+class StreamState extends OpenStream {
   readonly answered = new Set<string>();
 
-  apply(e: AgentEvent): void {
-    if (isBlockStart(e)) this.blocks.set(e.blockId, e);
-    else if (isBlockEnd(e)) {
-      this.blocks.delete(e.blockId);
-      if (e.type === 'TOOL_RESULT_END') this.answered.add(e.toolCallId);
-    } else if (e.type === 'MODEL_CALL_START') this.modelCall = e;
-    else if (e.type === 'MODEL_CALL_END') this.modelCall = undefined;
+  override apply(e: AgentEvent): void {
+    super.apply(e);
+    if (e.type === 'TOOL_RESULT_END') this.answered.add(e.toolCallId);
   }
 }
 
@@ -310,64 +303,38 @@ function guardLayer(
 
 /** End events for everything `side` has open (innermost block first, the model call last), applied to `side`. */
 function closeAll(ctx: RuntimeContext, side: StreamState, name: string): AgentEvent[] {
-  const out: AgentEvent[] = [];
-  for (const start of [...side.blocks.values()].reverse()) out.push(endOf(ctx, start, name));
-  if (side.modelCall?.type === 'MODEL_CALL_START') {
-    out.push(ctx.event('MODEL_CALL_END', { model: side.modelCall.model, usage: { inputTokens: 0, outputTokens: 0 }, finishReason: 'error' }));
-  }
-  for (const e of out) side.apply(e);
-  return out;
+  return closeOpenStream(ctx, side, { status: 'error', why: `middleware ${name} failed`, answerCalls: false });
 }
 
 /** Brings what went downstream in line with the inner run `r` (see the module documentation, case 2 and 3). */
 function reconcile(ctx: RuntimeContext, down: StreamState, r: InnerRun, name: string): AgentEvent[] {
   const out: AgentEvent[] = [];
+  const why = { status: 'error', why: `middleware ${name} failed` } as const;
   const last = r.lastForwarded ? undefined : r.last;
   let lastUsed = false;
-  for (const start of [...down.blocks.values()].reverse()) {
-    if (r.state.blocks.has(start.blockId)) continue;
+  for (const start of [...down.blockStarts()].reverse()) {
+    if (r.state.isOpen(start.blockId)) continue;
     if (last && isBlockEnd(last) && last.blockId === start.blockId) {
       out.push(last);
       lastUsed = true;
-    } else out.push(endOf(ctx, start, name));
+    } else out.push(closeBlock(ctx, start, why));
   }
-  if (down.modelCall && !r.state.modelCall) {
+  const downCall = down.modelCallStart();
+  const innerCall = r.state.modelCallStart();
+  if (downCall && !innerCall) {
     if (last?.type === 'MODEL_CALL_END') {
       out.push(last);
       lastUsed = true;
-    } else if (down.modelCall.type === 'MODEL_CALL_START') {
-      out.push(ctx.event('MODEL_CALL_END', { model: down.modelCall.model, usage: { inputTokens: 0, outputTokens: 0 }, finishReason: 'error' }));
-    }
+    } else out.push(ctx.event('MODEL_CALL_END', { model: downCall.model, usage: { inputTokens: 0, outputTokens: 0 }, finishReason: 'error' }));
   }
-  if (r.state.modelCall && !down.modelCall) out.push(r.state.modelCall);
-  for (const [blockId, start] of r.state.blocks) {
-    if (!down.blocks.has(blockId)) out.push(start);
+  if (innerCall && !downCall) out.push(innerCall);
+  for (const start of r.state.blockStarts()) {
+    if (!down.isOpen(start.blockId)) out.push(start);
   }
   if (last && !lastUsed && !isBlockStart(last) && !isBlockEnd(last) && last.type !== 'MODEL_CALL_START' && last.type !== 'MODEL_CALL_END') {
     out.push(last);
   }
   return out;
-}
-
-function endOf(ctx: RuntimeContext, start: BlockStartEvent, name: string): AgentEvent {
-  const blockId = start.blockId;
-  switch (start.type) {
-    case 'TEXT_BLOCK_START':
-      return ctx.event('TEXT_BLOCK_END', { blockId });
-    case 'THINKING_BLOCK_START':
-      return ctx.event('THINKING_BLOCK_END', { blockId });
-    case 'TOOL_CALL_START':
-      return ctx.event('TOOL_CALL_END', { blockId });
-    case 'DATA_BLOCK_START':
-      return ctx.event('DATA_BLOCK_END', { blockId });
-    case 'TOOL_RESULT_START':
-      return ctx.event('TOOL_RESULT_END', {
-        blockId,
-        toolCallId: start.toolCallId,
-        status: 'error',
-        output: [{ type: 'text', text: `Tool call did not finish: middleware ${name} failed.` }],
-      });
-  }
 }
 
 /** An Observable that fails with `error` as is (whatever its type). */

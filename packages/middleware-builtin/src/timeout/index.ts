@@ -56,9 +56,10 @@ import {
   type Next,
   type RuntimeContext,
   toErrorInfo,
+  closeOpenStream,
+  OpenStream,
 } from '@rxscope/core';
 import { isStreamedContent } from '../retry/streamed.js';
-import { OpenCallTracker } from './open-calls.js';
 
 /** Options of {@link TimeoutMiddleware}. All limits are in ms; unset means no limit. */
 export interface TimeoutOptions {
@@ -119,7 +120,7 @@ export class TimeoutMiddleware implements Middleware {
     if (modelCallMs === undefined && firstTokenMs === undefined && idleMs === undefined) return next(input);
     const scheduler = this.scheduler;
     return new Observable<AgentEvent>((subscriber) => {
-      const tracker = new OpenCallTracker();
+      const tracker = new OpenStream();
       const inner = new Subscription();
       const timers = new Subscription();
       let firstToken: Subscription | undefined;
@@ -132,7 +133,7 @@ export class TimeoutMiddleware implements Middleware {
         inner.unsubscribe(); // aborts the request
         timers.unsubscribe();
         const error = new ModelError(message, { code: 'timeout', retryable: true });
-        for (const e of tracker.closing(ctx, toErrorInfo(error))) subscriber.next(e);
+        for (const e of closeOpenStream(ctx, tracker, { status: 'error', why: error.message, error: toErrorInfo(error), answerCalls: false })) subscriber.next(e);
         subscriber.error(error);
       };
       const armIdle = (ms: number) => {
@@ -163,7 +164,7 @@ export class TimeoutMiddleware implements Middleware {
       inner.add(
         next(input).subscribe({
           next: (e) => {
-            tracker.track(e);
+            tracker.apply(e);
             lastEventAt = scheduler.now();
             if (!started) startClock();
             if (!sawContent && isStreamedContent(e)) {
