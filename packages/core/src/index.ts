@@ -56,7 +56,8 @@ export type { CloseOpenStreamOptions, OpenBlockInfo, OpenStreamState } from './e
 
 // models
 export type { ChatModel, ModelOptions, ModelRequest, ModelRequestInfo, ResponseFormat, ToolChoice, ToolSchema } from './model/chat-model.js';
-export { ModelError, toErrorInfo } from './model/model-error.js';
+export { isCancellation, isRetryable, ModelError, toErrorInfo } from './model/model-error.js';
+export { RxscopeError } from './error/rxscope-error.js';
 export type { ModelErrorOptions } from './model/model-error.js';
 export { parseRetryAfter, toModelError } from './model/to-model-error.js';
 // The OpenAI and LangChain adapters are the entry points @rxscope/core/openai and

@@ -1,4 +1,5 @@
 import type { ErrorInfo, ReplyFinishReason } from '../event/events.js';
+import { RxscopeError } from '../error/rxscope-error.js';
 
 /**
  * The error `agent.call()` rejects with when a reply ends with `finishReason: 'error'`.
@@ -8,14 +9,17 @@ import type { ErrorInfo, ReplyFinishReason } from '../event/events.js';
  * try { await agent.call('hi'); } catch (e) { if (e instanceof AgentError) console.log(e.info.status); }
  * ```
  */
-export class AgentError extends Error {
+export class AgentError extends RxscopeError {
   override readonly name = 'AgentError';
+  /** The failure's own code (`info.code`), else `reply_failed`. */
+  readonly code: string;
   constructor(
     readonly info: ErrorInfo,
     readonly replyId: string,
     readonly finishReason: ReplyFinishReason = 'error',
   ) {
     super(`${info.name}: ${info.message}`);
+    this.code = info.code ?? 'reply_failed';
   }
 }
 
@@ -28,6 +32,8 @@ export class AgentError extends Error {
  * agent.reply({ type: 'USER_CONFIRM_RESULT', results: [] }).subscribe({ error: (e: AgentUsageError) => console.log(e.message) });
  * ```
  */
-export class AgentUsageError extends Error {
+export class AgentUsageError extends RxscopeError {
   override readonly name = 'AgentUsageError';
+  /** `invalid_use`, or the subclass's own code. */
+  readonly code: string = 'invalid_use';
 }

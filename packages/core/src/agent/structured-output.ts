@@ -3,6 +3,7 @@ import type { Msg } from '../message/blocks.js';
 import type { ResponseFormat } from '../model/chat-model.js';
 import { defineTool, type Tool } from '../tool/tool.js';
 import { AgentUsageError } from './errors.js';
+import { RxscopeError } from '../error/rxscope-error.js';
 
 /** Name of the tool a model without native structured output answers through. */
 export const OUTPUT_TOOL_NAME = 'final_output';
@@ -23,7 +24,7 @@ export interface ReplyOptions<S extends z.ZodType = z.ZodType> {
  * Thrown into the loop (and so reported as `REPLY_END {finishReason: 'error', error: {code:
  * 'output_invalid'}}`) when the answer still fails the output schema after the repair turns.
  */
-export class OutputInvalidError extends Error {
+export class OutputInvalidError extends RxscopeError {
   override readonly name = 'OutputInvalidError';
   readonly code = 'output_invalid';
 }

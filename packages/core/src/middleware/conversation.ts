@@ -1,4 +1,5 @@
 import type { ContentBlock, Msg } from '../message/blocks.js';
+import { RxscopeError } from '../error/rxscope-error.js';
 
 /**
  * Where a block of the conversation is: the result or the call of a tool call (by the call's
@@ -90,6 +91,7 @@ export interface Conversation {
  * try { ctx.conversation.replaceMessages(0, 3, [summary]); } catch (e) { if (e instanceof ConversationEditError) keepOlder(); }
  * ```
  */
-export class ConversationEditError extends Error {
+export class ConversationEditError extends RxscopeError {
   override readonly name = 'ConversationEditError';
+  readonly code = 'conversation_edit_refused';
 }

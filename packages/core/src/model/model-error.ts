@@ -1,4 +1,5 @@
 import type { ErrorInfo } from '../event/events.js';
+import { RxscopeError } from '../error/rxscope-error.js';
 
 /** Options of {@link ModelError}. */
 export interface ModelErrorOptions {
@@ -21,19 +22,20 @@ export interface ModelErrorOptions {
  * throw new ModelError('rate limited', { status: 429, retryable: true, retryAfterMs: 2000, code: 'rate_limited' });
  * ```
  */
-export class ModelError extends Error {
+export class ModelError extends RxscopeError {
   override readonly name = 'ModelError';
   readonly status: number | undefined;
   readonly retryable: boolean;
   readonly retryAfterMs: number | undefined;
-  readonly code: string | undefined;
+  /** The code given, else `model_error`. */
+  readonly code: string;
 
   constructor(message: string, options: ModelErrorOptions = {}) {
     super(message, options.cause !== undefined ? { cause: options.cause } : undefined);
     this.status = options.status;
     this.retryable = options.retryable ?? false;
     this.retryAfterMs = options.retryAfterMs;
-    this.code = options.code;
+    this.code = options.code ?? 'model_error';
   }
 }
 
@@ -58,4 +60,32 @@ export function toErrorInfo(error: unknown): ErrorInfo {
     };
   }
   return { name: 'Error', message: typeof error === 'string' ? error : JSON.stringify(error) ?? String(error) };
+}
+
+/**
+ * "May the same request succeed later?": true for an error whose `retryable` flag is set, as
+ * {@link ModelError} carries it (rate limits, 5xx, dropped connections). The default test of the
+ * retry middleware; configuration errors and cancellations are never retryable. Read as a field,
+ * so an error from a second copy of the library is judged the same.
+ *
+ * @example
+ * ```ts
+ * new RetryMiddleware({ shouldRetry: (e) => isRetryable(e) && !isCancellation(e) });
+ * ```
+ */
+export function isRetryable(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { retryable?: unknown }).retryable === true;
+}
+
+/**
+ * True for a failure caused by cancellation (unsubscribe, interrupt; `code: 'cancelled'`): never
+ * retried nor routed to a fallback model.
+ *
+ * @example
+ * ```ts
+ * catchError((e) => (isCancellation(e) ? EMPTY : throwError(() => e)));
+ * ```
+ */
+export function isCancellation(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'cancelled';
 }

@@ -1,4 +1,5 @@
 import type { AgentStateSnapshot } from './snapshot.js';
+import { RxscopeError } from '../error/rxscope-error.js';
 
 /** A session as stored: the agent state and its version (incremented on every save). */
 export interface StoredSession {
@@ -32,7 +33,7 @@ export interface SessionStore {
  * store.save(id, state, 3).catch((e) => { if (e instanceof SessionConflictError) console.log(e.actualVersion); });
  * ```
  */
-export class SessionConflictError extends Error {
+export class SessionConflictError extends RxscopeError {
   override readonly name = 'SessionConflictError';
   readonly code = 'session_conflict';
   constructor(
@@ -55,7 +56,7 @@ export class SessionConflictError extends Error {
  * await store.load('s1').catch((e) => e instanceof SessionStoreError && console.error(e.message));
  * ```
  */
-export class SessionStoreError extends Error {
+export class SessionStoreError extends RxscopeError {
   override readonly name = 'SessionStoreError';
   readonly code = 'session_store';
 }

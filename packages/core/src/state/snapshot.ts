@@ -3,6 +3,7 @@ import type { PendingToolCall, Usage } from '../event/events.js';
 import type { Msg } from '../message/blocks.js';
 import type { PermissionState } from '../permission/rules.js';
 import { migrateState } from './migrations.js';
+import { RxscopeError } from '../error/rxscope-error.js';
 
 /** The snapshot format version this build writes (older versions are migrated on load). */
 export const STATE_VERSION = 3;
@@ -137,8 +138,9 @@ export interface AgentStateSnapshot {
  * try { new Agent({ ...options, state }); } catch (e) { if (e instanceof AgentStateError) console.error(e.path); }
  * ```
  */
-export class AgentStateError extends Error {
+export class AgentStateError extends RxscopeError {
   override readonly name = 'AgentStateError';
+  readonly code = 'invalid_state';
   constructor(
     message: string,
     readonly path: string,

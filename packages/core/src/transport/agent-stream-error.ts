@@ -1,3 +1,4 @@
+import { RxscopeError } from '../error/rxscope-error.js';
 /** What went wrong in {@link AgentStreamError}. */
 export type AgentStreamErrorKind =
   /** The server answered with an HTTP error status (`status`, `body`). */
@@ -17,14 +18,17 @@ export type AgentStreamErrorKind =
  * fromAgentEventStream('/api/chat').subscribe({ error: (e) => e instanceof AgentStreamError && e.status === 409 && showBusy() });
  * ```
  */
-export class AgentStreamError extends Error {
+export class AgentStreamError extends RxscopeError {
   override readonly name = 'AgentStreamError';
+  /** The same as `kind`. */
+  readonly code: AgentStreamErrorKind;
   constructor(
     readonly kind: AgentStreamErrorKind,
     message: string,
     readonly details: { readonly status?: number; readonly body?: string; readonly eventId?: string; readonly cause?: unknown } = {},
   ) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.code = kind;
   }
 
   /** The HTTP status of an `http` error. */

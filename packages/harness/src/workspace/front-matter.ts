@@ -1,4 +1,5 @@
 import { parse, stringify, YAMLParseError } from 'yaml';
+import { RxscopeError } from '@rxscope/core';
 
 /** A Markdown file split into its YAML front matter and its body. */
 export interface FrontMatterDocument {
@@ -11,8 +12,9 @@ export interface FrontMatterDocument {
 }
 
 /** A front matter block that is not valid YAML or not a mapping; the message names the file. */
-export class FrontMatterError extends Error {
+export class FrontMatterError extends RxscopeError {
   override readonly name = 'FrontMatterError';
+  readonly code = 'invalid_front_matter';
 }
 
 // `---` on the first line, the YAML, `---` on a line of its own; CRLF files too.

@@ -1,3 +1,4 @@
+import { RxscopeError } from '@rxscope/core';
 /** Why a path was refused by the workspace. */
 export type WorkspacePathErrorCode =
   | 'outside_workspace'
@@ -26,7 +27,7 @@ export type WorkspacePathErrorCode =
  * }
  * ```
  */
-export class WorkspacePathError extends Error {
+export class WorkspacePathError extends RxscopeError {
   override readonly name = 'WorkspacePathError';
 
   constructor(

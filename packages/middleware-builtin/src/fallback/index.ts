@@ -28,8 +28,8 @@
  * @module
  */
 import { catchError, concat, defer, type Observable, of, tap } from 'rxjs';
-import { type Agent, type AgentEvent, type ChatModel, type Middleware, type ModelCallInput, type Next, type RuntimeContext, toErrorInfo } from '@rxscope/core';
-import { isCancellation, isStreamedContent, rethrow } from '../retry/streamed.js';
+import { type Agent, type AgentEvent, type ChatModel, type Middleware, type ModelCallInput, type Next, type RuntimeContext, toErrorInfo, isCancellation } from '@rxscope/core';
+import { isStreamedContent, rethrow } from '../retry/streamed.js';
 
 /** Options of {@link FallbackMiddleware}. */
 export interface FallbackOptions {

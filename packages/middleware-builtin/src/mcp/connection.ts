@@ -11,6 +11,7 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { isHttpServer, type McpServerConfig } from './server-config.js';
+import { RxscopeError } from '@rxscope/core';
 
 /** How a connection identifies itself to servers. */
 export interface McpClientInfo {
@@ -46,8 +47,9 @@ const PING_TIMEOUT_MS = 10_000;
  * try { await connection.callTool('echo', {}); } catch (e) { if (e instanceof McpServerClosedError) console.log(e.server); }
  * ```
  */
-export class McpServerClosedError extends Error {
+export class McpServerClosedError extends RxscopeError {
   override readonly name = 'McpServerClosedError';
+  readonly code = 'mcp_server_closed';
   constructor(
     readonly server: string,
     reason: string,

@@ -1,4 +1,5 @@
 import type { Tool, ToolContext, ToolProgress, ToolResultContent } from '@rxscope/core';
+import { RxscopeError } from '@rxscope/core';
 import type { Progress, Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
 import type { McpConnection } from './connection.js';
 import { mcpResultToOutput } from './content.js';
@@ -13,8 +14,9 @@ import { jsonSchemaInput, modelParameters } from './json-schema-input.js';
  * new McpToolError('files', 'read_file', [{ type: 'text', text: 'ENOENT' }]).message; // 'ENOENT'
  * ```
  */
-export class McpToolError extends Error {
+export class McpToolError extends RxscopeError {
   override readonly name = 'McpToolError';
+  readonly code = 'mcp_tool_failed';
   constructor(
     readonly server: string,
     readonly tool: string,

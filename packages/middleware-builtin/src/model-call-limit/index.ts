@@ -29,7 +29,9 @@
  */
 import { concat, defer, EMPTY, from, type Observable, tap } from 'rxjs';
 import type { Agent, AgentEvent, Middleware, Next, ReasoningInput, RuntimeContext } from '@rxscope/core';
-import { checkLimit, type LimitScope, ScopedState } from '../steering/index.js';
+import { checkLimit } from '../internal/check-limit.js';
+import { ScopedState } from '../internal/scoped-state.js';
+import type { LimitScope } from '../limit-exceeded-error.js';
 
 /** Where the model-call counts stand when a limit decision is made. */
 export interface ModelCallLimitStatus {

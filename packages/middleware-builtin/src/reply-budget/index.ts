@@ -29,7 +29,8 @@
  */
 import { defer, type Observable } from 'rxjs';
 import type { Agent, AgentEvent, Middleware, Next, ReasoningInput, RuntimeContext, Usage } from '@rxscope/core';
-import { emitAfter, ScopedState } from '../steering/index.js';
+import { emitAfter } from '../internal/emit-after.js';
+import { ScopedState } from '../internal/scoped-state.js';
 
 /** Where a reply stands against its budget (the value of the `reply_budget.*` events). */
 export interface ReplyBudgetStatus {

@@ -69,7 +69,7 @@ import {
   type Tool,
   toErrorInfo,
 } from '@rxscope/core';
-import { LimitExceededError } from '../steering/index.js';
+import { LimitExceededError } from '../limit-exceeded-error.js';
 
 /** The hook a failure happened in. */
 export type MiddlewareHook = 'onAgent' | 'onReasoning' | 'onActing' | 'onModelCall' | 'onSystemPrompt' | 'tools';

@@ -39,8 +39,8 @@
  * @module
  */
 import { asyncScheduler, catchError, concat, defer, EMPTY, filter, from, ignoreElements, type Observable, of, type SchedulerLike, tap, timer } from 'rxjs';
-import { type Agent, type AgentEvent, type Middleware, type ModelCallInput, type Next, type RuntimeContext, toErrorInfo } from '@rxscope/core';
-import { isCancellation, isRetryable, isStreamedContent, rethrow } from './streamed.js';
+import { type Agent, type AgentEvent, type Middleware, type ModelCallInput, type Next, type RuntimeContext, toErrorInfo, isCancellation, isRetryable } from '@rxscope/core';
+import { isStreamedContent, rethrow } from './streamed.js';
 
 /** Options of {@link RetryMiddleware}. */
 export interface RetryOptions {

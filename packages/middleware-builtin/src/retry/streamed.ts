@@ -32,26 +32,6 @@ export function isStreamedContent(e: AgentEvent): boolean {
 }
 
 /**
- * The default test for "may the same request succeed later": a `retryable` flag set to true, as
- * {@link ModelError} carries it (duck-typed, so two copies of the core still agree).
- *
- * @internal
- */
-export function isRetryable(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { retryable?: unknown }).retryable === true;
-}
-
-/**
- * True for a failure caused by cancellation (unsubscribe, interrupt): never retried nor routed
- * to a fallback model.
- *
- * @internal
- */
-export function isCancellation(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'cancelled';
-}
-
-/**
  * An Observable that fails with `error` as it is (the failure of an inner layer passed on
  * unchanged, whatever its type).
  *

@@ -58,6 +58,7 @@ import {
   toErrorInfo,
   closeOpenStream,
   OpenStream,
+  RxscopeError,
 } from '@rxscope/core';
 import { isStreamedContent } from '../retry/streamed.js';
 
@@ -80,7 +81,7 @@ export interface TimeoutOptions {
 }
 
 /** The failure of a tool call that ran longer than `toolCallMs`. */
-export class ToolTimeoutError extends Error {
+export class ToolTimeoutError extends RxscopeError {
   override readonly name = 'ToolTimeoutError';
   readonly code = 'timeout';
   constructor(
@@ -92,7 +93,7 @@ export class ToolTimeoutError extends Error {
 }
 
 /** The failure of a reply that ran longer than `replyMs` (carried by its `REPLY_END`). */
-export class ReplyTimeoutError extends Error {
+export class ReplyTimeoutError extends RxscopeError {
   override readonly name = 'ReplyTimeoutError';
   readonly code = 'timeout';
   readonly retryable = false;

@@ -41,7 +41,9 @@ import {
   ruleMatches,
   type RuntimeContext,
 } from '@rxscope/core';
-import { checkLimit, type LimitScope, ScopedState } from '../steering/index.js';
+import { checkLimit } from '../internal/check-limit.js';
+import { ScopedState } from '../internal/scoped-state.js';
+import type { LimitScope } from '../limit-exceeded-error.js';
 
 /** A limit that was reached: its scope, the tool pattern it covers (none for the global limit), its size and use. */
 export interface ToolCallLimitStatus {

@@ -81,7 +81,7 @@ describe('createAgentSseHandler: a reply per request', () => {
     expect(refused.status).toBe(409);
     expect(refused.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(await refused.json()).toEqual({
-      error: { name: 'AgentUsageError', message: expect.stringContaining('has no suspended reply') as string },
+      error: { name: 'AgentUsageError', code: 'invalid_use', message: expect.stringContaining('has no suspended reply') as string },
     });
 
     const missing = await fetch(`${http.url}/missing`);

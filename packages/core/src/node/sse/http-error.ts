@@ -1,6 +1,7 @@
 /// <reference types="node" />
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { AgentUsageError } from '../../agent/errors.js';
+import { RxscopeError } from '../../error/rxscope-error.js';
 
 /**
  * An error with an HTTP status, for the handlers of `@rxscope/core/node`: throw it (or fail
@@ -12,14 +13,17 @@ import { AgentUsageError } from '../../agent/errors.js';
  * createAgentSseHandler({ events: (req) => { throw new HttpError(404, `No session ${id}.`, 'unknown_session'); } });
  * ```
  */
-export class HttpError extends Error {
+export class HttpError extends RxscopeError {
   override readonly name = 'HttpError';
+  /** The code sent in the body; `http_<status>` when none was given. */
+  readonly code: string;
   constructor(
     readonly status: number,
     message: string,
-    readonly code?: string,
+    code?: string,
   ) {
     super(message);
+    this.code = code ?? `http_${status}`;
   }
 }
 

@@ -14,7 +14,7 @@ import type { Msg } from '../../message/blocks.js';
  * ```
  */
 export class AgUiHistoryDivergedError extends AgentUsageError {
-  readonly code = 'history_diverged';
+  override readonly code = 'history_diverged';
 }
 
 /** What the history of a conversation is checked by: user messages and tool calls, in order. */

@@ -25,7 +25,7 @@ export type AgUiHistoryMode = 'seed' | 'agent';
 
 /** An input the agent cannot take while it waits for answers to interrupts. */
 export class AgUiInterruptPendingError extends AgentUsageError {
-  readonly code = 'interrupt_pending';
+  override readonly code = 'interrupt_pending';
 }
 
 /**
