@@ -65,6 +65,8 @@ export { parseRetryAfter, toModelError } from './model/to-model-error.js';
 
 // tools
 export { defineTool } from './tool/tool.js';
+export { externalTool } from './tool/external-tool.js';
+export type { ExternalToolDefinition } from './tool/external-tool.js';
 export type { Tool, ToolContext, ToolDefinition, ToolOutput, ToolPermissionDecision, ToolProgress } from './tool/tool.js';
 export { parseToolArguments, validateToolInput } from './tool/validate.js';
 export type { ParsedArguments } from './tool/validate.js';

@@ -46,7 +46,7 @@ export function resumeStep(scope: StepScope, { pending, event }: ResumeRequest):
   const triaged: Triage[] = [];
   for (const call of pending.confirm) {
     const answer = answers.get(call.id)!;
-    const tool = host.tools.get(call.name)!;
+    const tool = scope.tools.get(call.name)!;
     if (!answer.confirmed) {
       const text = `The user rejected this call${answer.reason ? `: ${answer.reason}` : '.'}`;
       triaged.push({ kind: 'now', prepared: { kind: 'answer', call: blockOf(call), status: 'denied', text } });

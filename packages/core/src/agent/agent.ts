@@ -28,7 +28,8 @@ import { SessionState } from './session-state.js';
 import { StoreSync } from './store-sync.js';
 import { OUTPUT_TOOL_NAME, StructuredOutput, type ReplyOptions } from './structured-output.js';
 import { systemPromptThrough } from './system-prompt.js';
-import { validateAgentOptions } from './validate-options.js';
+import { withTools } from './reply-tools.js';
+import { checkReplyTools, validateAgentOptions } from './validate-options.js';
 
 export type { AgentOptions, ReplyInput, ResumeInput } from './agent-options.js';
 
@@ -288,13 +289,15 @@ export class Agent {
 
   private startReply(input: ReplyInput, options: ReplyOptions): Observable<AgentEvent> {
     const output = options.output ? this.structuredOutput(options) : undefined;
-    const prepared = this.prepareInput(input);
+    if (options.tools !== undefined) checkReplyTools(options.tools, this.toolMap);
+    const replyTools = options.tools?.length ? options.tools : undefined;
+    const prepared = this.prepareInput(input, replyTools);
     if (prepared.resume) resumeOutput(prepared.resume.pending, output);
     const controller = new AbortController();
     const replyId = prepared.resume?.pending.replyId ?? newId('reply');
     const replyValues = structuredClone({ ...prepared.resume?.pending.replyState });
     const ctx = new ReplyContext(this.name, replyId, this.sessionId, controller.signal, this.state.middlewareState, replyValues);
-    const run = new ReplyRun(this.host, ctx, prepared.resume, output);
+    const run = new ReplyRun(this.host, ctx, prepared.resume, output, replyTools);
     ctx.onStop = (reason) => {
       if (run.stop(reason)) controller.abort(new Error(`the reply was stopped: ${reason.message}`));
     };
@@ -356,7 +359,7 @@ export class Agent {
    * changes; a plain message while a reply waits answers the pending calls first (policy
    * `reject-pending`), noted in the new reply by a `CUSTOM` `pending_calls_rejected` event.
    */
-  private prepareInput(input: ReplyInput): {
+  private prepareInput(input: ReplyInput, replyTools?: readonly Tool[]): {
     messages: Msg[];
     resume?: ResumeRequest;
     rejected?: (ctx: ReplyContext) => AgentEvent;
@@ -364,7 +367,7 @@ export class Agent {
     if (typeof input === 'object' && !Array.isArray(input) && 'type' in input) {
       const resume = input;
       if (resume.type === 'USER_CONFIRM_RESULT' || resume.type === 'EXTERNAL_EXECUTION_RESULT') {
-        return { messages: [], resume: validateResume(resume, this.state.pending, this.name, this.toolMap) };
+        return { messages: [], resume: validateResume(resume, this.state.pending, this.name, replyTools ? withTools(this.toolMap, replyTools) : this.toolMap) };
       }
     }
     const messages =

@@ -3,6 +3,7 @@ import type { AgentEvent, PendingToolCall, ReplyFinishReason, StopReason } from 
 import type { AgentInput } from '../middleware/middleware.js';
 import { toErrorInfo } from '../model/model-error.js';
 import type { Tool } from '../tool/tool.js';
+import { withTools } from './reply-tools.js';
 import { actingStep, resumeStep } from './acting-step.js';
 import { closeOpenStream } from '../event/open-stream.js';
 import type { LoopHost, ResumeRequest } from './loop-host.js';
@@ -52,14 +53,17 @@ export class ReplyRun implements StepScope {
     readonly ctx: ReplyContext,
     private readonly resume?: ResumeRequest,
     readonly output?: StructuredOutput,
+    replyTools?: readonly Tool[],
   ) {
     const pending = resume?.pending;
     this.conversation = new ReplyConversation(host, ctx, pending?.message);
     ctx.conversationOfReply = this.conversation;
     this.actingSteps = pending?.toolSteps ?? 0;
     this.nested = new NestedReplies(ctx.agentName);
-    this.tools = output?.tool ? new Map([...host.tools, [output.tool.name, output.tool]]) : host.tools;
-    this.toolList = output?.tool ? [...host.toolList, output.tool] : host.toolList;
+    // The reply's own tools (structured output's final tool, tools passed with the reply) join the agent's.
+    const extra = [...(replyTools ?? []), ...(output?.tool ? [output.tool] : [])];
+    this.tools = extra.length ? withTools(host.tools, extra) : host.tools;
+    this.toolList = extra.length ? [...host.toolList, ...extra] : host.toolList;
     ctx.iteration = pending?.iteration ?? 0;
     this.usage = new UsageTally(pending?.usage);
   }

@@ -18,6 +18,13 @@ export interface ReplyOptions<S extends z.ZodType = z.ZodType> {
   readonly output?: S;
   /** Repair turns allowed when the answer does not match `output`. Default 2. */
   readonly outputRepairs?: number;
+  /**
+   * Tools offered for this reply only, beside the agent's own: typically tools a client declares
+   * per request and runs itself (`external: true`, like AG-UI frontend tools, see
+   * `externalTool`). Their names must differ from the agent's tools. A reply suspended for
+   * them and resumed gets the tools passed to the resume call (pass them again).
+   */
+  readonly tools?: readonly Tool[];
 }
 
 /**

@@ -38,8 +38,8 @@ function describe(value: unknown): string {
   return `a ${typeof value}`;
 }
 
-const fail = (message: string): never => {
-  throw new AgentUsageError(`Invalid agent options: ${message}`);
+const fail = (message: string, what = 'agent options'): never => {
+  throw new AgentUsageError(`Invalid ${what}: ${message}`);
 };
 
 function checkModel(model: unknown): void {
@@ -96,13 +96,24 @@ function keyHint(m: object): string {
   return ` (built-in middlewares take it as an option: new ${ctor}({ key: 'second', ... }))`;
 }
 
-function checkTools(tools: unknown): void {
+/** Checks the `tools` of one reply ({@link ReplyOptions}); throws an `AgentUsageError` that names the bad one. */
+export function checkReplyTools(tools: unknown, agentTools: ReadonlyMap<string, unknown>): void {
+  checkTools(tools, 'reply options');
+  const seen = new Set<string>();
+  for (const t of (tools ?? []) as { name: string }[]) {
+    if (agentTools.has(t.name)) fail(`the tool "${t.name}" has the name of one of the agent's tools; rename it.`, 'reply options');
+    if (seen.has(t.name)) fail(`two tools are named "${t.name}"; tool names must be unique.`, 'reply options');
+    seen.add(t.name);
+  }
+}
+
+function checkTools(tools: unknown, what?: string): void {
   if (tools === undefined) return;
-  if (!Array.isArray(tools)) fail(`tools must be an array of tools from defineTool(), got ${describe(tools)}.`);
+  if (!Array.isArray(tools)) fail(`tools must be an array of tools from defineTool(), got ${describe(tools)}.`, what);
   (tools as unknown[]).forEach((t, i) => {
     const tool = t as { name?: unknown; schema?: unknown; inputSchema?: unknown };
     if (typeof t !== 'object' || t === null || typeof tool.name !== 'string' || typeof tool.schema !== 'object' || !tool.inputSchema) {
-      fail(`tools[${i}] is not a tool (${describe(t)}); build tools with defineTool({ name, description, input, execute }).`);
+      fail(`tools[${i}] is not a tool (${describe(t)}); build tools with defineTool({ name, description, input, execute }).`, what);
     }
   });
 }

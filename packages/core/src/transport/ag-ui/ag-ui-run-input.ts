@@ -23,6 +23,19 @@ import { reconcileHistory, textOf } from './ag-ui-history.js';
  */
 export type AgUiHistoryMode = 'seed' | 'agent';
 
+/**
+ * A frontend tool (`RunAgentInput.tools`) named like one of the agent's own tools: the run is a
+ * `RUN_ERROR {code: 'tool_name_clash'}` and nothing runs.
+ *
+ * @example
+ * ```ts
+ * agUi.runAgent({ tools }, { onRunErrorEvent: ({ event }) => event.code === 'tool_name_clash' && console.error(event.message) });
+ * ```
+ */
+export class AgUiToolNameClashError extends AgentUsageError {
+  override readonly code = 'tool_name_clash';
+}
+
 /** An input the agent cannot take while it waits for answers to interrupts. */
 export class AgUiInterruptPendingError extends AgentUsageError {
   override readonly code = 'interrupt_pending';

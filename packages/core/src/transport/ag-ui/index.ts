@@ -4,7 +4,7 @@ export type { ToAgUiEventsOptions } from './to-ag-ui-events.js';
 export { RxscopeAgUiAgent } from './rxscope-ag-ui-agent.js';
 export { confirmResultsOf } from './confirm-results-of.js';
 export type { RxscopeAgUiAgentOptions } from './rxscope-ag-ui-agent.js';
-export { AgUiInterruptPendingError } from './ag-ui-run-input.js';
+export { AgUiInterruptPendingError, AgUiToolNameClashError } from './ag-ui-run-input.js';
 export { AgUiHistoryDivergedError } from './ag-ui-history.js';
 export type { AgUiHistoryMode } from './ag-ui-run-input.js';
 export { toAgUiContent } from './ag-ui-content.js';

@@ -2,8 +2,10 @@ import { AbstractAgent, type AgentConfig } from '@ag-ui/client';
 import { EventType, PROTOCOL_VERSION, type AgentCapabilities, type BaseEvent, type RunAgentInput } from '@ag-ui/core';
 import { defer, of, type Observable } from 'rxjs';
 import type { Agent, ReplyInput } from '../../agent/agent.js';
+import { externalTool } from '../../tool/external-tool.js';
+import type { Tool } from '../../tool/tool.js';
 import { AgUiHistoryDivergedError } from './ag-ui-history.js';
-import { AgUiInterruptPendingError, replyInputOf, type AgUiHistoryMode } from './ag-ui-run-input.js';
+import { AgUiInterruptPendingError, AgUiToolNameClashError, replyInputOf, type AgUiHistoryMode } from './ag-ui-run-input.js';
 import { toAgUiEvents } from './to-ag-ui-events.js';
 
 /** Options of {@link RxscopeAgUiAgent}. */
@@ -72,14 +74,16 @@ export class RxscopeAgUiAgent extends AbstractAgent {
     return defer(() => {
       const agent = this.agentFor(input.threadId);
       let reply: ReplyInput;
+      let frontendTools: Tool[];
       try {
         reply = replyInputOf(input, agent, this.history);
+        frontendTools = frontendToolsOf(input, agent);
       } catch (error) {
-        if (!(error instanceof AgUiInterruptPendingError || error instanceof AgUiHistoryDivergedError)) throw error;
+        if (!(error instanceof AgUiInterruptPendingError || error instanceof AgUiHistoryDivergedError || error instanceof AgUiToolNameClashError)) throw error;
         return of<BaseEvent[]>({ type: EventType.RUN_ERROR, message: error.message, code: error.code, timestamp: Date.now() } as BaseEvent);
       }
       const options = { threadId: input.threadId, runId: input.runId, source: agent.name, messages: input.messages, state: input.state as unknown, tools: agent.tools };
-      return agent.reply(reply).pipe(toAgUiEvents(options));
+      return agent.reply(reply, frontendTools.length ? { tools: frontendTools } : {}).pipe(toAgUiEvents(options));
     });
   }
 
@@ -111,4 +115,21 @@ export class RxscopeAgUiAgent extends AbstractAgent {
       multimodal: { input: { image: true, audio: true, pdf: true } },
     });
   }
+}
+
+/**
+ * The run's frontend tools as external tools of this reply: the model may call them, and such a
+ * call ends the run with `pendingToolCallIds` for the client to run it. A frontend tool named
+ * like one of the agent's own tools is refused (which one would run is ambiguous).
+ */
+function frontendToolsOf(input: RunAgentInput, agent: Agent): Tool[] {
+  const own = new Set(agent.tools.map((t) => t.name));
+  return (input.tools ?? []).map((t) => {
+    if (own.has(t.name)) {
+      throw new AgUiToolNameClashError(
+        `The frontend tool "${t.name}" has the name of one of the agent's own tools; rename it in the client (nothing ran).`,
+      );
+    }
+    return externalTool({ name: t.name, description: t.description, parameters: (t.parameters ?? {}) as Record<string, unknown> });
+  });
 }
