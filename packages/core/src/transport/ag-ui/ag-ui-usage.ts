@@ -3,8 +3,8 @@ import type { AgentEventOf } from '../../event/events.js';
 
 /**
  * Token usage of a run as AG-UI reports it: one entry per provider and model, summed over the
- * run's model calls (subagents' included). A call that failed reports no counts, so it adds
- * nothing (no invented zeros); cache and reasoning counts appear only when a call reported them.
+ * run's model calls (subagents' included). A call that failed or was cut off reports no counts,
+ * so it adds nothing (no invented zeros); cache and reasoning counts appear only when a call reported them.
  *
  * @example
  * ```ts
@@ -18,7 +18,8 @@ export class AgUiUsage {
 
   /** Counts one `MODEL_CALL_END` (of a model of `provider`). */
   add(provider: string | undefined, end: AgentEventOf<'MODEL_CALL_END'>): void {
-    if (end.error) return;
+    // A failed or cut-off call got no usage report from the server: its zeros are not counts.
+    if (end.error || end.finishReason === 'error' || end.finishReason === 'interrupted') return;
     const model = end.responseModel ?? end.model;
     const key = `${provider ?? ''}\u0000${model}`;
     const entry = this.byModel.get(key) ?? { ...(provider ? { provider } : {}), model, inputTokens: 0, outputTokens: 0 };

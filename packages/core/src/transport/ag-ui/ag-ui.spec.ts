@@ -156,6 +156,7 @@ describe('RxscopeAgUiAgent through @ag-ui/client', () => {
     agUi.abortRun();
     await run;
     expect(events.at(-1)).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'cancelled' } });
+    expect(events.at(-1)).not.toHaveProperty('usage'); // the cut-off call reported no counts: none are invented
     await waitFor(() => server.requests[0]!.clientClosed);
     await server.waitForConnections(0);
   });
