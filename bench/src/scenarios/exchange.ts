@@ -40,10 +40,10 @@ export const EXPECTED_TEXT = FIRST_TEXT.join('') + FINAL_TEXT.join('');
 
 export const FIRST_TURN: ServerTurn = {
   text: FIRST_TEXT,
-  toolCalls: [{ name: 'add', arguments: { a: 2, b: 3 }, id: 'call_add_1' }],
-  usage: { prompt_tokens: 60, completion_tokens: 40 },
+  toolCalls: [{ name: 'add', input: { a: 2, b: 3 }, id: 'call_add_1' }],
+  usage: { inputTokens: 60, outputTokens: 40 },
 };
-export const FINAL_TURN: ServerTurn = { text: FINAL_TEXT, usage: { prompt_tokens: 110, completion_tokens: 20 } };
+export const FINAL_TURN: ServerTurn = { text: FINAL_TEXT, usage: { inputTokens: 110, outputTokens: 20 } };
 
 /** The test server's routing for the exchange: the first call gets FIRST_TURN, the call after the tool result FINAL_TURN. */
 export const EXCHANGE_SERVER: ServerProcessOptions = { turn: FIRST_TURN, afterToolTurn: FINAL_TURN };

@@ -21,7 +21,7 @@ const CHUNKS = [
   'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten',
   'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen', 'twenty',
 ].map((w, i) => (i === 0 ? w : ` ${w}`));
-const TURN: ServerTurn = { text: CHUNKS, usage: { prompt_tokens: 27, completion_tokens: 20 } };
+const TURN: ServerTurn = { text: CHUNKS, usage: { inputTokens: 27, outputTokens: 20 } };
 const EXPECTED_TEXT = CHUNKS.join('');
 
 /** What every contender returns: the streamed text and the output token count it read. */

@@ -21,7 +21,7 @@ const MAX_NS_PER_EVENT = 2000;
 const MAX_GROWTH = 1.2;
 
 const chunks = (n: number) => Array.from({ length: n }, (_, i) => `w${i} `);
-const turnOf = (n: number): ServerTurn => ({ text: chunks(n), usage: { prompt_tokens: 20, completion_tokens: n } });
+const turnOf = (n: number): ServerTurn => ({ text: chunks(n), usage: { inputTokens: 20, outputTokens: n } });
 const modelFor = (n: number) => `chunks-${n}`;
 
 /** Agent events of a reply with one model call of n text chunks: REPLY_START, MODEL_CALL_START, TEXT_BLOCK_START, n deltas, TEXT_BLOCK_END, MODEL_CALL_END, REPLY_END. */

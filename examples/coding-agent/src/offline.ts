@@ -46,8 +46,8 @@ function scriptedTurn(request: RecordedRequest): ServerTurn {
   if (!done.has('c_read_sum')) {
     return {
       toolCalls: [
-        { id: 'c_read_sum', name: 'read_file', arguments: { path: 'sum.js' } },
-        { id: 'c_read_test', name: 'read_file', arguments: { path: 'test.js' } },
+        { id: 'c_read_sum', name: 'read_file', input: { path: 'sum.js' } },
+        { id: 'c_read_test', name: 'read_file', input: { path: 'test.js' } },
       ],
     };
   }

@@ -41,7 +41,7 @@ describe('mcp-agent example', () => {
 
   it('serve: an MCP client starts it over stdio and calls the agent, which uses MCP tools itself', async () => {
     const server = await startOpenAITestServer({
-      script: [{ toolCalls: [{ name: 'everything__get-sum', arguments: { a: 40, b: 2 } }] }, { text: ['It is ', '42.'], chunkDelayMs: 20 }],
+      script: [{ toolCalls: [{ name: 'everything__get-sum', input: { a: 40, b: 2 } }] }, { text: ['It is ', '42.'], chunkDelayMs: 20 }],
     });
     const client = new Client({ name: 'host', version: '1.0.0' });
     try {

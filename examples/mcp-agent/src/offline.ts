@@ -21,8 +21,8 @@ function scriptedTurn(request: RecordedRequest): ServerTurn {
   if (!sum) {
     return {
       toolCalls: [
-        { id: 'call_sum', name: 'everything__get-sum', arguments: { a: 2, b: 3 } },
-        { id: 'call_logo', name: 'everything__get-tiny-image', arguments: {} },
+        { id: 'call_sum', name: 'everything__get-sum', input: { a: 2, b: 3 } },
+        { id: 'call_logo', name: 'everything__get-tiny-image', input: {} },
       ],
     };
   }

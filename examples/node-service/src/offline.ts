@@ -30,7 +30,7 @@ export function scriptedTurn(request: RecordedRequest): ServerTurn {
     const orderId = /\b([A-Z]-\d+)\b/.exec(text)?.[1] ?? 'A-17';
     const amount = Number(/(\d+(?:\.\d+)?)\s*(?:EUR|€|euros?)/i.exec(text)?.[1] ?? 80);
     if (!toolResult) {
-      return { text: words('Let me refund that for you.'), toolCalls: [{ name: 'refund_order', arguments: { orderId, amount } }] };
+      return { text: words('Let me refund that for you.'), toolCalls: [{ name: 'refund_order', input: { orderId, amount } }] };
     }
     const result = contentText(toolResult.content);
     return {
@@ -39,7 +39,7 @@ export function scriptedTurn(request: RecordedRequest): ServerTurn {
   }
   if (/\bplan\b/i.test(text)) {
     const written = after.filter((m) => m.role === 'tool').length;
-    if (written < PLAN.length) return { toolCalls: [{ name: 'write_todos', arguments: { todos: PLAN[written] } }] };
+    if (written < PLAN.length) return { toolCalls: [{ name: 'write_todos', input: { todos: PLAN[written] } }] };
     return { text: words('Your move is planned: boxes packed, van booked, address changed.') };
   }
   if (/story/i.test(text)) {

@@ -43,10 +43,15 @@ describe('node-service over HTTP (offline scripted model)', () => {
 
   const api = (path: string, init?: RequestInit) => fetch(`${service.url}${path}`, init);
   const post = async (path: string, body?: unknown) => {
-    const res = await api(path, { method: 'POST', headers: { 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    const res = await api(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   };
-  const events = (id: string, lastEventId?: string) => fromAgentEventStream(`${service.url}/api/sessions/${id}/events`, lastEventId ? { lastEventId } : {});
+  const events = (id: string, lastEventId?: string) =>
+    fromAgentEventStream(`${service.url}/api/sessions/${id}/events`, lastEventId ? { lastEventId } : {});
   const opened = () => new Promise((r) => setTimeout(r, 100));
 
   it('creates a session, streams a reply to a message, and reports the conversation', async () => {
@@ -59,9 +64,15 @@ describe('node-service over HTTP (offline scripted model)', () => {
     expect(sent).toEqual({ status: 202, body: { sessionId: id, replyId: expect.any(String) as string } });
     const grown = await texts;
     expect(grown.length).toBeGreaterThan(3); // streamed word by word
-    expect(grown.at(-1)).toBe('You said: "Hello there". I am the offline scripted model; set OPENAI_API_KEY to talk to a real one.');
+    expect(grown.at(-1)).toBe(
+      'You said: "Hello there". I am the offline scripted model; set OPENAI_API_KEY to talk to a real one.',
+    );
 
-    const state = (await (await api(`/api/sessions/${id}`)).json()) as { running: boolean; pending: unknown; messages: { role: string }[] };
+    const state = (await (await api(`/api/sessions/${id}`)).json()) as {
+      running: boolean;
+      pending: unknown;
+      messages: { role: string }[];
+    };
     expect(state).toMatchObject({ running: false, pending: null });
     expect(state.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
   });
@@ -77,13 +88,22 @@ describe('node-service over HTTP (offline scripted model)', () => {
     expect(first.at(-1)).toMatchObject({ type: 'REPLY_END', finishReason: 'awaiting_confirmation' });
     const state = (await (await api(`/api/sessions/${id}`)).json()) as { pending: { toolCalls: { id: string }[] } };
     const callId = state.pending.toolCalls[0]!.id;
-    expect(await firstValueFrom(fromAgentEventStream(`${service.url}/api/sessions/${id}/events`, { lastEventId: first[0]!.id }).pipe(pendingConfirmations(), filter((c) => c.length > 0)))).toEqual([
-      expect.objectContaining({ id: callId }),
-    ]);
+    expect(
+      await firstValueFrom(
+        fromAgentEventStream(`${service.url}/api/sessions/${id}/events`, { lastEventId: first[0]!.id }).pipe(
+          pendingConfirmations(),
+          filter((c) => c.length > 0),
+        ),
+      ),
+    ).toEqual([expect.objectContaining({ id: callId })]);
 
-    const wrong = await post(`/api/sessions/${id}/confirmations`, { results: [{ toolCallId: 'nope', confirmed: true }] });
+    const wrong = await post(`/api/sessions/${id}/confirmations`, {
+      results: [{ toolCallId: 'nope', confirmed: true }],
+    });
     expect(wrong.status).toBe(409);
-    expect(wrong.body).toMatchObject({ error: { name: 'AgentUsageError', message: expect.stringContaining('unknown tool call id "nope"') as string } });
+    expect(wrong.body).toMatchObject({
+      error: { name: 'AgentUsageError', message: expect.stringContaining('unknown tool call id "nope"') as string },
+    });
 
     const resumed = lastValueFrom(events(id).pipe(untilEnd, toArray()));
     await opened();
@@ -92,8 +112,119 @@ describe('node-service over HTTP (offline scripted model)', () => {
     const second = await resumed;
     expect(second.find((e) => e.type === 'TOOL_RESULT_END')).toMatchObject({ status: 'success', toolCallId: callId });
     expect(second.at(-1)).toMatchObject({ type: 'REPLY_END', finishReason: 'completed' });
-    expect(second.flatMap((e) => (e.type === 'TEXT_BLOCK_DELTA' ? [e.delta] : [])).join('')).toBe('Done: refunded 25 EUR on order B-42.');
+    expect(second.flatMap((e) => (e.type === 'TEXT_BLOCK_DELTA' ? [e.delta] : [])).join('')).toBe(
+      'Done: refunded 25 EUR on order B-42.',
+    );
     expect(service.refunds).toEqual([expect.objectContaining({ orderId: 'B-42', amount: 25 })]);
+  });
+
+  /** Starts a refund of order `orderId` in session `id` and waits until it asks for confirmation. */
+  const refundAwaitingConfirmation = async (id: string, orderId: string) => {
+    const asking = lastValueFrom(events(id).pipe(untilEnd, toArray()));
+    await opened();
+    await post(`/api/sessions/${id}/messages`, { text: `Please refund order ${orderId}, 30 EUR` });
+    const streamed = await asking;
+    expect(streamed.at(-1)).toMatchObject({ type: 'REPLY_END', finishReason: 'awaiting_confirmation' });
+    const callId = streamed.find((e) => e.type === 'REQUIRE_USER_CONFIRM')!;
+    return { streamed, callId: callId.type === 'REQUIRE_USER_CONFIRM' ? callId.toolCalls[0]!.id : '' };
+  };
+
+  it('keeps the text streamed so far in GET /api/sessions/:id while a reply waits for confirmation (a reloaded page shows it)', async () => {
+    const id = 'reload-1';
+    const { streamed, callId } = await refundAwaitingConfirmation(id, 'C-7');
+    const text = streamed.flatMap((e) => (e.type === 'TEXT_BLOCK_DELTA' ? [e.delta] : [])).join('');
+    expect(text).toBe('Let me refund that for you.');
+
+    const state = (await (await api(`/api/sessions/${id}`)).json()) as {
+      pending: { replyId: string };
+      messages: { role: string; content: { type: string; text?: string; id?: string }[] }[];
+    };
+    expect(state.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+    const waiting = state.messages.at(-1)!;
+    expect(waiting.content.filter((b) => b.type === 'text').map((b) => b.text)).toEqual([text]);
+    expect(waiting.content.find((b) => b.type === 'tool_call')).toMatchObject({ id: callId });
+    expect(state.pending.replyId).toBe(streamed[0]!.replyId);
+
+    const resumed = lastValueFrom(events(id).pipe(untilEnd, toArray()));
+    await opened();
+    expect(
+      (await post(`/api/sessions/${id}/confirmations`, { results: [{ toolCallId: callId, confirmed: false }] })).status,
+    ).toBe(202);
+    expect((await resumed).at(-1)).toMatchObject({ type: 'REPLY_END', finishReason: 'completed' });
+    const after = (await (await api(`/api/sessions/${id}`)).json()) as {
+      pending: unknown;
+      messages: { role: string }[];
+    };
+    expect(after).toMatchObject({ pending: null });
+    expect(after.messages.map((m) => m.role)).toEqual(['user', 'assistant']); // the resumed reply, once
+  });
+
+  it('refuses an edited input that does not fit with a 409 in words for a person, then runs the corrected one', async () => {
+    const id = 'edit-1';
+    const { callId } = await refundAwaitingConfirmation(id, 'D-9');
+    const bad = await post(`/api/sessions/${id}/confirmations`, {
+      results: [{ toolCallId: callId, confirmed: true, input: { orderId: 'D-9', amount: 'ten' } }],
+    });
+    expect(bad).toEqual({
+      status: 409,
+      body: {
+        error: {
+          name: 'HttpError',
+          code: 'invalid_edited_input',
+          message:
+            'The changes to refund_order cannot be used: amount: expected a number, got text. Correct them and confirm again, or reject the call.',
+        },
+      },
+    });
+    expect((bad.body['error'] as { message: string }).message).not.toMatch(/call the tool again|Invalid arguments/);
+    const negative = await post(`/api/sessions/${id}/confirmations`, {
+      results: [{ toolCallId: callId, confirmed: true, input: { orderId: 'D-9', amount: -5 } }],
+    });
+    expect(negative).toMatchObject({
+      status: 409,
+      body: { error: { message: expect.stringContaining('amount: expected number to be >0') as string } },
+    });
+
+    const resumed = lastValueFrom(events(id).pipe(untilEnd, toArray()));
+    await opened();
+    const ok = await post(`/api/sessions/${id}/confirmations`, {
+      results: [{ toolCallId: callId, confirmed: true, input: { orderId: 'D-9', amount: 12 } }],
+    });
+    expect(ok.status).toBe(202);
+    expect((await resumed).find((e) => e.type === 'TOOL_RESULT_END')).toMatchObject({
+      status: 'success',
+      toolCallId: callId,
+    });
+    expect(service.refunds).toContainEqual(expect.objectContaining({ orderId: 'D-9', amount: 12 }));
+  });
+
+  it('answers a confirmation body of the wrong shape with 400 naming the field, and the reply still waits', async () => {
+    const id = 'shape-1';
+    const { callId } = await refundAwaitingConfirmation(id, 'E-3');
+    expect(
+      await post(`/api/sessions/${id}/confirmations`, { results: [{ toolCallId: callId, confirmed: 'no' }] }),
+    ).toEqual({
+      status: 400,
+      body: {
+        error: {
+          name: 'HttpError',
+          code: 'invalid_body',
+          message:
+            'The body needs "results": [{toolCallId, confirmed: true or false, input?, reason?}]. Wrong: results.0.confirmed: expected true or false, got text.',
+        },
+      },
+    });
+    expect(await post(`/api/sessions/${id}/confirmations`, { results: { toolCallId: callId } })).toMatchObject({
+      status: 400,
+      body: { error: { message: expect.stringContaining('results: expected a list, got an object') as string } },
+    });
+    expect(await post(`/api/sessions/${id}/confirmations`)).toMatchObject({
+      status: 400,
+      body: { error: { code: 'invalid_body' } },
+    });
+    const state = (await (await api(`/api/sessions/${id}`)).json()) as { pending: { toolCalls: { id: string }[] } };
+    expect(state.pending.toolCalls.map((c) => c.id)).toEqual([callId]);
+    expect(service.refunds.filter((r) => r.orderId === 'E-3')).toEqual([]);
   });
 
   it('cancels a long reply: REPLY_END interrupted on the stream, the model request aborted, 409 while it ran', async () => {
@@ -108,7 +239,11 @@ describe('node-service over HTTP (offline scripted model)', () => {
     expect(await post(`/api/sessions/${id}/cancel`)).toEqual({ status: 200, body: { cancelled: true } });
     const all = await stream;
     expect(all.at(-1)).toMatchObject({ type: 'REPLY_END', finishReason: 'interrupted' });
-    const diagnostics = (await (await api('/api/diagnostics')).json()) as { model: string; modelRequests: { clientClosed: boolean }[]; running: string[] };
+    const diagnostics = (await (await api('/api/diagnostics')).json()) as {
+      model: string;
+      modelRequests: { clientClosed: boolean }[];
+      running: string[];
+    };
     expect(diagnostics.model).toBe('offline');
     expect(diagnostics.modelRequests.at(-1)).toMatchObject({ clientClosed: true });
     expect(diagnostics.running).toEqual([]);
@@ -120,12 +255,16 @@ describe('node-service over HTTP (offline scripted model)', () => {
     const witness = lastValueFrom(service.sessions.events(id).pipe(untilEnd, toArray()));
     const firstFew = firstValueFrom(events(id).pipe(take(4), toArray()));
     await opened();
-    await post(`/api/sessions/${id}/messages`, { text: 'Say something long enough to reconnect in the middle of it, please' });
+    await post(`/api/sessions/${id}/messages`, {
+      text: 'Say something long enough to reconnect in the middle of it, please',
+    });
     const seen = await firstFew;
     const all = await witness;
     const missed = all.slice(all.findIndex((e) => e.id === seen[3]!.id) + 1);
     const viaQuery = await firstValueFrom(
-      fromAgentEventStream(`${service.url}/api/sessions/${id}/events?lastEventId=${encodeURIComponent(seen[3]!.id)}`).pipe(take(missed.length), toArray()),
+      fromAgentEventStream(
+        `${service.url}/api/sessions/${id}/events?lastEventId=${encodeURIComponent(seen[3]!.id)}`,
+      ).pipe(take(missed.length), toArray()),
     );
     expect(viaQuery).toEqual(missed);
     expect(await firstValueFrom(events(id, seen[3]!.id).pipe(take(missed.length), toArray()))).toEqual(missed);
@@ -134,7 +273,11 @@ describe('node-service over HTTP (offline scripted model)', () => {
   it('allows the dev origin by CORS (preflight included), serves static files with an index.html fallback, and answers errors as JSON', async () => {
     const preflight = await api('/api/sessions/x/messages', {
       method: 'OPTIONS',
-      headers: { origin: 'http://localhost:4200', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+      headers: {
+        origin: 'http://localhost:4200',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type',
+      },
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-origin')).toBe('http://localhost:4200');
@@ -157,8 +300,13 @@ describe('node-service over HTTP (offline scripted model)', () => {
     expect((await api('/../../etc/passwd')).status).not.toBe(500);
 
     expect((await post('/api/sessions/bad id!/messages', { text: 'x' })).status).toBe(400);
-    expect(await post('/api/sessions/s/messages', {})).toMatchObject({ status: 400, body: { error: { code: 'invalid_body' } } });
-    expect(await post('/api/sessions/s/confirmations', { results: [{ toolCallId: 'a', confirmed: true }] })).toMatchObject({
+    expect(await post('/api/sessions/s/messages', {})).toMatchObject({
+      status: 400,
+      body: { error: { code: 'invalid_body' } },
+    });
+    expect(
+      await post('/api/sessions/s/confirmations', { results: [{ toolCallId: 'a', confirmed: true }] }),
+    ).toMatchObject({
       status: 409,
       body: { error: { message: expect.stringContaining('no suspended reply') as string } },
     });
@@ -168,14 +316,21 @@ describe('node-service over HTTP (offline scripted model)', () => {
 
 describe('node-service program', () => {
   beforeAll(() => {
-    execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', 'examples/node-service'], { cwd: ROOT, stdio: 'pipe' });
+    execFileSync(
+      process.execPath,
+      [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', 'examples/node-service'],
+      { cwd: ROOT, stdio: 'pipe' },
+    );
   }, 120_000);
 
   it('starts offline on the port it is given, answers, and stops on SIGTERM', async () => {
     const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0' };
     delete env['OPENAI_API_KEY'];
     delete env['REDIS_URL'];
-    const child = spawn(process.execPath, [join(ROOT, 'examples', 'node-service', 'dist', 'main.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(ROOT, 'examples', 'node-service', 'dist', 'main.js')], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     try {
       let out = '';
       child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));

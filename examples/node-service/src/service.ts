@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { Agent, type ChatModel, type ConfirmResult } from '@rxscope/core';
+import { Agent, type ChatModel } from '@rxscope/core';
 import { TodoListMiddleware } from '@rxscope/harness';
 import {
   AgentSessions,
@@ -17,6 +17,7 @@ import {
   sendHttpError,
   type SessionEventBus,
 } from '@rxscope/core/node';
+import { checkConfirmations } from './confirmations.js';
 import { serveStatic } from './static-files.js';
 import { createTools, type Refund } from './tools.js';
 
@@ -58,7 +59,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const sessions = new AgentSessions({
     // The task list (`write_todos`, emitted as `CUSTOM todos_updated`) is the harness's; the Angular app shows it.
     agent: (sessionId) =>
-      new Agent({ name: 'assistant', sysPrompt: SYSTEM_PROMPT, model: options.model, tools, middlewares: [new TodoListMiddleware()], sessionId }),
+      new Agent({
+        name: 'assistant',
+        sysPrompt: SYSTEM_PROMPT,
+        model: options.model,
+        tools,
+        middlewares: [new TodoListMiddleware()],
+        sessionId,
+      }),
     bus: options.bus ?? new InMemorySessionEventBus({ maxEvents: 1000 }),
   });
   const cors = (req: IncomingMessage): Record<string, string> => {
@@ -71,12 +79,17 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   };
   const json = (req: IncomingMessage, res: ServerResponse, status: number, body: unknown) => {
     const text = JSON.stringify(body);
-    res.writeHead(status, { ...cors(req), 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+    res.writeHead(status, {
+      ...cors(req),
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(text),
+    });
     res.end(text);
   };
   const sessionId = (raw: string): string => {
     const id = decodeURIComponent(raw);
-    if (!SESSION_ID.test(id)) throw new HttpError(400, 'A session id is 1 to 64 letters, digits, "_" or "-".', 'invalid_session_id');
+    if (!SESSION_ID.test(id))
+      throw new HttpError(400, 'A session id is 1 to 64 letters, digits, "_" or "-".', 'invalid_session_id');
     return id;
   };
 
@@ -95,7 +108,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     if (method === 'GET' && path === '/api/diagnostics') {
       return json(req, res, 200, {
         model: options.modelLabel,
-        modelRequests: (options.modelRequests?.() ?? []).map((r, index) => ({ index, completed: r.completed, clientClosed: r.clientClosed })),
+        modelRequests: (options.modelRequests?.() ?? []).map((r, index) => ({
+          index,
+          completed: r.completed,
+          clientClosed: r.clientClosed,
+        })),
         running: sessions.runningSessions(),
         refunds,
       });
@@ -111,7 +128,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         sessionId: id,
         running: sessions.running(id),
         pending: pending?.confirm.length ? { replyId: pending.replyId, toolCalls: pending.confirm } : null,
-        messages: agent.context,
+        // A reply waiting for confirmation is not in the conversation yet: its message so far
+        // (the text streamed before the calls, the calls) ends the list, so a reloaded page keeps it.
+        messages: pending ? [...agent.context, pending.message] : agent.context,
       });
     }
     if (method === 'GET' && action === 'events') {
@@ -120,17 +139,18 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     }
     if (method === 'POST' && action === 'messages') {
       const body = (await readJsonBody(req)) as { text?: unknown } | undefined;
-      if (typeof body?.text !== 'string' || !body.text.trim()) throw new HttpError(400, 'The body needs "text": a non-empty string.', 'invalid_body');
+      if (typeof body?.text !== 'string' || !body.text.trim())
+        throw new HttpError(400, 'The body needs "text": a non-empty string.', 'invalid_body');
       const { replyId } = await sessions.start(id, body.text);
       return json(req, res, 202, { sessionId: id, replyId });
     }
     if (method === 'POST' && action === 'confirmations') {
-      const body = (await readJsonBody(req)) as { results?: unknown; replyId?: unknown } | undefined;
-      if (!Array.isArray(body?.results)) throw new HttpError(400, 'The body needs "results": [{toolCallId, confirmed}].', 'invalid_body');
+      const body = await readJsonBody(req);
+      const { results, replyId: answering } = checkConfirmations(body, (await sessions.agent(id)).pending, tools);
       const { replyId } = await sessions.start(id, {
         type: 'USER_CONFIRM_RESULT',
-        results: body.results as ConfirmResult[],
-        ...(typeof body.replyId === 'string' ? { replyId: body.replyId } : {}),
+        results,
+        ...(answering ? { replyId: answering } : {}),
       });
       return json(req, res, 202, { sessionId: id, replyId });
     }
@@ -153,7 +173,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
           return;
         }
         if (path.startsWith('/api/')) return await api(req, res, path);
-        if ((req.method === 'GET' || req.method === 'HEAD') && (await serveStatic(options.staticDir, req, res, path))) return;
+        if ((req.method === 'GET' || req.method === 'HEAD') && (await serveStatic(options.staticDir, req, res, path)))
+          return;
         throw new HttpError(404, `Nothing at ${path}.`, 'not_found');
       } catch (error) {
         if (sendHttpError(res, error, cors(req)) >= 500) console.error('[node-service]', error);

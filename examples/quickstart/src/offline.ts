@@ -30,9 +30,9 @@ async function scriptedTurn(request: RecordedRequest): Promise<ServerTurn> {
     return {
       text: words('Let me check both clocks and do the math.'),
       toolCalls: [
-        { id: 'call_ny', name: 'current_time', arguments: { timeZone: 'America/New_York' } },
-        { id: 'call_tokyo', name: 'current_time', arguments: { timeZone: 'Asia/Tokyo' } },
-        { id: 'call_year', name: 'calculator', arguments: { expression: '45 * 365 / 60' } },
+        { id: 'call_ny', name: 'current_time', input: { timeZone: 'America/New_York' } },
+        { id: 'call_tokyo', name: 'current_time', input: { timeZone: 'Asia/Tokyo' } },
+        { id: 'call_year', name: 'calculator', input: { expression: '45 * 365 / 60' } },
       ],
     };
   }
@@ -42,7 +42,7 @@ async function scriptedTurn(request: RecordedRequest): Promise<ServerTurn> {
   if (!results.has('call_diff') && ny && tokyo) {
     return {
       text: words(`Tokyo is at UTC${tokyo.utcOffset} and New York at UTC${ny.utcOffset}; let me work out the difference.`),
-      toolCalls: [{ id: 'call_diff', name: 'calculator', arguments: { expression: `${hours(tokyo.utcOffset)} - (${hours(ny.utcOffset)})` } }],
+      toolCalls: [{ id: 'call_diff', name: 'calculator', input: { expression: `${hours(tokyo.utcOffset)} - (${hours(ny.utcOffset)})` } }],
     };
   }
 

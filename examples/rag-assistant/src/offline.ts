@@ -22,7 +22,7 @@ function answer(request: RecordedRequest): ServerTurn {
   const searches = (request.body.tools ?? []).some((t) => t.function.name === 'search_knowledge');
   const question = textOf(messages.filter((m) => m.role === 'user').at(-1)?.content);
   if (searches && last?.role !== 'tool') {
-    return { text: words('Let me look that up. '), toolCalls: [{ name: 'search_knowledge', arguments: { query: question } }] };
+    return { text: words('Let me look that up. '), toolCalls: [{ name: 'search_knowledge', input: { query: question } }] };
   }
   // The passages: the tool result (agentic mode) or the hint in the request (static mode).
   const context = last?.role === 'tool' ? textOf(last.content) : messages.map((m) => textOf(m.content)).join('\n');

@@ -1,4 +1,5 @@
-// @rxscope/core — public API. Explicit named exports only.
+// @rxscope/core — public API. Explicit named exports only. What is public and why:
+// docs/public-api.md; the engine's own pieces are in @rxscope/core/internal (unstable).
 
 // messages
 export type {
@@ -68,8 +69,6 @@ export { defineTool } from './tool/tool.js';
 export { externalTool } from './tool/external-tool.js';
 export type { ExternalToolDefinition } from './tool/external-tool.js';
 export type { Tool, ToolContext, ToolDefinition, ToolOutput, ToolPermissionDecision, ToolProgress } from './tool/tool.js';
-export { parseToolArguments, validateToolInput } from './tool/validate.js';
-export type { ParsedArguments } from './tool/validate.js';
 
 // middleware
 export { ContextToken } from './middleware/context.js';
@@ -78,8 +77,6 @@ export { ConversationEditError } from './middleware/conversation.js';
 export type { BlockRef, Conversation, HintOptions } from './middleware/conversation.js';
 export { middlewareKey } from './middleware/middleware.js';
 export type { ActingInput, AgentInput, Middleware, ModelCallInput, Next, ReasoningInput } from './middleware/middleware.js';
-export { chainFor, composeChain } from './middleware/chain.js';
-export type { Chain, Layer, OnionHook } from './middleware/chain.js';
 
 // agent
 export { Agent } from './agent/agent.js';
@@ -91,21 +88,17 @@ export type { AgentToolOptions, DefaultAgentToolInput } from './agent/agent-tool
 export { AgentError, AgentUsageError } from './agent/errors.js';
 
 // permissions
-export { decidePermission } from './permission/engine.js';
-export type { PermissionDecision } from './permission/engine.js';
 export { Permissions } from './permission/permissions.js';
-export { describeRule, ruleMatches } from './permission/rules.js';
 export type { PermissionBehavior, PermissionMode, PermissionRule, PermissionState } from './permission/rules.js';
 
 // state and sessions
 export { AgentStateError, parseAgentState, STATE_VERSION } from './state/snapshot.js';
 export type { AgentStateSnapshot, PendingReply } from './state/snapshot.js';
-export { migrateState } from './state/migrations.js';
 export { InMemorySessionStore, SessionConflictError, SessionStoreError } from './state/session-store.js';
 export type { SessionStore, StoredSession } from './state/session-store.js';
 
 // utilities
-export { isGeneratedId, newId } from './util/id.js';
+export { newId } from './util/id.js';
 
 // transport ----------------------------------------------------------------------------------
 export {

@@ -28,8 +28,8 @@ describe('docs/models.md', () => {
   it('the test server example: an agent with a tool over OpenAIChatModel', async () => {
     server = await startOpenAITestServer({
       script: [
-        { toolCalls: [{ name: 'add', arguments: { a: 2, b: 3 } }] },
-        { text: ['The sum ', 'is 5.'], usage: { prompt_tokens: 50, completion_tokens: 6 } },
+        { toolCalls: [{ name: 'add', input: { a: 2, b: 3 } }] },
+        { text: ['The sum ', 'is 5.'], usage: { inputTokens: 50, outputTokens: 6 } },
       ],
     });
     const model = new OpenAIChatModel({ model: 'gpt-4o-mini', apiKey: 'test', baseURL: server.url });

@@ -1,18 +1,54 @@
 import type { ModelEvent, Usage } from '../event/events.js';
 import { newId } from '../util/id.js';
 
-/** One scripted model response. */
+/**
+ * A tool call a scripted turn makes. The same shape scripts `ScriptedChatModel` and the
+ * OpenAI-compatible test server (`@rxscope/core/testing/node`).
+ *
+ * @example
+ * ```ts
+ * const call: ScriptedToolCall = { name: 'get_weather', input: { city: 'Paris' } };
+ * const broken: ScriptedToolCall = { name: 'get_weather', arguments: '{"city": "Par' }; // raw text, invalid JSON on purpose
+ * ```
+ */
+export interface ScriptedToolCall {
+  readonly name: string;
+  /** The arguments, sent as their JSON text. */
+  readonly input?: unknown;
+  /** The raw JSON text of the arguments instead of `input` (to script invalid JSON). */
+  readonly arguments?: string;
+  /** Default: a fresh `call_...` id. */
+  readonly id?: string;
+}
+
+/**
+ * One scripted model response, in the words of rxscope's events and messages: `text`,
+ * `thinking`, `toolCalls` of `{name, input}`, `usage` as a {@link Usage}. `ScriptedChatModel`
+ * plays it in memory; the test server (`startOpenAITestServer` of `@rxscope/core/testing/node`)
+ * takes the same turns (plus HTTP-only fields such as `fault`) and sends them over the wire.
+ *
+ * @example
+ * ```ts
+ * const turns: ScriptedTurn[] = [
+ *   { thinking: 'The user wants the weather.', toolCalls: [{ name: 'get_weather', input: { city: 'Paris' } }] },
+ *   { text: ['It is 21 °C ', 'in Paris.'], usage: { inputTokens: 120, outputTokens: 9 } },
+ * ];
+ * const model = new ScriptedChatModel(turns); // in memory
+ * const server = await startOpenAITestServer({ script: turns }); // over HTTP
+ * ```
+ */
 export interface ScriptedTurn {
   /** Text, as one string or as the chunks to stream. */
   readonly text?: string | readonly string[];
   /** Reasoning text, streamed before the answer. */
   readonly thinking?: string | readonly string[];
   /** Tool calls; `input` is serialised to JSON unless raw `arguments` are given. */
-  readonly toolCalls?: readonly { readonly name: string; readonly input?: unknown; readonly arguments?: string; readonly id?: string }[];
+  readonly toolCalls?: readonly ScriptedToolCall[];
+  /** Reported usage. Default: rough counts. */
   readonly usage?: Partial<Usage>;
   /** Default: `tool_calls` when the turn has tool calls, else `stop`. */
   readonly finishReason?: string;
-  /** Fail the call with this error after the content above was streamed. */
+  /** Fail the call with this error after the content above was streamed (`ScriptedChatModel` only; the test server has `fault`). */
   readonly error?: Error;
 }
 

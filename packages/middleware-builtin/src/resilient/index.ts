@@ -59,16 +59,15 @@ import {
   closeOpenStream,
   isBlockEnd,
   isBlockStart,
-  type Layer,
   type Middleware,
   middlewareKey,
   type Next,
-  type OnionHook,
   OpenStream,
   type RuntimeContext,
   type Tool,
   toErrorInfo,
 } from '@rxscope/core';
+import { type Layer, type OnionHook } from '@rxscope/core/internal';
 import { LimitExceededError } from '../limit-exceeded-error.js';
 
 /** The hook a failure happened in. */

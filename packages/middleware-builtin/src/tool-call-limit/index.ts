@@ -38,9 +38,9 @@ import {
   newId,
   type Next,
   type ReasoningInput,
-  ruleMatches,
   type RuntimeContext,
 } from '@rxscope/core';
+import { ruleMatches } from '@rxscope/core/internal';
 import { checkLimit } from '../internal/check-limit.js';
 import { ScopedState } from '../internal/scoped-state.js';
 import type { LimitScope } from '../limit-exceeded-error.js';

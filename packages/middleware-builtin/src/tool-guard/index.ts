@@ -40,12 +40,11 @@ import {
   newId,
   type Next,
   type ReasoningInput,
-  ruleMatches,
   type RuntimeContext,
   type Tool,
   type ToolCallBlock,
-  validateToolInput,
 } from '@rxscope/core';
+import { ruleMatches, validateToolInput } from '@rxscope/core/internal';
 
 /** A deny rule: a tool name or glob, or one narrowed to calls whose `argument` matches `pattern`. */
 export type ToolGuardRule =

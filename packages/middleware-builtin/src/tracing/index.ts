@@ -34,12 +34,12 @@ import {
   type AgentEvent,
   type AgentInput,
   ContextToken,
-  isGeneratedId,
   type Middleware,
   type ModelCallInput,
   type Next,
   type RuntimeContext,
 } from '@rxscope/core';
+import { isGeneratedId } from '@rxscope/core/internal';
 import type { Observable } from 'rxjs';
 import { ATTR } from './attributes.js';
 import { chatSpan } from './chat-span.js';

@@ -67,17 +67,17 @@ describe('startOpenAITestServer', () => {
     expect(models.data[0]!.id).toBe('test-model');
   });
 
-  it('streams reasoning, text and tool calls as chat.completion.chunk events, then usage and [DONE]', async () => {
+  it('streams thinking (as reasoning_content), text and tool calls as chat.completion.chunk events, then usage and [DONE]', async () => {
     server = await startOpenAITestServer({
       script: [
         {
-          reasoning: ['Let me ', 'think.'],
+          thinking: ['Let me ', 'think.'],
           text: ['Hel', 'lo'],
           toolCalls: [
-            { name: 'add', arguments: { a: 2, b: 3 }, id: 'call_add' },
+            { name: 'add', input: { a: 2, b: 3 }, id: 'call_add' },
             { name: 'echo', arguments: '{"text":"hello world"}' },
           ],
-          usage: { prompt_tokens: 11, completion_tokens: 7, cached_tokens: 4, reasoning_tokens: 2 },
+          usage: { inputTokens: 11, outputTokens: 7, cacheReadTokens: 4, reasoningTokens: 2 },
         },
       ],
     });
@@ -140,7 +140,7 @@ describe('startOpenAITestServer', () => {
   it('answers non-streaming requests with one chat.completion', async () => {
     server = await startOpenAITestServer({
       model: 'served-model',
-      script: [{ reasoning: 'hmm', text: ['a', 'b'], toolCalls: [{ name: 'add', arguments: { a: 1 }, id: 'c1' }], finishReason: 'length' }],
+      script: [{ thinking: 'hmm', text: ['a', 'b'], toolCalls: [{ name: 'add', input: { a: 1 }, id: 'c1' }], finishReason: 'length' }],
     });
     const body = await json(await post(server, {}));
     expect(body).toMatchObject({

@@ -1,47 +1,65 @@
 // What the test server answers: scripted turns in order, or a handler's turn per request.
+import type { Usage } from '../../event/events.js';
+import type { ScriptedToolCall, ScriptedTurn } from '../scripted-turn.js';
 import type { ServerFault } from './faults.js';
 import type { RecordedRequest } from './recording.js';
 
 /**
- * One tool call the server should make the "model" request.
+ * One tool call the server should make the "model" request: a {@link ScriptedToolCall}
+ * (`{name, input}`, or raw `arguments` text), the same as `ScriptedChatModel`'s.
  *
  * @example
  * ```ts
- * const call: ServerToolCall = { name: 'get_weather', arguments: { city: 'Paris' }, id: 'call_1' };
+ * const call: ServerToolCall = { name: 'get_weather', input: { city: 'Paris' }, id: 'call_1' };
  * ```
  */
-export interface ServerToolCall {
-  readonly name: string;
-  /** Raw JSON text, or a value serialised to JSON. */
-  readonly arguments: string | object;
-  /** Default: a fresh `call_...` id. */
-  readonly id?: string;
+export interface ServerToolCall extends Omit<ScriptedToolCall, 'arguments'> {
+  /**
+   * The raw JSON text of the arguments instead of `input`. An object here is the old spelling
+   * of `input`.
+   * @deprecated for an object: use `input` (an object keeps working until the next minor version).
+   */
+  readonly arguments?: string | object;
 }
 
 /**
- * One scripted response of the test server.
+ * The old spelling of a turn's usage: the wire's names. Kept for one version.
+ * @deprecated use `inputTokens`, `outputTokens`, `cacheReadTokens`, `reasoningTokens`.
+ */
+export interface ServerWireUsage {
+  /** @deprecated use `inputTokens`. */
+  readonly prompt_tokens?: number;
+  /** @deprecated use `outputTokens`. */
+  readonly completion_tokens?: number;
+  /** @deprecated use `cacheReadTokens`. */
+  readonly cached_tokens?: number;
+  /** @deprecated use `reasoningTokens`. */
+  readonly reasoning_tokens?: number;
+}
+
+/**
+ * One scripted response of the test server: a {@link ScriptedTurn} (`text`, `thinking`,
+ * `toolCalls` of `{name, input}`, `usage` in rxscope's words, `finishReason`), sent over the wire
+ * as OpenAI does (`thinking` as `delta.reasoning_content`, `usage.inputTokens` as
+ * `prompt_tokens`, `cacheReadTokens` as `prompt_tokens_details.cached_tokens`...), plus what only
+ * HTTP has: a `fault`, `retryAfterSeconds`, `chunkDelayMs`, a `json` answer. The same turns
+ * script `ScriptedChatModel` (without the HTTP fields).
  *
  * @example
  * ```ts
- * const turn: ServerTurn = { reasoning: 'Think.', text: ['Hel', 'lo'], usage: { prompt_tokens: 12, completion_tokens: 3, cached_tokens: 8 } };
+ * const turn: ServerTurn = { thinking: 'Think.', text: ['Hel', 'lo'], usage: { inputTokens: 12, outputTokens: 3, cacheReadTokens: 8 } };
  * ```
  */
-export interface ServerTurn {
-  /** Answer text: one chunk, or the chunks to stream. */
-  readonly text?: string | readonly string[];
-  /** Reasoning, streamed before the text as `delta.reasoning_content`. */
-  readonly reasoning?: string | readonly string[];
+export interface ServerTurn extends Omit<ScriptedTurn, 'error' | 'toolCalls' | 'usage'> {
   /** Tool calls; streamed arguments are split over several chunks. */
   readonly toolCalls?: readonly ServerToolCall[];
   /** Reported usage. Default: rough counts from the request and the answer (no cache/reasoning details). */
-  readonly usage?: {
-    readonly prompt_tokens?: number;
-    readonly completion_tokens?: number;
-    readonly cached_tokens?: number;
-    readonly reasoning_tokens?: number;
-  };
-  /** Default: `tool_calls` when the turn has tool calls, else `stop`. */
-  readonly finishReason?: string;
+  readonly usage?: Partial<Usage> & ServerWireUsage;
+  /**
+   * Reasoning, streamed before the text.
+   * @deprecated use `thinking` (this spelling keeps working until the next minor version).
+   */
+  readonly reasoning?: string | readonly string[];
   readonly fault?: ServerFault;
   /** `Retry-After` of a `rate_limit` (or `server_error`) fault, in seconds. */
   readonly retryAfterSeconds?: number;

@@ -29,7 +29,8 @@ function toolCallsOf(turn: ServerTurn, body: RecordedBody, index: number): WireT
   const calls = (turn.toolCalls ?? []).map((c, i) => ({
     id: c.id ?? `call_${index}_${i}_${Math.random().toString(36).slice(2, 10)}`,
     name: c.name,
-    arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments),
+    // `input` (or the deprecated object `arguments`) as JSON text; a string `arguments` as it is.
+    arguments: c.input !== undefined ? JSON.stringify(c.input) : typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments ?? {}),
   }));
   return withToolCallFault(turn.fault, calls, declared, index);
 }
@@ -43,19 +44,21 @@ export function buildResponse(turn: ServerTurn, body: RecordedBody, model: strin
   const id = `chatcmpl-test${index}${Math.random().toString(36).slice(2, 8)}`;
   const created = Math.floor(Date.now() / 1000);
   const text = chunksOf(turn.text);
-  const reasoning = chunksOf(turn.reasoning);
+  const reasoning = chunksOf(turn.thinking ?? turn.reasoning);
   const calls = toolCallsOf(turn, body, index);
   const finishReason = turn.finishReason ?? (calls.length ? 'tool_calls' : 'stop');
   const u = turn.usage ?? {};
-  const promptTokens = u.prompt_tokens ?? estimateTokens(JSON.stringify(body.messages));
+  const promptTokens = u.inputTokens ?? u.prompt_tokens ?? estimateTokens(JSON.stringify(body.messages));
   const completionTokens =
-    u.completion_tokens ?? estimateTokens(text.join('') + reasoning.join('') + calls.map((c) => c.name + c.arguments).join(''));
+    u.outputTokens ?? u.completion_tokens ?? estimateTokens(text.join('') + reasoning.join('') + calls.map((c) => c.name + c.arguments).join(''));
+  const cached = u.cacheReadTokens ?? u.cached_tokens;
+  const reasoningTokens = u.reasoningTokens ?? u.reasoning_tokens;
   const usage: Record<string, unknown> = {
     prompt_tokens: promptTokens,
     completion_tokens: completionTokens,
     total_tokens: promptTokens + completionTokens,
-    ...(u.cached_tokens !== undefined ? { prompt_tokens_details: { cached_tokens: u.cached_tokens } } : {}),
-    ...(u.reasoning_tokens !== undefined ? { completion_tokens_details: { reasoning_tokens: u.reasoning_tokens } } : {}),
+    ...(cached !== undefined ? { prompt_tokens_details: { cached_tokens: cached } } : {}),
+    ...(reasoningTokens !== undefined ? { completion_tokens_details: { reasoning_tokens: reasoningTokens } } : {}),
   };
   const empty = turn.fault === 'empty_choices';
   const base = { id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_rxscope_test' };

@@ -1,0 +1,141 @@
+// The consumer test: what a newcomer gets before rxscope is published, following
+// docs/getting-started.md. Every public package is packed (scripts/pack-tarballs.cjs), the
+// tarballs are installed with plain npm into a project outside the workspace, and the project is
+// built with the page's tsconfig.json (tsc type-checks every file) and run: the page's own
+// src/agent.ts (its output must be the one the page shows), an ES module program and a CommonJS
+// program (scripts/consumer/); the README's snippet is type-checked there too. Needs the npm
+// registry for third-party packages (the npm cache serves repeats). tsc is the workspace's (the
+// TypeScript line the page installs).
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { packTarballs, tarballProblems, type PackedTarball } from './pack-tarballs.cjs';
+
+const ROOT = join(__dirname, '..');
+const FIXTURE = join(__dirname, 'consumer');
+const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+const GUIDE = 'docs/getting-started.md';
+
+/** The code block of a doc whose info string is `<lang> <name>` (e.g. "ts src/agent.ts"). */
+function docBlock(doc: string, name: string): string {
+  const text = readFileSync(join(ROOT, doc), 'utf8');
+  const escaped = name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  const block = new RegExp('^```\\w+ ' + escaped + '\\n([\\s\\S]*?)^```$', 'm').exec(text);
+  if (!block) throw new Error(`${doc} has no code block named "${name}"`);
+  return block[1]!;
+}
+
+let sandbox = '';
+let project = '';
+let tarballs: PackedTarball[] = [];
+let build: { code: number | null; output: string } = { code: null, output: '' };
+
+/** Runs a built program of the consumer project with Node. */
+function run(file: string): { code: number | null; stdout: string; stderr: string } {
+  const res = spawnSync(process.execPath, [join('dist', file)], { cwd: project, encoding: 'utf8', timeout: 30_000 });
+  return { code: res.status, stdout: res.stdout, stderr: res.stderr };
+}
+
+beforeAll(() => {
+  sandbox = mkdtempSync(join(tmpdir(), 'rxscope-consumer-'));
+  project = join(sandbox, 'my-agent');
+  tarballs = packTarballs(join(sandbox, 'rxscope-tarballs'));
+  const files: Record<string, string> = {
+    'package.json': JSON.stringify({ name: 'my-agent', version: '1.0.0', private: true, type: 'module' }, null, 2),
+    'tsconfig.json': docBlock(GUIDE, 'tsconfig.json'),
+    'src/agent.ts': docBlock(GUIDE, 'src/agent.ts'),
+    'src/readme.ts': docBlock('README.md', 'src/readme.ts'), // type-checked only: it needs an API key
+    'src/esm.mts': readFileSync(join(FIXTURE, 'esm.mts'), 'utf8'),
+    'src/cjs.cts': readFileSync(join(FIXTURE, 'cjs.cts'), 'utf8'),
+  };
+  for (const [file, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(project, file)), { recursive: true });
+    writeFileSync(join(project, file), text);
+  }
+  const rxjs = (
+    JSON.parse(readFileSync(join(ROOT, 'node_modules', 'rxjs', 'package.json'), 'utf8')) as { version: string }
+  ).version;
+  const dependencies = [
+    ...tarballs.map((t) => t.tarball),
+    `rxjs@${rxjs}`,
+    'zod@^4',
+    '@langchain/openai@^1',
+    '@langchain/core@^1',
+    '@types/node@^20',
+  ];
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', ...dependencies], {
+    cwd: project,
+    stdio: 'pipe',
+    timeout: 150_000,
+  });
+  const res = spawnSync(process.execPath, [TSC, '-p', project], { cwd: project, encoding: 'utf8' });
+  build = { code: res.status, output: res.stdout + res.stderr };
+}, 240_000);
+
+afterAll(() => {
+  if (sandbox) rmSync(sandbox, { recursive: true, force: true });
+});
+
+describe('installing the packed packages with npm, outside the workspace', () => {
+  it('packs every public package with real version ranges and its built entry points', () => {
+    expect(tarballs.map((t) => t.name).sort()).toEqual([
+      '@rxscope/core',
+      '@rxscope/harness',
+      '@rxscope/middleware-builtin',
+    ]);
+    const installed = JSON.parse(
+      readFileSync(join(project, 'node_modules', '@rxscope', 'middleware-builtin', 'package.json'), 'utf8'),
+    ) as {
+      peerDependencies: Record<string, string>;
+      dependencies: Record<string, string>;
+    };
+    expect(installed.peerDependencies['@rxscope/core']).toBe('^0.1.0');
+    expect(installed.dependencies.zod).toMatch(/^\^4\./);
+  });
+
+  it('names what makes a tarball uninstallable', () => {
+    const manifest = {
+      dependencies: { zod: 'catalog:' },
+      peerDependencies: { '@rxscope/core': 'workspace:^' },
+      exports: { '.': { default: './dist/index.js' } },
+    };
+    expect(tarballProblems(manifest, ['package.json', 'src/__tests__/helpers.ts'])).toEqual([
+      'dependencies.zod is "catalog:"',
+      'peerDependencies.@rxscope/core is "workspace:^"',
+      'exports names ./dist/index.js, which is not in the tarball (build first)',
+      'ships a test file: src/__tests__/helpers.ts',
+    ]);
+  });
+
+  it("type-checks and builds the guide's project and the README's snippet against the installed declarations (tsc)", () => {
+    expect(build.output).toBe('');
+    expect(build.code).toBe(0);
+  });
+
+  it("runs the guide's first agent and prints what the guide shows", () => {
+    const { code, stdout, stderr } = run('agent.js');
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(stdout).toBe(docBlock(GUIDE, 'output'));
+  });
+
+  it('runs an ES module program: an agent with a tool over the OpenAI-compatible test server, and a harness agent', () => {
+    const { code, stdout, stderr } = run('esm.mjs');
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    const out = JSON.parse(stdout) as { answer: string; types: string[]; harness: string; harnessParts: number };
+    expect(out.answer).toBe('The tool said {"city":"Paris","tempC":15}');
+    expect(out.types).toEqual(expect.arrayContaining(['TOOL_CALL_START', 'TOOL_RESULT_END', 'REPLY_END']));
+    expect(out.harness).toBe('Ready.');
+    expect(out.harnessParts).toBeGreaterThan(0);
+  });
+
+  it('runs a CommonJS program that require()s the packages', () => {
+    expect(readFileSync(join(project, 'dist', 'cjs.cjs'), 'utf8')).toContain('require("@rxscope/core")');
+    const { code, stdout, stderr } = run('cjs.cjs');
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toEqual({ answer: '2 + 3 = 5', format: 'commonjs' });
+  });
+});
