@@ -1,5 +1,7 @@
 import { Agent, type Middleware } from '@rxscope/core';
-import { ScriptedChatModel } from '@rxscope/core/testing';
+import { runReply, ScriptedChatModel } from '@rxscope/core/testing';
+import { InMemoryMessageBus } from './bus/in-memory-message-bus.js';
+import { pushToInbox } from './inbox/inbox-message.js';
 import { tempDir } from './__tests__/helpers.js';
 import { createHarnessAgent, describeHarness } from './create-harness-agent.js';
 import { presets } from './presets.js';
@@ -20,6 +22,7 @@ describe('createHarnessAgent', () => {
       'tracing',
       'SandboxLifecycleMiddleware',
       'AtPathExpansionMiddleware',
+      'InboxMiddleware',
       'WorkspaceContextMiddleware',
       'TodoListMiddleware',
       'PlanModeMiddleware',
@@ -39,6 +42,7 @@ describe('createHarnessAgent', () => {
     const parts = describeHarness(agent).parts;
     expect(parts.filter((p) => p.enabled).map((p) => p.name)).toEqual([
       'AtPathExpansionMiddleware',
+      'InboxMiddleware',
       'WorkspaceContextMiddleware',
       'CompactionMiddleware',
       'ToolResultEvictionMiddleware',
@@ -57,6 +61,7 @@ describe('createHarnessAgent', () => {
     expect(d.parts.map((p) => [p.name, p.enabled])).toEqual([
       ['SandboxLifecycleMiddleware', true],
       ['AtPathExpansionMiddleware', true],
+      ['InboxMiddleware', true],
       ['WorkspaceContextMiddleware', true],
       ['TodoListMiddleware', true],
       ['PlanModeMiddleware', true],
@@ -69,9 +74,11 @@ describe('createHarnessAgent', () => {
     ]);
     expect(d.parts[0]).toMatchObject({ hooks: ['onAgent', 'onActing'], tools: ['execute'] });
     expect(d.parts[0]!.reason).toMatch(/^sandbox: local/);
-    expect(d.parts[4]).toMatchObject({ hooks: ['onAgent', 'onActing', 'onSystemPrompt'], tools: ['plan_enter', 'plan_write', 'plan_exit'] });
-    expect(d.parts[5]!.reason).toBe("older messages summarised over 100,000 tokens (from the model's context window when known)");
-    expect(d.parts[6]!.reason).toBe('results over 80,000 characters go to large_tool_results/');
+    expect(d.parts[2]).toMatchObject({ hooks: ['onAgent'], tools: [] });
+    expect(d.parts[2]!.reason).toBe("messages pushed to inbox:<session> on an in-memory bus (this process only) join the running reply's next step");
+    expect(d.parts[5]).toMatchObject({ hooks: ['onAgent', 'onActing', 'onSystemPrompt'], tools: ['plan_enter', 'plan_write', 'plan_exit'] });
+    expect(d.parts[6]!.reason).toBe("older messages summarised over 100,000 tokens (from the model's context window when known)");
+    expect(d.parts[7]!.reason).toBe('results over 80,000 characters go to large_tool_results/');
   });
 
   it('memory: true adds the flush, the maintenance and the memory tools; each switches off alone', () => {
@@ -94,6 +101,20 @@ describe('createHarnessAgent', () => {
       ['MemoryMaintenanceMiddleware', true, 'at most once every 3,600,000 ms, older ledgers folded into MEMORY.md and archived (detached)'],
       ['memory tools', false, 'memory.tools: false'],
     ]);
+  });
+
+  it('inbox: a message pushed to the session on the given bus joins the next reply; inbox: false switches it off', async () => {
+    const bus = new InMemoryMessageBus();
+    const scripted = new ScriptedChatModel([{ text: 'ok' }]);
+    const agent = createHarnessAgent({ ...presets.minimal(), inbox: true, model: scripted, workspace: dir.path, bus, sessionId: 's1' });
+    expect(describeHarness(agent).parts.find((p) => p.name === 'InboxMiddleware')!.reason).toMatch(/on the given bus/);
+    await pushToInbox(bus, 's1', 'Answer in French.');
+    await runReply(agent, 'hello');
+    expect(scripted.requests[0]!.messages.flatMap((m) => m.content.flatMap((b) => (b.type === 'hint' ? [b.text] : [])))).toEqual(['Answer in French.']);
+
+    const off = createHarnessAgent({ model, workspace: dir.path, inbox: false });
+    expect(off.middlewares.map((m) => m.key)).not.toContain('InboxMiddleware');
+    expect(describeHarness(off).parts.find((p) => p.name === 'InboxMiddleware')).toMatchObject({ enabled: false, reason: 'inbox: false' });
   });
 
   it('minimal() keeps only the workspace context', () => {

@@ -8,6 +8,8 @@ import { TodoListMiddleware } from './middleware/todo-list/index.js';
 import { ToolResultEvictionMiddleware } from './middleware/tool-result-eviction/index.js';
 import { WorkspaceContextMiddleware } from './middleware/workspace-context/index.js';
 import type { AssembledPart, HarnessPart } from './harness-part.js';
+import { InMemoryMessageBus } from './bus/in-memory-message-bus.js';
+import { inboxPart } from './coordination-parts.js';
 export type { HarnessPart } from './harness-part.js';
 import { memoryParts } from './memory/memory-parts.js';
 import { BubblewrapSandbox } from './sandbox/bubblewrap-sandbox.js';
@@ -45,10 +47,12 @@ const HOOKS = ['onAgent', 'onReasoning', 'onModelCall', 'onActing', 'onSystemPro
  * 1. `SandboxLifecycleMiddleware` — acquires the sandbox before anything of the reply runs and
  *    releases it after everything inside has torn down.
  * 2. `AtPathExpansionMiddleware` — rewrites the reply's input before any step sees it.
- * 3. `WorkspaceContextMiddleware`, 4. `TodoListMiddleware`, 5. `PlanModeMiddleware` — system
+ * 3. `InboxMiddleware` — listens to the session's inbox for the whole reply.
+ * 4. `WorkspaceContextMiddleware`, 5. `TodoListMiddleware`, 6. `PlanModeMiddleware` — system
  *    prompt sections in this order (the plan-mode banner last, nearest the conversation); plan
  *    mode denies a call before any inner layer runs it.
- * 6. `ToolResultEvictionMiddleware` — innermost on acting: it replaces the raw result before any
+ * 7. `CompactionMiddleware` — summarises before a step is assembled.
+ * 8. `ToolResultEvictionMiddleware` — innermost on acting: it replaces the raw result before any
  *    outer layer (or the conversation) sees it.
  *
  * @example
@@ -86,6 +90,8 @@ export function createHarnessAgent(options: HarnessOptions): Agent {
         }
       : { part: { name: 'AtPathExpansionMiddleware', option: 'atPathExpansion', enabled: false, reason: 'atPathExpansion: false' } },
   );
+  const bus = options.bus ?? new InMemoryMessageBus();
+  parts.push(inboxPart(options, bus));
   const wsContext = options.workspaceContext;
   parts.push(
     on(wsContext, true)
@@ -174,6 +180,8 @@ export function createHarnessAgent(options: HarnessOptions): Agent {
     workspaceContext: _wc,
     atPathExpansion: _a,
     memory: _m,
+    bus: _b,
+    inbox: _i,
     ...agentOptions
   } = options;
   const harnessMiddlewares = parts.flatMap((p) => (p.middleware ? [p.middleware] : []));

@@ -6,6 +6,8 @@ import type { TodoListOptions } from './middleware/todo-list/index.js';
 import type { ToolResultEvictionOptions } from './middleware/tool-result-eviction/index.js';
 import type { WorkspaceContextOptions } from './middleware/workspace-context/index.js';
 import type { DetachedReport } from './memory/detached-work.js';
+import type { MessageBus } from './bus/message-bus.js';
+import type { InboxOptions } from './middleware/inbox/index.js';
 import type { MemoryFlushOptions } from './middleware/memory-flush/index.js';
 import type { MemoryMaintenanceOptions } from './middleware/memory-maintenance/index.js';
 import type { Sandbox } from './sandbox/sandbox.js';
@@ -74,4 +76,11 @@ export interface HarnessOptions extends Omit<AgentOptions, 'model'> {
    * tools. Default false (the flush is a model call after every reply: a cost you opt into).
    */
   readonly memory?: boolean | HarnessMemoryOptions;
+  /**
+   * The message bus of the inbox and of background work. Default: an `InMemoryMessageBus` of
+   * this agent (one process); a `RedisMessageBus` lets other processes reach the session.
+   */
+  readonly bus?: MessageBus;
+  /** Messages pushed to `inbox:<sessionId>` on the bus join the running reply. Default true. */
+  readonly inbox?: boolean | Omit<InboxOptions, 'bus'>;
 }

@@ -71,3 +71,9 @@ export { InMemoryMessageBus } from './bus/in-memory-message-bus.js';
 export type { InMemoryMessageBusOptions } from './bus/in-memory-message-bus.js';
 export { RedisMessageBus } from './bus/redis-message-bus.js';
 export type { RedisMessageBusOptions } from './bus/redis-message-bus.js';
+
+// the inbox: messages into a session's running reply, from any process on the bus
+export { inboxQueueOf, pushToInbox } from './inbox/inbox-message.js';
+export type { InboxMessage } from './inbox/inbox-message.js';
+export { InboxMiddleware } from './middleware/inbox/index.js';
+export type { InboxOptions } from './middleware/inbox/index.js';

@@ -49,5 +49,6 @@ export const presets = {
     todos: false,
     workspaceContext: true,
     atPathExpansion: false,
+    inbox: false,
   }),
 } as const;
