@@ -1,7 +1,9 @@
 import type { MessageBus } from './bus/message-bus.js';
 import type { HarnessOptions } from './harness-options.js';
 import type { AssembledPart } from './harness-part.js';
+import { AsyncToolMiddleware } from './middleware/async-tool/index.js';
 import { InboxMiddleware } from './middleware/inbox/index.js';
+import type { BackgroundTasks } from './tasks/background-tasks.js';
 
 /** The inbox part of a harness: messages pushed to the session's inbox join the running reply. */
 export function inboxPart(options: HarnessOptions, bus: MessageBus): AssembledPart {
@@ -17,5 +19,29 @@ export function inboxPart(options: HarnessOptions, bus: MessageBus): AssembledPa
       reason: `messages pushed to inbox:<session> on ${where} join the running reply's next step`,
     },
     middleware: new InboxMiddleware({ ...(typeof inbox === 'object' ? inbox : {}), bus }),
+  };
+}
+
+/** Tool calls that outlive a timeout go to the background; their results come through the inbox. */
+export function asyncToolPart(options: HarnessOptions, tasks: BackgroundTasks): AssembledPart {
+  const off = (reason: string): AssembledPart => ({
+    part: { name: 'AsyncToolMiddleware', option: 'asyncTools', enabled: false, reason },
+  });
+  const asyncTools = options.asyncTools ?? true;
+  if (asyncTools === false) return off('asyncTools: false');
+  if (options.inbox === false) return off('needs the inbox (inbox: false), which delivers the late results');
+  const middleware = new AsyncToolMiddleware({ ...(typeof asyncTools === 'object' ? asyncTools : {}), tasks });
+  const seconds =
+    middleware.timeoutMs % 1000 === 0
+      ? `${(middleware.timeoutMs / 1000).toLocaleString('en-US')} s`
+      : `${middleware.timeoutMs} ms`;
+  return {
+    part: {
+      name: 'AsyncToolMiddleware',
+      option: 'asyncTools',
+      enabled: true,
+      reason: `a tool call still running after ${seconds} gets a placeholder and goes on in the background; its result comes through the inbox`,
+    },
+    middleware,
   };
 }

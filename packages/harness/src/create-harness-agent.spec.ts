@@ -2,6 +2,9 @@ import { Agent, type Middleware } from '@rxscope/core';
 import { runReply, ScriptedChatModel } from '@rxscope/core/testing';
 import { InMemoryMessageBus } from './bus/in-memory-message-bus.js';
 import { pushToInbox } from './inbox/inbox-message.js';
+import { BackgroundTasks } from './tasks/background-tasks.js';
+import { defineTool } from '@rxscope/core';
+import { z } from 'zod';
 import { tempDir } from './__tests__/helpers.js';
 import { createHarnessAgent, describeHarness } from './create-harness-agent.js';
 import { presets } from './presets.js';
@@ -26,6 +29,7 @@ describe('createHarnessAgent', () => {
       'WorkspaceContextMiddleware',
       'TodoListMiddleware',
       'PlanModeMiddleware',
+      'AsyncToolMiddleware',
       'CompactionMiddleware',
       'ToolResultEvictionMiddleware',
     ]);
@@ -44,6 +48,7 @@ describe('createHarnessAgent', () => {
       'AtPathExpansionMiddleware',
       'InboxMiddleware',
       'WorkspaceContextMiddleware',
+      'AsyncToolMiddleware',
       'CompactionMiddleware',
       'ToolResultEvictionMiddleware',
       'file tools',
@@ -65,6 +70,7 @@ describe('createHarnessAgent', () => {
       ['WorkspaceContextMiddleware', true],
       ['TodoListMiddleware', true],
       ['PlanModeMiddleware', true],
+      ['AsyncToolMiddleware', true],
       ['CompactionMiddleware', true],
       ['ToolResultEvictionMiddleware', true],
       ['file tools', true],
@@ -77,8 +83,10 @@ describe('createHarnessAgent', () => {
     expect(d.parts[2]).toMatchObject({ hooks: ['onAgent'], tools: [] });
     expect(d.parts[2]!.reason).toBe("messages pushed to inbox:<session> on an in-memory bus (this process only) join the running reply's next step");
     expect(d.parts[5]).toMatchObject({ hooks: ['onAgent', 'onActing', 'onSystemPrompt'], tools: ['plan_enter', 'plan_write', 'plan_exit'] });
-    expect(d.parts[6]!.reason).toBe("older messages summarised over 100,000 tokens (from the model's context window when known)");
-    expect(d.parts[7]!.reason).toBe('results over 80,000 characters go to large_tool_results/');
+    expect(d.parts[6]).toMatchObject({ hooks: ['onActing'], tools: [] });
+    expect(d.parts[6]!.reason).toBe('a tool call still running after 60 s gets a placeholder and goes on in the background; its result comes through the inbox');
+    expect(d.parts[7]!.reason).toBe("older messages summarised over 100,000 tokens (from the model's context window when known)");
+    expect(d.parts[8]!.reason).toBe('results over 80,000 characters go to large_tool_results/');
   });
 
   it('memory: true adds the flush, the maintenance and the memory tools; each switches off alone', () => {
@@ -115,6 +123,25 @@ describe('createHarnessAgent', () => {
     const off = createHarnessAgent({ model, workspace: dir.path, inbox: false });
     expect(off.middlewares.map((m) => m.key)).not.toContain('InboxMiddleware');
     expect(describeHarness(off).parts.find((p) => p.name === 'InboxMiddleware')).toMatchObject({ enabled: false, reason: 'inbox: false' });
+    expect(describeHarness(off).parts.find((p) => p.name === 'AsyncToolMiddleware')).toMatchObject({ enabled: false, reason: 'needs the inbox (inbox: false), which delivers the late results' });
+  });
+
+  it('asyncTools: a slow tool call gets a placeholder after the timeout and its result arrives at the next reply; asyncTools: false switches it off', async () => {
+    let finish!: (text: string) => void;
+    const slow = defineTool({ name: 'slow', description: 's', input: z.object({}), execute: () => new Promise<string>((r) => (finish = r)) });
+    const scripted = new ScriptedChatModel([{ toolCalls: [{ id: 'c1', name: 'slow', input: {} }] }, { text: 'waiting' }, { text: 'got it' }]);
+    const bus = new InMemoryMessageBus();
+    const tasks = new BackgroundTasks({ bus });
+    const agent = createHarnessAgent({ ...presets.minimal(), inbox: true, asyncTools: { timeoutMs: 20 }, tasks, bus, model: scripted, workspace: dir.path, tools: [slow] });
+    expect(describeHarness(agent).parts.find((p) => p.name === 'AsyncToolMiddleware')!.reason).toMatch(/^a tool call still running after 20 ms/);
+    await runReply(agent, 'go');
+    finish('slow result');
+    await tasks.idle();
+    await runReply(agent, 'and?');
+    expect(scripted.requests[2]!.messages.flatMap((m) => m.content.flatMap((b) => (b.type === 'hint' ? [b.text] : []))).join()).toMatch(/finished\. Its result:\n\nslow result$/);
+
+    const off = createHarnessAgent({ model, workspace: dir.path, asyncTools: false });
+    expect(off.middlewares.map((m) => m.key)).not.toContain('AsyncToolMiddleware');
   });
 
   it('minimal() keeps only the workspace context', () => {

@@ -9,7 +9,8 @@ import { ToolResultEvictionMiddleware } from './middleware/tool-result-eviction/
 import { WorkspaceContextMiddleware } from './middleware/workspace-context/index.js';
 import type { AssembledPart, HarnessPart } from './harness-part.js';
 import { InMemoryMessageBus } from './bus/in-memory-message-bus.js';
-import { inboxPart } from './coordination-parts.js';
+import { asyncToolPart, inboxPart } from './coordination-parts.js';
+import { BackgroundTasks } from './tasks/background-tasks.js';
 export type { HarnessPart } from './harness-part.js';
 import { memoryParts } from './memory/memory-parts.js';
 import { BubblewrapSandbox } from './sandbox/bubblewrap-sandbox.js';
@@ -51,8 +52,10 @@ const HOOKS = ['onAgent', 'onReasoning', 'onModelCall', 'onActing', 'onSystemPro
  * 4. `WorkspaceContextMiddleware`, 5. `TodoListMiddleware`, 6. `PlanModeMiddleware` — system
  *    prompt sections in this order (the plan-mode banner last, nearest the conversation); plan
  *    mode denies a call before any inner layer runs it.
- * 7. `CompactionMiddleware` — summarises before a step is assembled.
- * 8. `ToolResultEvictionMiddleware` — innermost on acting: it replaces the raw result before any
+ * 7. `AsyncToolMiddleware` — inside plan mode (a denied call never starts), outside eviction
+ *    (a result in time is evicted as usual).
+ * 8. `CompactionMiddleware` — summarises before a step is assembled.
+ * 9. `ToolResultEvictionMiddleware` — innermost on acting: it replaces the raw result before any
  *    outer layer (or the conversation) sees it.
  *
  * @example
@@ -91,6 +94,7 @@ export function createHarnessAgent(options: HarnessOptions): Agent {
       : { part: { name: 'AtPathExpansionMiddleware', option: 'atPathExpansion', enabled: false, reason: 'atPathExpansion: false' } },
   );
   const bus = options.bus ?? new InMemoryMessageBus();
+  const tasks = options.tasks ?? new BackgroundTasks({ bus });
   parts.push(inboxPart(options, bus));
   const wsContext = options.workspaceContext;
   parts.push(
@@ -118,6 +122,7 @@ export function createHarnessAgent(options: HarnessOptions): Agent {
         }
       : { part: { name: 'PlanModeMiddleware', option: 'planMode', enabled: false, reason: 'planMode is not true' } },
   );
+  parts.push(asyncToolPart(options, tasks));
   const compaction = options.compaction;
   parts.push(
     on(compaction, true)
@@ -182,6 +187,8 @@ export function createHarnessAgent(options: HarnessOptions): Agent {
     memory: _m,
     bus: _b,
     inbox: _i,
+    asyncTools: _at,
+    tasks: _tk,
     ...agentOptions
   } = options;
   const harnessMiddlewares = parts.flatMap((p) => (p.middleware ? [p.middleware] : []));

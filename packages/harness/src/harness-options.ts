@@ -8,6 +8,8 @@ import type { WorkspaceContextOptions } from './middleware/workspace-context/ind
 import type { DetachedReport } from './memory/detached-work.js';
 import type { MessageBus } from './bus/message-bus.js';
 import type { InboxOptions } from './middleware/inbox/index.js';
+import type { AsyncToolOptions } from './middleware/async-tool/index.js';
+import type { BackgroundTasks } from './tasks/background-tasks.js';
 import type { MemoryFlushOptions } from './middleware/memory-flush/index.js';
 import type { MemoryMaintenanceOptions } from './middleware/memory-maintenance/index.js';
 import type { Sandbox } from './sandbox/sandbox.js';
@@ -83,4 +85,11 @@ export interface HarnessOptions extends Omit<AgentOptions, 'model'> {
   readonly bus?: MessageBus;
   /** Messages pushed to `inbox:<sessionId>` on the bus join the running reply. Default true. */
   readonly inbox?: boolean | Omit<InboxOptions, 'bus'>;
+  /**
+   * A tool call still running after `timeoutMs` (default 60 s) gets a placeholder result and goes
+   * on in the background; its result comes through the inbox. Default on (off without the inbox).
+   */
+  readonly asyncTools?: boolean | Omit<AsyncToolOptions, 'tasks'>;
+  /** The background work of this agent (late tool calls, background subagents). Default: new ones on `bus`. */
+  readonly tasks?: BackgroundTasks;
 }

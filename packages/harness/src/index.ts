@@ -77,3 +77,9 @@ export { inboxQueueOf, pushToInbox } from './inbox/inbox-message.js';
 export type { InboxMessage } from './inbox/inbox-message.js';
 export { InboxMiddleware } from './middleware/inbox/index.js';
 export type { InboxOptions } from './middleware/inbox/index.js';
+
+// background work: tool calls that outlive a timeout, background subagents
+export { BackgroundTasks } from './tasks/background-tasks.js';
+export type { BackgroundTasksOptions, TaskInfo, TaskStatus, TrackedTask } from './tasks/background-tasks.js';
+export { AsyncToolMiddleware, TASK_TOOL_NAMES } from './middleware/async-tool/index.js';
+export type { AsyncToolOptions } from './middleware/async-tool/index.js';

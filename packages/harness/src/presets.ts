@@ -50,5 +50,6 @@ export const presets = {
     workspaceContext: true,
     atPathExpansion: false,
     inbox: false,
+    asyncTools: false,
   }),
 } as const;
