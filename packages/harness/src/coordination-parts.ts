@@ -4,6 +4,9 @@ import type { AssembledPart } from './harness-part.js';
 import { AsyncToolMiddleware } from './middleware/async-tool/index.js';
 import { InboxMiddleware } from './middleware/inbox/index.js';
 import type { BackgroundTasks } from './tasks/background-tasks.js';
+import type { Middleware } from '@rxscope/core';
+import { SubagentsMiddleware } from './middleware/subagents/index.js';
+import type { WorkspaceFileSystem } from './workspace/workspace-file-system.js';
 
 /** The inbox part of a harness: messages pushed to the session's inbox join the running reply. */
 export function inboxPart(options: HarnessOptions, bus: MessageBus): AssembledPart {
@@ -44,4 +47,31 @@ export function asyncToolPart(options: HarnessOptions, tasks: BackgroundTasks): 
     },
     middleware,
   };
+}
+
+/**
+ * Subagents: `agent_spawn` and the task tools. Subagents get `lent` (the sandbox lifecycle, so they
+ * have `execute` in a sandbox of their own, and eviction); background spawns need the inbox.
+ */
+export function subagentsPart(
+  options: HarnessOptions,
+  fs: WorkspaceFileSystem,
+  tasks: BackgroundTasks,
+  lent: readonly Middleware[],
+): AssembledPart {
+  const subagents = options.subagents ?? true;
+  if (subagents === false)
+    return { part: { name: 'SubagentsMiddleware', option: 'subagents', enabled: false, reason: 'subagents: false' } };
+  const o = typeof subagents === 'object' ? subagents : {};
+  const background = options.inbox !== false;
+  const middleware = new SubagentsMiddleware({
+    ...o,
+    middlewares: [...lent, ...(o.middlewares ?? [])],
+    fileSystem: fs,
+    ...(background ? { tasks } : {}),
+  });
+  const reason =
+    `agent_spawn runs subagents/<name>.md${o.generalPurpose === false ? '' : ' or a general-purpose subagent'} in a context of its own, ` +
+    `nested at most ${middleware.maxDepth} deep; ${background ? 'background spawns report through the inbox' : 'no background spawns (inbox: false)'}`;
+  return { part: { name: 'SubagentsMiddleware', option: 'subagents', enabled: true, reason }, middleware };
 }

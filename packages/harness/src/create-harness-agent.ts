@@ -9,7 +9,7 @@ import { ToolResultEvictionMiddleware } from './middleware/tool-result-eviction/
 import { WorkspaceContextMiddleware } from './middleware/workspace-context/index.js';
 import type { AssembledPart, HarnessPart } from './harness-part.js';
 import { InMemoryMessageBus } from './bus/in-memory-message-bus.js';
-import { asyncToolPart, inboxPart } from './coordination-parts.js';
+import { asyncToolPart, inboxPart, subagentsPart } from './coordination-parts.js';
 import { BackgroundTasks } from './tasks/background-tasks.js';
 export type { HarnessPart } from './harness-part.js';
 import { memoryParts } from './memory/memory-parts.js';
@@ -52,10 +52,12 @@ const HOOKS = ['onAgent', 'onReasoning', 'onModelCall', 'onActing', 'onSystemPro
  * 4. `WorkspaceContextMiddleware`, 5. `TodoListMiddleware`, 6. `PlanModeMiddleware` — system
  *    prompt sections in this order (the plan-mode banner last, nearest the conversation); plan
  *    mode denies a call before any inner layer runs it.
- * 7. `AsyncToolMiddleware` — inside plan mode (a denied call never starts), outside eviction
+ * 7. `SubagentsMiddleware` — binds `agent_spawn` and the task tools to the reply before an inner
+ *    layer can send a spawn to the background.
+ * 8. `AsyncToolMiddleware` — inside plan mode (a denied call never starts), outside eviction
  *    (a result in time is evicted as usual).
- * 8. `CompactionMiddleware` — summarises before a step is assembled.
- * 9. `ToolResultEvictionMiddleware` — innermost on acting: it replaces the raw result before any
+ * 9. `CompactionMiddleware` — summarises before a step is assembled.
+ * 10. `ToolResultEvictionMiddleware` — innermost on acting: it replaces the raw result before any
  *    outer layer (or the conversation) sees it.
  *
  * @example
@@ -122,6 +124,8 @@ export function createHarnessAgent(options: HarnessOptions): Agent {
         }
       : { part: { name: 'PlanModeMiddleware', option: 'planMode', enabled: false, reason: 'planMode is not true' } },
   );
+  // Subagents before (outside) the background tool calls: a spawn is bound to its reply first, then may go to the background.
+  const subagentsAt = parts.length;
   parts.push(asyncToolPart(options, tasks));
   const compaction = options.compaction;
   parts.push(
@@ -157,6 +161,9 @@ export function createHarnessAgent(options: HarnessOptions): Agent {
         })()
       : { part: { name: 'ToolResultEvictionMiddleware', option: 'toolResultEviction', enabled: false, reason: 'toolResultEviction: false' } },
   );
+  // Subagents borrow the sandbox lifecycle (their own sandbox per reply, so they have execute) and eviction.
+  const lent = parts.filter((p) => p.middleware instanceof SandboxLifecycleMiddleware || p.middleware instanceof ToolResultEvictionMiddleware).map((p) => p.middleware!);
+  parts.splice(subagentsAt, 0, subagentsPart(options, fs, tasks, lent));
   const fileTools = options.fileTools ?? true;
   const reading = [readFileTool(fs, options.readFile), listFilesTool(fs), globFilesTool(fs), grepFilesTool(fs)];
   const tools = fileTools === false ? [] : fileTools === 'read-only' ? reading : [...reading, writeFileTool(fs), editFileTool(fs)];
@@ -188,6 +195,7 @@ export function createHarnessAgent(options: HarnessOptions): Agent {
     bus: _b,
     inbox: _i,
     asyncTools: _at,
+    subagents: _sa,
     tasks: _tk,
     ...agentOptions
   } = options;

@@ -9,6 +9,7 @@ import type { DetachedReport } from './memory/detached-work.js';
 import type { MessageBus } from './bus/message-bus.js';
 import type { InboxOptions } from './middleware/inbox/index.js';
 import type { AsyncToolOptions } from './middleware/async-tool/index.js';
+import type { SubagentsOptions } from './middleware/subagents/index.js';
 import type { BackgroundTasks } from './tasks/background-tasks.js';
 import type { MemoryFlushOptions } from './middleware/memory-flush/index.js';
 import type { MemoryMaintenanceOptions } from './middleware/memory-maintenance/index.js';
@@ -90,6 +91,11 @@ export interface HarnessOptions extends Omit<AgentOptions, 'model'> {
    * on in the background; its result comes through the inbox. Default on (off without the inbox).
    */
   readonly asyncTools?: boolean | Omit<AsyncToolOptions, 'tasks'>;
+  /**
+   * `agent_spawn`, `agent_send`, `task_output`, `task_cancel`: subagents declared in
+   * `subagents/<name>.md` or general-purpose ones. Default on.
+   */
+  readonly subagents?: boolean | Omit<SubagentsOptions, 'fileSystem' | 'tasks' | 'depth'>;
   /** The background work of this agent (late tool calls, background subagents). Default: new ones on `bus`. */
   readonly tasks?: BackgroundTasks;
 }

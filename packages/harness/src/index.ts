@@ -83,3 +83,10 @@ export { BackgroundTasks } from './tasks/background-tasks.js';
 export type { BackgroundTasksOptions, TaskInfo, TaskStatus, TrackedTask } from './tasks/background-tasks.js';
 export { AsyncToolMiddleware, TASK_TOOL_NAMES } from './middleware/async-tool/index.js';
 export type { AsyncToolOptions } from './middleware/async-tool/index.js';
+export type { TaskEvent } from './tasks/background-tasks.js';
+
+// subagents: subagents/<name>.md or general-purpose, on the core's asTool
+export { SUBAGENT_TOOL_NAMES, SubagentsMiddleware } from './middleware/subagents/index.js';
+export type { SubagentsOptions } from './middleware/subagents/index.js';
+export { GENERAL_PURPOSE, listSubagents, loadSubagent, SUBAGENT_NAME } from './subagents/subagent-definition.js';
+export type { SubagentDefinition } from './subagents/subagent-definition.js';

@@ -51,5 +51,6 @@ export const presets = {
     atPathExpansion: false,
     inbox: false,
     asyncTools: false,
+    subagents: false,
   }),
 } as const;

@@ -1,4 +1,5 @@
-import { newId } from '@rxscope/core';
+import { type AgentEvent, newId } from '@rxscope/core';
+import type { Observable } from 'rxjs';
 import type { MessageBus } from '../bus/message-bus.js';
 import { pushToInbox } from '../inbox/inbox-message.js';
 
@@ -35,6 +36,12 @@ export interface TrackedTask {
   readonly send?: (message: string) => void;
   /** A chosen id (default a new `task_...` id). */
   readonly id?: string;
+}
+
+/** An event of a background task (a background subagent's reply), as {@link BackgroundTasks.events} delivers it. */
+export interface TaskEvent {
+  readonly taskId: string;
+  readonly event: AgentEvent;
 }
 
 /** Options of {@link BackgroundTasks}. */
@@ -148,6 +155,27 @@ export class BackgroundTasks {
     if (!entry.task.send) return `Task ${id} (${entry.info.kind} "${entry.info.name}") does not take messages.`;
     entry.task.send(message);
     return undefined;
+  }
+
+  /**
+   * The live events of the session's background tasks (a background subagent's reply, whose
+   * `source` is its name), on the bus channel `tasks:<sessionId>`: from every process, nothing kept
+   * for later subscribers.
+   *
+   * @example
+   * ```ts
+   * tasks.events(agent.sessionId).subscribe(({ taskId, event }) => ui.showSubagentEvent(taskId, event));
+   * ```
+   */
+  events(sessionId: string): Observable<TaskEvent> {
+    return this.bus.subscribe<TaskEvent>(`tasks:${sessionId}`);
+  }
+
+  /** Publishes an event of a background task on the session's task channel (failures go to `onError`). */
+  publish(sessionId: string, taskId: string, event: AgentEvent): void {
+    this.bus
+      .publish<TaskEvent>(`tasks:${sessionId}`, { taskId, event })
+      .catch((error: unknown) => this.onError(error, `an event of task ${taskId} could not be published`));
   }
 
   /** Resolves when no task runs and every result was handed to the bus. */
