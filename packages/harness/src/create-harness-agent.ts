@@ -8,6 +8,9 @@ import { TodoListMiddleware } from './middleware/todo-list/index.js';
 import { ToolResultEvictionMiddleware } from './middleware/tool-result-eviction/index.js';
 import { WorkspaceContextMiddleware } from './middleware/workspace-context/index.js';
 import type { AssembledPart, HarnessPart } from './harness-part.js';
+import { InMemoryMessageBus } from './bus/in-memory-message-bus.js';
+import { asyncToolPart, inboxPart, subagentsPart } from './coordination-parts.js';
+import { BackgroundTasks } from './tasks/background-tasks.js';
 export type { HarnessPart } from './harness-part.js';
 import { memoryParts } from './memory/memory-parts.js';
 import { BubblewrapSandbox } from './sandbox/bubblewrap-sandbox.js';
@@ -45,10 +48,16 @@ const HOOKS = ['onAgent', 'onReasoning', 'onModelCall', 'onActing', 'onSystemPro
  * 1. `SandboxLifecycleMiddleware` — acquires the sandbox before anything of the reply runs and
  *    releases it after everything inside has torn down.
  * 2. `AtPathExpansionMiddleware` — rewrites the reply's input before any step sees it.
- * 3. `WorkspaceContextMiddleware`, 4. `TodoListMiddleware`, 5. `PlanModeMiddleware` — system
+ * 3. `InboxMiddleware` — listens to the session's inbox for the whole reply.
+ * 4. `WorkspaceContextMiddleware`, 5. `TodoListMiddleware`, 6. `PlanModeMiddleware` — system
  *    prompt sections in this order (the plan-mode banner last, nearest the conversation); plan
  *    mode denies a call before any inner layer runs it.
- * 6. `ToolResultEvictionMiddleware` — innermost on acting: it replaces the raw result before any
+ * 7. `SubagentsMiddleware` — binds `agent_spawn` and the task tools to the reply before an inner
+ *    layer can send a spawn to the background.
+ * 8. `AsyncToolMiddleware` — inside plan mode (a denied call never starts), outside eviction
+ *    (a result in time is evicted as usual).
+ * 9. `CompactionMiddleware` — summarises before a step is assembled.
+ * 10. `ToolResultEvictionMiddleware` — innermost on acting: it replaces the raw result before any
  *    outer layer (or the conversation) sees it.
  *
  * @example
@@ -86,6 +95,9 @@ export function createHarnessAgent(options: HarnessOptions): Agent {
         }
       : { part: { name: 'AtPathExpansionMiddleware', option: 'atPathExpansion', enabled: false, reason: 'atPathExpansion: false' } },
   );
+  const bus = options.bus ?? new InMemoryMessageBus();
+  const tasks = options.tasks ?? new BackgroundTasks({ bus });
+  parts.push(inboxPart(options, bus));
   const wsContext = options.workspaceContext;
   parts.push(
     on(wsContext, true)
@@ -112,6 +124,9 @@ export function createHarnessAgent(options: HarnessOptions): Agent {
         }
       : { part: { name: 'PlanModeMiddleware', option: 'planMode', enabled: false, reason: 'planMode is not true' } },
   );
+  // Subagents before (outside) the background tool calls: a spawn is bound to its reply first, then may go to the background.
+  const subagentsAt = parts.length;
+  parts.push(asyncToolPart(options, tasks));
   const compaction = options.compaction;
   parts.push(
     on(compaction, true)
@@ -146,6 +161,9 @@ export function createHarnessAgent(options: HarnessOptions): Agent {
         })()
       : { part: { name: 'ToolResultEvictionMiddleware', option: 'toolResultEviction', enabled: false, reason: 'toolResultEviction: false' } },
   );
+  // Subagents borrow the sandbox lifecycle (their own sandbox per reply, so they have execute) and eviction.
+  const lent = parts.filter((p) => p.middleware instanceof SandboxLifecycleMiddleware || p.middleware instanceof ToolResultEvictionMiddleware).map((p) => p.middleware!);
+  parts.splice(subagentsAt, 0, subagentsPart(options, fs, tasks, lent));
   const fileTools = options.fileTools ?? true;
   const reading = [readFileTool(fs, options.readFile), listFilesTool(fs), globFilesTool(fs), grepFilesTool(fs)];
   const tools = fileTools === false ? [] : fileTools === 'read-only' ? reading : [...reading, writeFileTool(fs), editFileTool(fs)];
@@ -174,6 +192,11 @@ export function createHarnessAgent(options: HarnessOptions): Agent {
     workspaceContext: _wc,
     atPathExpansion: _a,
     memory: _m,
+    bus: _b,
+    inbox: _i,
+    asyncTools: _at,
+    subagents: _sa,
+    tasks: _tk,
     ...agentOptions
   } = options;
   const harnessMiddlewares = parts.flatMap((p) => (p.middleware ? [p.middleware] : []));

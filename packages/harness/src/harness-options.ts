@@ -6,6 +6,11 @@ import type { TodoListOptions } from './middleware/todo-list/index.js';
 import type { ToolResultEvictionOptions } from './middleware/tool-result-eviction/index.js';
 import type { WorkspaceContextOptions } from './middleware/workspace-context/index.js';
 import type { DetachedReport } from './memory/detached-work.js';
+import type { MessageBus } from './bus/message-bus.js';
+import type { InboxOptions } from './middleware/inbox/index.js';
+import type { AsyncToolOptions } from './middleware/async-tool/index.js';
+import type { SubagentsOptions } from './middleware/subagents/index.js';
+import type { BackgroundTasks } from './tasks/background-tasks.js';
 import type { MemoryFlushOptions } from './middleware/memory-flush/index.js';
 import type { MemoryMaintenanceOptions } from './middleware/memory-maintenance/index.js';
 import type { Sandbox } from './sandbox/sandbox.js';
@@ -74,4 +79,23 @@ export interface HarnessOptions extends Omit<AgentOptions, 'model'> {
    * tools. Default false (the flush is a model call after every reply: a cost you opt into).
    */
   readonly memory?: boolean | HarnessMemoryOptions;
+  /**
+   * The message bus of the inbox and of background work. Default: an `InMemoryMessageBus` of
+   * this agent (one process); a `RedisMessageBus` lets other processes reach the session.
+   */
+  readonly bus?: MessageBus;
+  /** Messages pushed to `inbox:<sessionId>` on the bus join the running reply. Default true. */
+  readonly inbox?: boolean | Omit<InboxOptions, 'bus'>;
+  /**
+   * A tool call still running after `timeoutMs` (default 60 s) gets a placeholder result and goes
+   * on in the background; its result comes through the inbox. Default on (off without the inbox).
+   */
+  readonly asyncTools?: boolean | Omit<AsyncToolOptions, 'tasks'>;
+  /**
+   * `agent_spawn`, `agent_send`, `task_output`, `task_cancel`: subagents declared in
+   * `subagents/<name>.md` or general-purpose ones. Default on.
+   */
+  readonly subagents?: boolean | Omit<SubagentsOptions, 'fileSystem' | 'tasks' | 'depth'>;
+  /** The background work of this agent (late tool calls, background subagents). Default: new ones on `bus`. */
+  readonly tasks?: BackgroundTasks;
 }

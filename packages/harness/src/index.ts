@@ -71,3 +71,22 @@ export { InMemoryMessageBus } from './bus/in-memory-message-bus.js';
 export type { InMemoryMessageBusOptions } from './bus/in-memory-message-bus.js';
 export { RedisMessageBus } from './bus/redis-message-bus.js';
 export type { RedisMessageBusOptions } from './bus/redis-message-bus.js';
+
+// the inbox: messages into a session's running reply, from any process on the bus
+export { inboxQueueOf, pushToInbox } from './inbox/inbox-message.js';
+export type { InboxMessage } from './inbox/inbox-message.js';
+export { InboxMiddleware } from './middleware/inbox/index.js';
+export type { InboxOptions } from './middleware/inbox/index.js';
+
+// background work: tool calls that outlive a timeout, background subagents
+export { BackgroundTasks } from './tasks/background-tasks.js';
+export type { BackgroundTasksOptions, TaskInfo, TaskStatus, TrackedTask } from './tasks/background-tasks.js';
+export { AsyncToolMiddleware, TASK_TOOL_NAMES } from './middleware/async-tool/index.js';
+export type { AsyncToolOptions } from './middleware/async-tool/index.js';
+export type { TaskEvent } from './tasks/background-tasks.js';
+
+// subagents: subagents/<name>.md or general-purpose, on the core's asTool
+export { SUBAGENT_TOOL_NAMES, SubagentsMiddleware } from './middleware/subagents/index.js';
+export type { SubagentsOptions } from './middleware/subagents/index.js';
+export { GENERAL_PURPOSE, listSubagents, loadSubagent, SUBAGENT_NAME } from './subagents/subagent-definition.js';
+export type { SubagentDefinition } from './subagents/subagent-definition.js';

@@ -49,5 +49,8 @@ export const presets = {
     todos: false,
     workspaceContext: true,
     atPathExpansion: false,
+    inbox: false,
+    asyncTools: false,
+    subagents: false,
   }),
 } as const;
