@@ -89,7 +89,7 @@ describe('createHarnessAgent', () => {
     expect(d.parts[2]).toMatchObject({ hooks: ['onAgent'], tools: [] });
     expect(d.parts[2]!.reason).toBe("messages pushed to inbox:<session> on an in-memory bus (this process only) join the running reply's next step");
     expect(d.parts[5]).toMatchObject({ hooks: ['onAgent', 'onActing', 'onSystemPrompt'], tools: ['plan_enter', 'plan_write', 'plan_exit'] });
-    expect(d.parts[6]).toMatchObject({ hooks: ['onActing'], tools: ['agent_spawn', 'agent_send', 'task_output', 'task_cancel'] });
+    expect(d.parts[6]).toMatchObject({ hooks: ['onReasoning', 'onActing'], tools: ['agent_spawn', 'agent_send', 'task_output', 'task_cancel'] });
     expect(d.parts[6]!.reason).toBe(
       'agent_spawn runs subagents/<name>.md or a general-purpose subagent in a context of its own, nested at most 2 deep; background spawns report through the inbox',
     );

@@ -53,7 +53,7 @@ const HOOKS = ['onAgent', 'onReasoning', 'onModelCall', 'onActing', 'onSystemPro
  *    prompt sections in this order (the plan-mode banner last, nearest the conversation); plan
  *    mode denies a call before any inner layer runs it.
  * 7. `SubagentsMiddleware` — binds `agent_spawn` and the task tools to the reply before an inner
- *    layer can send a spawn to the background.
+ *    layer can send a spawn to the background; lists the declared subagents for the model.
  * 8. `AsyncToolMiddleware` — inside plan mode (a denied call never starts), outside eviction
  *    (a result in time is evicted as usual).
  * 9. `CompactionMiddleware` — summarises before a step is assembled.

@@ -31,10 +31,25 @@ export interface SubagentDefinition {
   readonly file?: string;
 }
 
-/** Names a subagent file may have: letters, digits, `-` and `_` (no path). */
+/**
+ * Names a subagent file may have: letters, digits, `-` and `_` (no path).
+ *
+ * @example
+ * ```ts
+ * SUBAGENT_NAME.test('code-reviewer'); // true; '../x' is refused
+ * ```
+ */
 export const SUBAGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
-/** The general-purpose subagent: every tool of the parent, a prompt for self-contained work. */
+/**
+ * The general-purpose subagent (`agent_spawn` without a name): every tool of the parent, a
+ * prompt for self-contained work.
+ *
+ * @example
+ * ```ts
+ * events.filter((e) => e.source === GENERAL_PURPOSE.name); // what general-purpose subagents did
+ * ```
+ */
 export const GENERAL_PURPOSE: SubagentDefinition = {
   name: 'general-purpose',
   description: 'A general-purpose agent with the same tools as you, for a self-contained piece of work.',

@@ -6,7 +6,14 @@ import { pushToInbox } from '../inbox/inbox-message.js';
 /** Where a background task stands. */
 export type TaskStatus = 'running' | 'completed' | 'failed' | 'cancelled';
 
-/** What `task_output` and {@link BackgroundTasks.get} tell about a background task. */
+/**
+ * What `task_output` and {@link BackgroundTasks.get} tell about a background task.
+ *
+ * @example
+ * ```ts
+ * for (const t of tasks.list(sessionId)) console.log(t.id, t.kind, t.name, t.status);
+ * ```
+ */
 export interface TaskInfo {
   /** `task_...`: the id the agent passes to `task_output`, `task_cancel` and `agent_send`. */
   readonly id: string;
@@ -23,7 +30,15 @@ export interface TaskInfo {
   readonly result?: string;
 }
 
-/** A task handed to {@link BackgroundTasks.track}. */
+/**
+ * A task handed to {@link BackgroundTasks.track}.
+ *
+ * @example
+ * ```ts
+ * const controller = new AbortController();
+ * tasks.track({ sessionId, kind: 'tool', name: 'crawl', done: crawl(controller.signal), cancel: () => controller.abort() });
+ * ```
+ */
 export interface TrackedTask {
   readonly sessionId: string;
   readonly kind: 'tool' | 'subagent';
@@ -38,13 +53,27 @@ export interface TrackedTask {
   readonly id?: string;
 }
 
-/** An event of a background task (a background subagent's reply), as {@link BackgroundTasks.events} delivers it. */
+/**
+ * An event of a background task (a background subagent's reply), as {@link BackgroundTasks.events} delivers it.
+ *
+ * @example
+ * ```ts
+ * tasks.events(sessionId).subscribe(({ taskId, event }: TaskEvent) => log(taskId, event.source, event.type));
+ * ```
+ */
 export interface TaskEvent {
   readonly taskId: string;
   readonly event: AgentEvent;
 }
 
-/** Options of {@link BackgroundTasks}. */
+/**
+ * Options of {@link BackgroundTasks}.
+ *
+ * @example
+ * ```ts
+ * const tasks = new BackgroundTasks({ bus, maxResultChars: 10_000, onError: (e, what) => logger.warn(what, e) });
+ * ```
+ */
 export interface BackgroundTasksOptions {
   /** The bus whose inbox (`inbox:<sessionId>`) receives each result. */
   readonly bus: MessageBus;

@@ -61,7 +61,14 @@ import { DetachableRun } from './detachable-run.js';
  */
 export const TASK_TOOL_NAMES: readonly string[] = ['task_output', 'task_cancel', 'agent_send'];
 
-/** Options of {@link AsyncToolMiddleware}. */
+/**
+ * Options of {@link AsyncToolMiddleware}.
+ *
+ * @example
+ * ```ts
+ * new AsyncToolMiddleware({ tasks, timeoutMs: 30_000, tools: ['execute', 'web_crawl'] });
+ * ```
+ */
 export interface AsyncToolOptions {
   /** Where background calls are followed and their results delivered (to the inbox of its bus). */
   readonly tasks: BackgroundTasks;

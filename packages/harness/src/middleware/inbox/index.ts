@@ -40,7 +40,14 @@ import type { Agent, AgentEvent, AgentInput, Middleware, Next, RuntimeContext } 
 import type { MessageBus } from '../../bus/message-bus.js';
 import { checkInboxMessage, inboxQueueOf, inboxText } from '../../inbox/inbox-message.js';
 
-/** Options of {@link InboxMiddleware}. */
+/**
+ * Options of {@link InboxMiddleware}.
+ *
+ * @example
+ * ```ts
+ * new InboxMiddleware({ bus, onError: (e, what) => logger.warn(what, e) });
+ * ```
+ */
 export interface InboxOptions {
   /** The bus the inbox lives on (`inbox:<sessionId>` queues). */
   readonly bus: MessageBus;

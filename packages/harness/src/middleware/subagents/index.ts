@@ -16,6 +16,8 @@
  *   `agent.send()`: it reads it before its next step); `task_output {task_id}` says how a task
  *   stands and gives its result; `task_cancel {task_id}` stops it. The task tools also reach tool
  *   calls that `AsyncToolMiddleware` sent to the background.
+ * - The model finds the declared subagents (name and description) in `agent_spawn`'s
+ *   description, read from the workspace once per reply.
  * - Nesting is bounded: a subagent may spawn its own only while its level is below `maxDepth`
  *   (default 2), and only in the foreground.
  *
@@ -38,9 +40,11 @@ import {
   type Agent,
   type AgentEvent,
   type ChatModel,
+  ContextToken,
   type Middleware,
   newId,
   type Next,
+  type ReasoningInput,
   type RuntimeContext,
   type Tool,
   type ToolContext,
@@ -49,10 +53,18 @@ import {
 import type { BackgroundTasks, TaskInfo } from '../../tasks/background-tasks.js';
 import { GENERAL_PURPOSE, loadSubagent, type SubagentDefinition } from '../../subagents/subagent-definition.js';
 import type { WorkspaceFileSystem } from '../../workspace/workspace-file-system.js';
+import { subagentCatalogue, withCatalogue } from './catalogue.js';
 import { buildSubagent } from './spawn.js';
 import { SUBAGENT_TOOL_NAMES, subagentTools } from './subagent-tools.js';
 
-/** Options of {@link SubagentsMiddleware}. */
+/**
+ * Options of {@link SubagentsMiddleware}.
+ *
+ * @example
+ * ```ts
+ * new SubagentsMiddleware({ fileSystem: fs, tasks, models: { small: cheapModel }, maxDepth: 1, generalPurpose: false });
+ * ```
+ */
 export interface SubagentsOptions {
   /** The workspace, whose `subagents/<name>.md` declare subagents. */
   readonly fileSystem: WorkspaceFileSystem;
@@ -71,6 +83,9 @@ export interface SubagentsOptions {
   /** The level of the agent this middleware serves: 0 for the main agent (set for nested subagents). */
   readonly depth?: number;
 }
+
+/** The declared subagents, read once per reply. */
+const CATALOGUE = new ContextToken<Promise<string> | undefined>('harness.subagentCatalogue', () => undefined);
 
 interface SpawnInput {
   readonly name?: string;
@@ -96,6 +111,29 @@ export class SubagentsMiddleware implements Middleware {
 
   tools(): readonly Tool[] {
     return this.ownTools;
+  }
+
+  /** The model reads the declared subagents in `agent_spawn`'s description (read once per reply). */
+  onReasoning(
+    _agent: Agent,
+    ctx: RuntimeContext,
+    input: ReasoningInput,
+    next: Next<ReasoningInput>,
+  ): Observable<AgentEvent> {
+    const spawn = input.tools.find((t) => t.name === 'agent_spawn');
+    if (!spawn) return next(input);
+    return defer(() => {
+      let catalogue = ctx.get(CATALOGUE);
+      if (!catalogue) {
+        catalogue = subagentCatalogue(this.options.fileSystem).catch(() => '');
+        ctx.set(CATALOGUE, catalogue);
+      }
+      return from(catalogue);
+    }).pipe(
+      switchMap((text) =>
+        next(text ? { ...input, tools: input.tools.map((t) => (t === spawn ? withCatalogue(t, text) : t)) } : input),
+      ),
+    );
   }
 
   onActing(agent: Agent, ctx: RuntimeContext, input: ActingInput, next: Next<ActingInput>): Observable<AgentEvent> {

@@ -1,7 +1,14 @@
 import { defineTool, type Tool } from '@rxscope/core';
 import { z } from 'zod';
 
-/** The tools of `SubagentsMiddleware`. */
+/**
+ * The tools of `SubagentsMiddleware`.
+ *
+ * @example
+ * ```ts
+ * const subagentCalls = events.filter((e) => e.type === 'TOOL_CALL_START' && SUBAGENT_TOOL_NAMES.includes(e.name));
+ * ```
+ */
 export const SUBAGENT_TOOL_NAMES: readonly string[] = ['agent_spawn', 'agent_send', 'task_output', 'task_cancel'];
 
 const unbound = (name: string) => () => {
