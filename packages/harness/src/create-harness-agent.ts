@@ -161,8 +161,10 @@ export function createHarnessAgent(options: HarnessOptions): Agent {
         })()
       : { part: { name: 'ToolResultEvictionMiddleware', option: 'toolResultEviction', enabled: false, reason: 'toolResultEviction: false' } },
   );
-  // Subagents borrow the sandbox lifecycle (their own sandbox per reply, so they have execute) and eviction.
-  const lent = parts.filter((p) => p.middleware instanceof SandboxLifecycleMiddleware || p.middleware instanceof ToolResultEvictionMiddleware).map((p) => p.middleware!);
+  // Subagents borrow the sandbox lifecycle (their own sandbox per reply, so they have execute), the
+  // workspace context (AGENTS.md and the rest in their prompt) and eviction.
+  const lentKinds = [SandboxLifecycleMiddleware, WorkspaceContextMiddleware, ToolResultEvictionMiddleware];
+  const lent = parts.filter((p) => lentKinds.some((kind) => p.middleware instanceof kind)).map((p) => p.middleware!);
   parts.splice(subagentsAt, 0, subagentsPart(options, fs, tasks, lent));
   const fileTools = options.fileTools ?? true;
   const reading = [readFileTool(fs, options.readFile), listFilesTool(fs), globFilesTool(fs), grepFilesTool(fs)];
