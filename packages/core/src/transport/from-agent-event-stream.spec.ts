@@ -37,7 +37,7 @@ describe('fromAgentEventStream against the Node SSE handler', () => {
   });
 
   it('delivers the reply the server streamed, and folds into the message the agent stored', async () => {
-    model = await startOpenAITestServer({ script: [{ reasoning: 'Hmm.', text: ['The ', 'answer ', 'is 42.'] }] });
+    model = await startOpenAITestServer({ script: [{ thinking: 'Hmm.', text: ['The ', 'answer ', 'is 42.'] }] });
     const agent = new Agent({ model: new OpenAIChatModel({ model: 'm', apiKey: 'k', baseURL: model.url }) });
     const sent: AgentEvent[] = [];
     http = await listen(

@@ -20,7 +20,7 @@ describe('answering an AG-UI tool-call interrupt', () => {
   /** A reply that asks to refund order B-2, interrupted for confirmation. */
   async function interrupted() {
     server = await startOpenAITestServer({
-      script: [{ toolCalls: [{ id: 'r1', name: 'refund', arguments: { id: 'B-2' } }] }, { text: 'Done.' }],
+      script: [{ toolCalls: [{ id: 'r1', name: 'refund', input: { id: 'B-2' } }] }, { text: 'Done.' }],
     });
     const refunded: string[] = [];
     const refund = defineTool({
