@@ -87,7 +87,7 @@ describe('answering an AG-UI tool-call interrupt', () => {
 
   it('refuses editedArgs that fail the tool schema: nothing runs, the interrupt stays open', async () => {
     const { agUi, answer, refunded } = await interrupted();
-    await expect(answer({ status: 'resolved', payload: { approved: true, editedArgs: { id: 'nope' } } })).rejects.toThrow(/edited input of r1 is invalid/);
+    await expect(answer({ status: 'resolved', payload: { approved: true, editedArgs: { id: 'nope' } } })).rejects.toThrow(/edited input of r1 \(refund\) is invalid: id: /);
     expect(refunded).toEqual([]);
     expect(agUi.pendingInterrupts.map((i) => i.id)).toEqual(['r1']);
     await answer({ status: 'resolved', payload: { approved: true, editedArgs: { id: 'D-4' } } });
