@@ -31,7 +31,7 @@ function scriptedTurn(request: RecordedRequest): ServerTurn {
   const done = new Set(messages.filter((m) => m.role === 'tool').map((m) => m.tool_call_id));
   const call = (id: string, name: string, args: object, text?: string): ServerTurn => ({
     ...(text ? { text: words(text) } : {}),
-    toolCalls: [{ id, name, arguments: args }],
+    toolCalls: [{ id, name, input: args }],
   });
   if (task.includes('README')) {
     if (!done.has('c_readme')) {

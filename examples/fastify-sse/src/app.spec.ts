@@ -4,7 +4,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { firstValueFrom, lastValueFrom, toArray } from 'rxjs';
-import { fromAgentEventStream, textOf } from '@rxscope/core';
+import { fromAgentEventStream, toText } from '@rxscope/core';
 import { ScriptedChatModel } from '@rxscope/core/testing';
 import { createApp } from './app.js';
 
@@ -33,7 +33,7 @@ describe('fastify-sse', () => {
     const events = await lastValueFrom(chat({ message: 'Hi' }).pipe(toArray()));
     expect(events[0]!.type).toBe('REPLY_START');
     expect(events.at(-1)).toMatchObject({ type: 'REPLY_END', finishReason: 'completed' });
-    expect(await lastValueFrom(chat({ message: 'Hi' }).pipe(textOf()), { defaultValue: '' })).toMatch(/^w0 w1 /);
+    expect(await lastValueFrom(chat({ message: 'Hi' }).pipe(toText()), { defaultValue: '' })).toMatch(/^w0 w1 /);
   });
 
   it('answers a bad body with 400 before the stream', async () => {
@@ -42,7 +42,7 @@ describe('fastify-sse', () => {
 
   it('cancels the reply when the client goes away', async () => {
     await lastValueFrom(chat({ message: 'first' }).pipe(toArray()));
-    expect(await firstValueFrom(chat({ message: 'long' }).pipe(textOf()))).toBe('w0 ');
+    expect(await firstValueFrom(chat({ message: 'long' }).pipe(toText()))).toBe('w0 ');
     for (let i = 0; i < 100 && agent.busy; i++) await new Promise((r) => setTimeout(r, 10));
     expect(agent.busy).toBe(false);
     expect(model.requests[1]!.signal.aborted).toBe(true);
@@ -70,7 +70,7 @@ describe('fastify-sse program', () => {
         });
       });
       const text = await lastValueFrom(
-        fromAgentEventStream(`${base}/chat`, { init: { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"message":"ping"}' } }).pipe(textOf()),
+        fromAgentEventStream(`${base}/chat`, { init: { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"message":"ping"}' } }).pipe(toText()),
       );
       expect(text).toBe('You said: ping');
     } finally {

@@ -6,7 +6,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fromAgentEventStream, pendingConfirmations, textOf, type AgentEvent } from '@rxscope/core';
+import { fromAgentEventStream, pendingConfirmations, toText, type AgentEvent } from '@rxscope/core';
 import { OpenAIChatModel } from '@rxscope/core/openai';
 import type { OpenAITestServer } from '@rxscope/core/testing/node';
 import { filter, firstValueFrom, lastValueFrom, take, takeWhile, toArray } from 'rxjs';
@@ -58,7 +58,7 @@ describe('node-service over HTTP (offline scripted model)', () => {
     const created = await post('/api/sessions');
     expect(created.status).toBe(201);
     const id = created.body['sessionId'] as string;
-    const texts = lastValueFrom(events(id).pipe(untilEnd, textOf(), toArray()));
+    const texts = lastValueFrom(events(id).pipe(untilEnd, toText(), toArray()));
     await opened();
     const sent = await post(`/api/sessions/${id}/messages`, { text: 'Hello there' });
     expect(sent).toEqual({ status: 202, body: { sessionId: id, replyId: expect.any(String) as string } });

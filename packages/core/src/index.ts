@@ -119,5 +119,9 @@ export type {
 // end of transport ----------------------------------------------------------------------------
 
 // stream operators
-export { pendingConfirmations, textOf, throwOnErrorEnd, toMessage } from './operators/index.js';
-export type { TextOfOptions, ThrowOnErrorEndOptions } from './operators/index.js';
+export { pendingConfirmations, throwOnErrorEnd, toMsg, toText } from './operators/index.js';
+export type { ThrowOnErrorEndOptions, ToTextOptions } from './operators/index.js';
+/** @deprecated renamed; see docs/public-api.md ("One vocabulary"). Removed in the next minor version. */
+export { textOf, toMessage } from './operators/index.js';
+/** @deprecated renamed `ToTextOptions`. Removed in the next minor version. */
+export type { TextOfOptions } from './operators/index.js';

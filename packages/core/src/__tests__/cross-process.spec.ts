@@ -45,7 +45,7 @@ function runWorker(env: Record<string, string>, killOn?: string): Promise<Worker
 }
 
 const SCRIPT: ServerTurn[] = [
-  { text: ['I will ', 'send it.'], toolCalls: [{ id: 'call_t1', name: 'transfer', arguments: { to: 'bob', amount: 25 } }] },
+  { text: ['I will ', 'send it.'], toolCalls: [{ id: 'call_t1', name: 'transfer', input: { to: 'bob', amount: 25 } }] },
   { text: ['Done: 25 ', 'sent to bob.'] },
 ];
 

@@ -47,7 +47,7 @@ import {
   type Next,
   type RuntimeContext,
   textOfMsg,
-  toMessage,
+  toMsg,
   type ToolResultStatus,
   toolResultsOf,
 } from '../index.js';
@@ -708,9 +708,9 @@ describe('events guide', () => {
     expect(msg.content).toEqual(agent.context[1]!.content);
   });
 
-  it('toMessage() folds a whole reply', async () => {
+  it('toMsg() folds a whole reply', async () => {
     const agent = new Agent({ model: script(), tools: [wait, add] });
-    const msg = await lastValueFrom(agent.reply('go').pipe(toMessage()));
+    const msg = await lastValueFrom(agent.reply('go').pipe(toMsg()));
     expect(msg.role).toBe('assistant');
     expect(textOfMsg(msg)).toBe('Both done.');
     expect(toolResultsOf(msg).map((r) => r.output)).toEqual([[{ type: 'text', text: 'waited 30 ms' }], [{ type: 'text', text: '3' }]]);

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { Agent } from '../agent/agent.js';
 import { createEvent } from '../event/create.js';
 import { isAgentEvent, isBlockEnd, isBlockStart, isEvent } from '../event/guards.js';
-import { toMessage } from '../operators/to-message.js';
+import { toMsg } from '../operators/to-msg.js';
 import { createReplyReducer } from '../message/reducer.js';
 import { defineTool } from '../tool/tool.js';
 import { AgentStateError, parseAgentState } from '../state/snapshot.js';
@@ -49,9 +49,9 @@ describe('reply reducer', () => {
     ]);
   });
 
-  it('toMessage() folds a stream into the reply message', async () => {
+  it('toMsg() folds a stream into the reply message', async () => {
     const agent = new Agent({ model: new ScriptedChatModel([{ text: ['a', 'b', 'c'] }]) });
-    const msg = await lastValueFrom(agent.reply('x').pipe(toMessage()));
+    const msg = await lastValueFrom(agent.reply('x').pipe(toMsg()));
     expect(msg).toMatchObject({ role: 'assistant', name: 'assistant', content: [{ type: 'text', text: 'abc' }] });
   });
 

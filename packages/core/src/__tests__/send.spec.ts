@@ -57,7 +57,7 @@ function gate() {
 
 describe('agent.send() while a reply runs', () => {
   it('a message sent during a tool call is in the very next model request, emitted once as a user hint, and persisted', async () => {
-    server.enqueue({ toolCalls: [{ id: 'c1', name: 'search', arguments: { q: 'Paris' } }] }, { text: 'Here are weekend flights.' });
+    server.enqueue({ toolCalls: [{ id: 'c1', name: 'search', input: { q: 'Paris' } }] }, { text: 'Here are weekend flights.' });
     const { tool, running, release } = gate();
     const agent = new Agent({ name: 'travel', model: model(), tools: [tool] });
     const reply = runReply(agent, 'Find flights to Paris');
@@ -88,7 +88,7 @@ describe('agent.send() while a reply runs', () => {
   });
 
   it('several messages keep their order, in the request and in the events', async () => {
-    server.enqueue({ toolCalls: [{ id: 'c1', name: 'search', arguments: { q: 'Rome' } }] }, { text: 'ok' });
+    server.enqueue({ toolCalls: [{ id: 'c1', name: 'search', input: { q: 'Rome' } }] }, { text: 'ok' });
     const { tool, running, release } = gate();
     const agent = new Agent({ model: model(), tools: [tool] });
     const reply = runReply(agent, 'Flights to Rome');
@@ -162,7 +162,7 @@ describe('agent.send() while idle', () => {
 
 describe('agent.send() across interruption and suspension', () => {
   it('a message sent before an interrupt waits in the state and joins the next reply of a restored agent', async () => {
-    server.enqueue({ toolCalls: [{ id: 'c1', name: 'search', arguments: { q: 'Oslo' } }] }, { text: 'resumed' });
+    server.enqueue({ toolCalls: [{ id: 'c1', name: 'search', input: { q: 'Oslo' } }] }, { text: 'resumed' });
     const { tool, running, release } = gate();
     const agent = new Agent({ model: model(), tools: [tool] });
     const reply = runReply(agent, 'Flights to Oslo');
@@ -192,7 +192,7 @@ describe('agent.send() across interruption and suspension', () => {
       needsApproval: true,
       execute: ({ amount }) => `sent ${amount}`,
     });
-    server.enqueue({ text: 'Let me transfer it.', chunkDelayMs: 20, toolCalls: [{ id: 't1', name: 'transfer', arguments: { amount: 5 } }] });
+    server.enqueue({ text: 'Let me transfer it.', chunkDelayMs: 20, toolCalls: [{ id: 't1', name: 'transfer', input: { amount: 5 } }] });
     server.enqueue({ text: 'Done, with a note.' });
     const agent = new Agent({ model: model(), tools: [transfer] });
     let sent = false;
@@ -249,7 +249,7 @@ describe('structured output across a suspension', () => {
   });
 
   async function suspended() {
-    server.enqueue({ toolCalls: [{ id: 't1', name: 'transfer', arguments: { amount: 5 } }] });
+    server.enqueue({ toolCalls: [{ id: 't1', name: 'transfer', input: { amount: 5 } }] });
     const agent = new Agent({ model: model(), tools: [transfer] });
     const first = await lastValueFrom(agent.reply('Pay 5', { output: Payment }).pipe(toArray()));
     expect(endOf(first).finishReason).toBe('awaiting_confirmation');

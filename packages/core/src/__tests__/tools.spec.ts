@@ -73,6 +73,7 @@ describe('tools', () => {
     expect(parseToolArguments(addTool, '{"a":1}')).toEqual({
       ok: false,
       message: expect.stringContaining('- b: expected number, received undefined') as string,
+      issues: ['b: expected number, received undefined'],
     });
     const bad = parseToolArguments(addTool, '{"a":1,');
     expect(bad.ok).toBe(false);

@@ -50,7 +50,8 @@ export function validateResume(
       const tool = tools.get(call.name);
       if (!tool) return refuse(`tool "${call.name}" is no longer registered.`);
       const checked = validateToolInput(tool, r.input);
-      if (!checked.ok) refuse(`the edited input of ${r.toolCallId} is invalid. ${checked.message}`);
+      // The facts only: the instructions in `checked.message` are for the model, this is read by whoever edited the input.
+      if (!checked.ok) refuse(`the edited input of ${r.toolCallId} (${call.name}) is invalid: ${checked.issues.join('; ')}. Correct it and confirm again, or reject the call.`);
       return { ...r, input: checked.ok ? checked.input : r.input };
     });
     return { pending, event: { ...(event as UserConfirmResultEvent), results: normalized } };

@@ -57,7 +57,7 @@ describe('docs/models.md', () => {
   });
 
   it('LangChainChatModel wraps any LangChain chat model (ChatOpenAI standing in for ChatAnthropic)', async () => {
-    server = await startOpenAITestServer({ script: [{ toolCalls: [{ name: 'add', arguments: { a: 1, b: 1 } }] }, { text: '2' }] });
+    server = await startOpenAITestServer({ script: [{ toolCalls: [{ name: 'add', input: { a: 1, b: 1 } }] }, { text: '2' }] });
     const model = new LangChainChatModel({ model: new ChatOpenAI({ model: 'gpt-4o-mini', apiKey: 'test', configuration: { baseURL: server.url }, maxRetries: 0 }) });
     const agent = new Agent({ model, tools: [add] });
     expect(textOfMsg(await agent.call('1 + 1?'))).toBe('2');

@@ -1,8 +1,13 @@
 import type { z } from 'zod';
 import type { Tool } from './tool.js';
 
-/** Outcome of {@link parseToolArguments}. */
-export type ParsedArguments = { readonly ok: true; readonly input: unknown } | { readonly ok: false; readonly message: string };
+/**
+ * Outcome of {@link parseToolArguments}. On failure, `message` is written for the model; `issues`
+ * (`field: problem`, one per bad field) are the bare facts, for a message to someone else.
+ */
+export type ParsedArguments =
+  | { readonly ok: true; readonly input: unknown }
+  | { readonly ok: false; readonly message: string; readonly issues: readonly string[] };
 
 /**
  * Parses a tool call's raw JSON arguments and validates them against the tool's schema. On
@@ -26,6 +31,7 @@ export function parseToolArguments(tool: Tool, raw: string): ParsedArguments {
       message:
         `Invalid arguments for tool "${tool.name}": not valid JSON (${(e as Error).message}). ` +
         `Send a JSON object matching the tool's parameter schema.`,
+      issues: [`not valid JSON (${(e as Error).message})`],
     };
   }
   return validateToolInput(tool, value);
@@ -42,13 +48,15 @@ export function parseToolArguments(tool: Tool, raw: string): ParsedArguments {
 export function validateToolInput(tool: Tool, value: unknown): ParsedArguments {
   const result = tool.inputSchema.safeParse(value);
   if (result.success) return { ok: true, input: result.data };
-  return { ok: false, message: describeIssues(tool.name, result.error.issues) };
+  const issues = result.error.issues.map(describeIssue);
+  return {
+    ok: false,
+    message: `Invalid arguments for tool "${tool.name}":\n${issues.map((i) => `- ${i}`).join('\n')}\nFix these fields and call the tool again.`,
+    issues,
+  };
 }
 
-function describeIssues(toolName: string, issues: readonly z.core.$ZodIssue[]): string {
-  const lines = issues.map((issue) => {
-    const field = issue.path.length ? issue.path.map(String).join('.') : '(arguments)';
-    return `- ${field}: ${issue.message.replace(/^Invalid input: /, '')}`;
-  });
-  return `Invalid arguments for tool "${toolName}":\n${lines.join('\n')}\nFix these fields and call the tool again.`;
+function describeIssue(issue: z.core.$ZodIssue): string {
+  const field = issue.path.length ? issue.path.map(String).join('.') : '(arguments)';
+  return `${field}: ${issue.message.replace(/^Invalid input: /, '')}`;
 }

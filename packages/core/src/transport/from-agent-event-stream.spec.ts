@@ -9,12 +9,12 @@ import { createAgentSseHandler, type StreamOutcome } from '../node/index.js';
 import { eventsOf, listen, waitFor, type Listening } from '../node/__tests__/helpers.js';
 import { ScriptedChatModel } from '../testing/index.js';
 import { startOpenAITestServer, type OpenAITestServer } from '../testing/node/index.js';
-import { toMessage } from '../operators/to-message.js';
+import { toMsg } from '../operators/to-msg.js';
 import { AgentStreamError } from './agent-stream-error.js';
 import { fromAgentEventStream } from './from-agent-event-stream.js';
 import { pendingConfirmations } from '../operators/pending-confirmations.js';
 import { encodeAgentEvent, encodeServerSentComment } from './sse-encode.js';
-import { textOf } from '../operators/text-of.js';
+import { toText } from '../operators/to-text.js';
 
 const quiet = { onError: () => undefined };
 
@@ -37,7 +37,7 @@ describe('fromAgentEventStream against the Node SSE handler', () => {
   });
 
   it('delivers the reply the server streamed, and folds into the message the agent stored', async () => {
-    model = await startOpenAITestServer({ script: [{ reasoning: 'Hmm.', text: ['The ', 'answer ', 'is 42.'] }] });
+    model = await startOpenAITestServer({ script: [{ thinking: 'Hmm.', text: ['The ', 'answer ', 'is 42.'] }] });
     const agent = new Agent({ model: new OpenAIChatModel({ model: 'm', apiKey: 'k', baseURL: model.url }) });
     const sent: AgentEvent[] = [];
     http = await listen(
@@ -54,12 +54,12 @@ describe('fromAgentEventStream against the Node SSE handler', () => {
 
     model.enqueue({ text: ['Second ', 'answer.'] });
     const texts = await lastValueFrom(
-      fromAgentEventStream(`${http.url}/chat`, { init: { method: 'POST', body: JSON.stringify('Again?') } }).pipe(textOf(), toArray()),
+      fromAgentEventStream(`${http.url}/chat`, { init: { method: 'POST', body: JSON.stringify('Again?') } }).pipe(toText(), toArray()),
     );
     expect(texts).toEqual(['Second ', 'Second answer.']);
 
     model.enqueue({ text: ['Third.'] });
-    const msg = await lastValueFrom(fromAgentEventStream(`${http.url}/chat`, { init: { method: 'POST', body: '"Once more"' } }).pipe(toMessage()));
+    const msg = await lastValueFrom(fromAgentEventStream(`${http.url}/chat`, { init: { method: 'POST', body: '"Once more"' } }).pipe(toMsg()));
     expect(msg).toEqual(agent.context.at(-1));
   });
 
@@ -74,7 +74,7 @@ describe('fromAgentEventStream against the Node SSE handler', () => {
     await new Promise((r) => setTimeout(r, 50));
     expect(model.requests).toHaveLength(0);
 
-    const first = await firstValueFrom(events$.pipe(textOf()));
+    const first = await firstValueFrom(events$.pipe(toText()));
     expect(first).toBe('Once ');
     await waitFor(() => outcomes.length === 1, 3000, 'the handler to see the client go');
     expect(outcomes).toEqual(['client_closed']);
@@ -230,7 +230,7 @@ describe('fromAgentEventStream against the Node SSE handler', () => {
 });
 
 describe('operators on a session stream', () => {
-  it('textOf() restarts with each new reply, keeps a resumed reply, and skips subagent text', () => {
+  it('toText() restarts with each new reply, keeps a resumed reply, and skips subagent text', () => {
     const events = [
       event('1', { type: 'REPLY_START' }),
       event('2', { type: 'TEXT_BLOCK_DELTA', blockId: 'b', delta: 'Hel' }),
@@ -243,7 +243,7 @@ describe('operators on a session stream', () => {
       event('9', { type: 'TEXT_BLOCK_DELTA', blockId: 'd', delta: 'New', replyId: 'r2' }),
     ];
     const out: string[] = [];
-    from(events).pipe(textOf()).subscribe((t) => out.push(t));
+    from(events).pipe(toText()).subscribe((t) => out.push(t));
     expect(out).toEqual(['Hel', 'Hello', 'Hello again', 'New']);
   });
 

@@ -45,7 +45,7 @@ describe('built-in middlewares together on 20 concurrent agents', () => {
         const n = seen.get(who) ?? 0;
         seen.set(who, n + 1);
         if (n === 0) return { fault: 'server_error' }; // every agent's first attempt fails once
-        if (n === 1) return { text: 'Looking it up.', toolCalls: [{ id: `call_${who}`, name: 'lookup', arguments: { who } }] };
+        if (n === 1) return { text: 'Looking it up.', toolCalls: [{ id: `call_${who}`, name: 'lookup', input: { who } }] };
         return { text: ['Write to jane', '.doe@exa', `mple.com about ${who}.`] };
       },
     });

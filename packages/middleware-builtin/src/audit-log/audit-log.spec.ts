@@ -51,7 +51,7 @@ describe('AuditLogMiddleware', () => {
   });
 
   it('records a call denied by a rule, with the tool and the reason, and no run', async () => {
-    server = await startOpenAITestServer({ script: [{ toolCalls: [{ name: 'wipe', arguments: { disk: '/dev/sda' } }] }, { text: 'Refused.' }] });
+    server = await startOpenAITestServer({ script: [{ toolCalls: [{ name: 'wipe', input: { disk: '/dev/sda' } }] }, { text: 'Refused.' }] });
     const sink = memoryAuditSink();
     const agent = new Agent({
       name: 'ops',
@@ -68,7 +68,7 @@ describe('AuditLogMiddleware', () => {
   it('appends JSON lines to a file from several agents, each reply in order, with custom redaction', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'audit-'));
     try {
-      server = await startOpenAITestServer({ chunkDelayMs: 3, handler: (req) => (req.body.messages!.at(-1)!.role === 'tool' ? { text: 'ok' } : { toolCalls: [{ name: 'wipe', arguments: { disk: 'tmp' } }] }) });
+      server = await startOpenAITestServer({ chunkDelayMs: 3, handler: (req) => (req.body.messages!.at(-1)!.role === 'tool' ? { text: 'ok' } : { toolCalls: [{ name: 'wipe', input: { disk: 'tmp' } }] }) });
       const path = join(dir, 'logs', 'audit.jsonl');
       const audit = new AuditLogMiddleware({
         sink: jsonLinesFileSink(path),

@@ -82,9 +82,9 @@ describe('McpMiddleware over Streamable HTTP', () => {
     server.enqueue(
       {
         toolCalls: [
-          { name: 'everything__get-sum', arguments: { a: 20, b: 22 } },
-          { name: 'files__read_text_file', arguments: { path: join(dir, 'notes.txt') } },
-          { name: 'everything__get-tiny-image', arguments: {} },
+          { name: 'everything__get-sum', input: { a: 20, b: 22 } },
+          { name: 'files__read_text_file', input: { path: join(dir, 'notes.txt') } },
+          { name: 'everything__get-tiny-image', input: {} },
         ],
       },
       { text: 'All done.' },
@@ -101,14 +101,14 @@ describe('McpMiddleware over Streamable HTTP', () => {
 
   it('writes through the bridged filesystem server', async () => {
     const target = join(dir, 'out.txt');
-    server.enqueue({ toolCalls: [{ name: 'files__write_file', arguments: { path: target, content: 'over http' } }] }, { text: 'ok' });
+    server.enqueue({ toolCalls: [{ name: 'files__write_file', input: { path: target, content: 'over http' } }] }, { text: 'ok' });
     const { events } = await run(agentWith(mcp));
     expect(resultOf(events)).toMatchObject({ status: 'success' });
     expect(readFileSync(target, 'utf8')).toBe('over http');
   });
 
   it('streams progress notifications of a long-running call', async () => {
-    server.enqueue({ toolCalls: [{ name: 'everything__trigger-long-running-operation', arguments: { duration: 1, steps: 4 } }] }, { text: 'ok' });
+    server.enqueue({ toolCalls: [{ name: 'everything__trigger-long-running-operation', input: { duration: 1, steps: 4 } }] }, { text: 'ok' });
     const { events } = await run(agentWith(mcp));
     const progress = ofType(events, 'TOOL_PROGRESS').map(({ message, progress: done, total }) => ({ message, done, total }));
     expect(progress.length).toBeGreaterThanOrEqual(3);
@@ -119,7 +119,7 @@ describe('McpMiddleware over Streamable HTTP', () => {
   });
 
   it('unsubscribing mid-call cancels the MCP request: the server receives the cancellation', async () => {
-    server.enqueue({ toolCalls: [{ name: 'probe__wait', arguments: { ms: 30_000 } }] });
+    server.enqueue({ toolCalls: [{ name: 'probe__wait', input: { ms: 30_000 } }] });
     const reply = start(agentWith(mcp));
     await waitFor(() => ofType(reply.events, 'TOOL_PROGRESS').length > 0, 'the first progress notification');
     reply.sub.unsubscribe();
@@ -127,7 +127,7 @@ describe('McpMiddleware over Streamable HTTP', () => {
   });
 
   it('a changed tool list is read again over HTTP', async () => {
-    server.enqueue({ toolCalls: [{ name: 'probe__add_tool', arguments: { name: 'remote_late' } }] }, { text: 'added' });
+    server.enqueue({ toolCalls: [{ name: 'probe__add_tool', input: { name: 'remote_late' } }] }, { text: 'added' });
     await run(agentWith(mcp));
     await waitFor(() => mcp.tools().some((t) => t.name === 'probe__remote_late'), 'probe__remote_late among the tools');
   });
@@ -137,7 +137,7 @@ describe('McpMiddleware over Streamable HTTP', () => {
     const dying = await McpMiddleware.connect({ servers: { doomed: { url: doomed.url } } });
     try {
       server.enqueue(
-        { toolCalls: [{ name: 'doomed__trigger-long-running-operation', arguments: { duration: 60, steps: 60 } }] },
+        { toolCalls: [{ name: 'doomed__trigger-long-running-operation', input: { duration: 60, steps: 60 } }] },
         { text: 'The server crashed.' },
       );
       const reply = start(agentWith(dying));

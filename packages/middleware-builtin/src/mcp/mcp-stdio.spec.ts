@@ -58,7 +58,7 @@ describe('McpMiddleware over stdio', () => {
   });
 
   it('the model sees the JSON Schema, calls the tool, and gets the server result on the wire', async () => {
-    server.enqueue({ toolCalls: [{ name: 'everything__get-sum', arguments: { a: 2, b: 3 } }] }, { text: 'It is 5.' });
+    server.enqueue({ toolCalls: [{ name: 'everything__get-sum', input: { a: 2, b: 3 } }] }, { text: 'It is 5.' });
     const { events, end } = await run(agentWith(mcp), 'What is 2 + 3?');
     expect(end.finishReason).toBe('completed');
     expect(resultOf(events)).toMatchObject({ status: 'success', output: [{ type: 'text', text: 'The sum of 2 and 3 is 5.' }] });
@@ -70,8 +70,8 @@ describe('McpMiddleware over stdio', () => {
 
   it('arguments that fail the JSON Schema get an error result naming the field; the model corrects itself', async () => {
     server.enqueue(
-      { toolCalls: [{ name: 'everything__get-sum', arguments: { a: 'two', b: 3 } }] },
-      { toolCalls: [{ name: 'everything__get-sum', arguments: { a: 2, b: 3 } }] },
+      { toolCalls: [{ name: 'everything__get-sum', input: { a: 'two', b: 3 } }] },
+      { toolCalls: [{ name: 'everything__get-sum', input: { a: 2, b: 3 } }] },
       { text: 'Done.' },
     );
     const { events, end } = await run(agentWith(mcp));
@@ -85,8 +85,8 @@ describe('McpMiddleware over stdio', () => {
   it('server-filesystem: writes ask for confirmation in strict mode, reads do not; the file is really written', async () => {
     const target = join(dir, 'todo.txt');
     server.enqueue(
-      { toolCalls: [{ name: 'files__read_text_file', arguments: { path: join(dir, 'notes.txt') } }] },
-      { toolCalls: [{ name: 'files__write_file', arguments: { path: target, content: 'buy milk\nbuy bread\n' } }] },
+      { toolCalls: [{ name: 'files__read_text_file', input: { path: join(dir, 'notes.txt') } }] },
+      { toolCalls: [{ name: 'files__write_file', input: { path: target, content: 'buy milk\nbuy bread\n' } }] },
       { text: 'Written.' },
     );
     const agent = agentWith(mcp, { permissions: { mode: 'strict' } });
@@ -102,7 +102,7 @@ describe('McpMiddleware over stdio', () => {
   });
 
   it('a path outside the allowed folder is refused by the server: an error result, the reply goes on', async () => {
-    server.enqueue({ toolCalls: [{ name: 'files__read_text_file', arguments: { path: '/etc/hostname' } }] }, { text: 'Not allowed.' });
+    server.enqueue({ toolCalls: [{ name: 'files__read_text_file', input: { path: '/etc/hostname' } }] }, { text: 'Not allowed.' });
     const { events, end } = await run(agentWith(mcp));
     expect(end.finishReason).toBe('completed');
     expect(resultOf(events)).toMatchObject({ status: 'error', output: [{ type: 'text', text: expect.stringMatching(/denied|outside/i) }] });
@@ -110,7 +110,7 @@ describe('McpMiddleware over stdio', () => {
   });
 
   it('an image result becomes a data block, and the model receives it as an image', async () => {
-    server.enqueue({ toolCalls: [{ name: 'everything__get-tiny-image', arguments: {} }] }, { text: 'A logo.' });
+    server.enqueue({ toolCalls: [{ name: 'everything__get-tiny-image', input: {} }] }, { text: 'A logo.' });
     const { events } = await run(agentWith(mcp));
     const output = resultOf(events).output;
     expect(output).toEqual([
@@ -124,8 +124,8 @@ describe('McpMiddleware over stdio', () => {
 
   it('embedded resources: text as text with its URI, a binary blob as a data block', async () => {
     server.enqueue(
-      { toolCalls: [{ name: 'everything__get-resource-reference', arguments: { resourceType: 'Text', resourceId: 2 } }] },
-      { toolCalls: [{ name: 'everything__get-resource-reference', arguments: { resourceType: 'Blob', resourceId: 3 } }] },
+      { toolCalls: [{ name: 'everything__get-resource-reference', input: { resourceType: 'Text', resourceId: 2 } }] },
+      { toolCalls: [{ name: 'everything__get-resource-reference', input: { resourceType: 'Blob', resourceId: 3 } }] },
       { text: 'Got both.' },
     );
     const { events } = await run(agentWith(mcp));
@@ -134,7 +134,7 @@ describe('McpMiddleware over stdio', () => {
   });
 
   it('progress notifications stream as live progress before the result, and are not part of it', async () => {
-    server.enqueue({ toolCalls: [{ name: 'everything__trigger-long-running-operation', arguments: { duration: 1, steps: 4 } }] }, { text: 'ok' });
+    server.enqueue({ toolCalls: [{ name: 'everything__trigger-long-running-operation', input: { duration: 1, steps: 4 } }] }, { text: 'ok' });
     const { events } = await run(agentWith(mcp));
     const deltas = ofType(events, 'TOOL_RESULT_DELTA').map((e) => e.delta);
     // The SDK drops a progress notification that is handled after the response (the last one may race it).
@@ -146,7 +146,7 @@ describe('McpMiddleware over stdio', () => {
   });
 
   it('unsubscribing mid-call cancels the MCP request: the server receives the cancellation', async () => {
-    server.enqueue({ toolCalls: [{ name: 'probe__wait', arguments: { ms: 30_000 } }] });
+    server.enqueue({ toolCalls: [{ name: 'probe__wait', input: { ms: 30_000 } }] });
     const reply = start(agentWith(mcp));
     await waitFor(() => ofType(reply.events, 'TOOL_PROGRESS').length > 0, 'the first progress notification');
     reply.sub.unsubscribe();
@@ -154,13 +154,13 @@ describe('McpMiddleware over stdio', () => {
     const started = probeLog(probeFile).find((l) => l.startsWith('started wait'))!.split(' ')[2];
     expect(probeLog(probeFile)).toContainEqual(expect.stringMatching(new RegExp(`^cancelled wait ${started}: `)));
     // The connection is still usable afterwards.
-    server.enqueue({ toolCalls: [{ name: 'probe__wait', arguments: { ms: 0 } }] }, { text: 'ok' });
+    server.enqueue({ toolCalls: [{ name: 'probe__wait', input: { ms: 0 } }] }, { text: 'ok' });
     const { events } = await run(agentWith(mcp));
     expect(resultOf(events)).toMatchObject({ status: 'success', output: [{ type: 'text', text: 'waited 0 ms' }] });
   });
 
   it('a result with isError becomes an error result carrying the server text', async () => {
-    server.enqueue({ toolCalls: [{ name: 'probe__fail', arguments: {} }] }, { text: 'Sorry.' });
+    server.enqueue({ toolCalls: [{ name: 'probe__fail', input: {} }] }, { text: 'Sorry.' });
     const { events, end } = await run(agentWith(mcp));
     expect(end.finishReason).toBe('completed');
     expect(resultOf(events)).toMatchObject({ status: 'error', output: [{ type: 'text', text: expect.stringContaining('the disk is full') }] });
@@ -175,7 +175,7 @@ describe('McpMiddleware over stdio', () => {
     });
     try {
       server.enqueue(
-        { toolCalls: [{ name: 'doomed__trigger-long-running-operation', arguments: { duration: 60, steps: 60 } }] },
+        { toolCalls: [{ name: 'doomed__trigger-long-running-operation', input: { duration: 60, steps: 60 } }] },
         { text: 'The server crashed.' },
       );
       const reply = start(agentWith(dying));
@@ -195,7 +195,7 @@ describe('McpMiddleware over stdio', () => {
       expect(textOf(reply.events)).toBe('The server crashed.');
       expect(dying.status()).toEqual({ doomed: 'the server closed the connection' });
 
-      server.enqueue({ toolCalls: [{ name: 'doomed__echo', arguments: { message: 'hi' } }] }, { text: 'Still down.' });
+      server.enqueue({ toolCalls: [{ name: 'doomed__echo', input: { message: 'hi' } }] }, { text: 'Still down.' });
       const t0 = Date.now();
       const again = await run(agentWith(dying));
       expect(Date.now() - t0).toBeLessThan(5_000);
@@ -207,7 +207,7 @@ describe('McpMiddleware over stdio', () => {
 
   it('a changed tool list is read again: tools() returns the new tool', async () => {
     expect(mcp.tools().some((t) => t.name === 'probe__late')).toBe(false);
-    server.enqueue({ toolCalls: [{ name: 'probe__add_tool', arguments: { name: 'late' } }] }, { text: 'added' });
+    server.enqueue({ toolCalls: [{ name: 'probe__add_tool', input: { name: 'late' } }] }, { text: 'added' });
     await run(agentWith(mcp));
     await waitFor(() => mcp.tools().some((t) => t.name === 'probe__late'), 'probe__late among the tools');
     expect(toolNamed(mcp, 'probe__late')).toMatchObject({ readOnly: true });

@@ -81,7 +81,7 @@ describe('serveAgentOverMcp over Streamable HTTP', () => {
     try {
       const front = new Agent({ name: 'front', model: testServerModel(server), middlewares: [mcp] });
       server.enqueue(
-        { toolCalls: [{ name: 'helpdesk__support', arguments: { message: 'Where is order 42?' } }] }, // front
+        { toolCalls: [{ name: 'helpdesk__support', input: { message: 'Where is order 42?' } }] }, // front
         { text: 'Order 42 ships tomorrow.' }, // support, called over MCP
         { text: 'It ships tomorrow.' }, // front again
       );

@@ -71,8 +71,8 @@ describe('AgenticMemoryMiddleware', () => {
       handler: (req) => {
         if (isSelection(req)) return { text: '[]' };
         const last = req.body.messages!.at(-1)!;
-        if (last.role === 'tool') return textOf(last.content).startsWith('Saved') ? { toolCalls: [{ name: 'memory_search', arguments: { query: 'deploy Friday' } }] } : { text: 'Noted.' };
-        return { toolCalls: [{ name: 'memory_add', arguments: { name: 'deploy-rules', description: 'When deploys happen', type: 'project', content: 'Never deploy on a Friday.' } }] };
+        if (last.role === 'tool') return textOf(last.content).startsWith('Saved') ? { toolCalls: [{ name: 'memory_search', input: { query: 'deploy Friday' } }] } : { text: 'Noted.' };
+        return { toolCalls: [{ name: 'memory_add', input: { name: 'deploy-rules', description: 'When deploys happen', type: 'project', content: 'Never deploy on a Friday.' } }] };
       },
     });
     try {

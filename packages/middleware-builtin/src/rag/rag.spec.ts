@@ -32,7 +32,7 @@ function searchingModel(request: RecordedRequest): ServerTurn {
   }
   const question = textOfWire(messages.filter((m) => m.role === 'user').at(-1)!.content);
   const named = [...question.matchAll(/@([\w-]+)/g)].map((m) => m[1]!);
-  return { toolCalls: [{ name: 'search_knowledge', arguments: { query: question.replace(/@[\w-]+/g, '').trim(), ...(named.length ? { knowledge_bases: named } : {}) } }] };
+  return { toolCalls: [{ name: 'search_knowledge', input: { query: question.replace(/@[\w-]+/g, '').trim(), ...(named.length ? { knowledge_bases: named } : {}) } }] };
 }
 
 describe('RAGMiddleware (agentic)', () => {
@@ -136,7 +136,7 @@ describe('RAGMiddleware (static)', () => {
   beforeEach(async () => {
     // Step 1 calls `add`, step 2 answers.
     server = await startOpenAITestServer({
-      handler: (req) => (req.body.messages!.at(-1)!.role === 'tool' ? { text: 'Done.' } : { toolCalls: [{ name: 'add', arguments: { a: 1, b: 2 } }] }),
+      handler: (req) => (req.body.messages!.at(-1)!.role === 'tool' ? { text: 'Done.' } : { toolCalls: [{ name: 'add', input: { a: 1, b: 2 } }] }),
     });
     const embeddings = new OpenAIEmbeddings({ model: 'text-embedding-3-small', apiKey: 'sk-test', configuration: { baseURL: server.url } });
     handbook = new InMemoryKnowledgeBase({ embeddings });

@@ -34,8 +34,8 @@ describe('RecordingMiddleware + ReplayChatModel', () => {
   async function record(path: string, questions: readonly string[]) {
     server = await startOpenAITestServer({
       script: [
-        { reasoning: 'Check the weather.', toolCalls: [{ name: 'weather', arguments: { city: 'Paris' } }], usage: { prompt_tokens: 30, completion_tokens: 8 } },
-        { text: ['It is ', 'sunny in Paris.'], usage: { prompt_tokens: 50, completion_tokens: 6 } },
+        { thinking: 'Check the weather.', toolCalls: [{ name: 'weather', input: { city: 'Paris' } }], usage: { inputTokens: 30, outputTokens: 8 } },
+        { text: ['It is ', 'sunny in Paris.'], usage: { inputTokens: 50, outputTokens: 6 } },
         { text: 'You are welcome.' },
       ],
     });

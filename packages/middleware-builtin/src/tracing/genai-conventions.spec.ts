@@ -63,9 +63,9 @@ describe('TracingMiddleware and the GenAI semantic conventions', () => {
     server = await startOpenAITestServer({
       script: [
         { fault: 'server_error' }, // retried below
-        { reasoning: 'Think.', toolCalls: [{ id: 'c1', name: 'get_weather', arguments: { city: 'Paris' } }, { id: 'c2', name: 'broken', arguments: {} }] },
-        { text: 'Sunny.', usage: { prompt_tokens: 9, completion_tokens: 4, cached_tokens: 2, reasoning_tokens: 1 } },
-        { toolCalls: [{ id: 'r1', name: 'refund', arguments: { id: 'A-1' } }] },
+        { thinking: 'Think.', toolCalls: [{ id: 'c1', name: 'get_weather', input: { city: 'Paris' } }, { id: 'c2', name: 'broken', input: {} }] },
+        { text: 'Sunny.', usage: { inputTokens: 9, outputTokens: 4, cacheReadTokens: 2, reasoningTokens: 1 } },
+        { toolCalls: [{ id: 'r1', name: 'refund', input: { id: 'A-1' } }] },
         { text: 'Refunded.' },
         { fault: 'unauthorized' },
       ],
@@ -106,7 +106,7 @@ describe('TracingMiddleware and the GenAI semantic conventions', () => {
   });
 
   it('records what the call sent and got: options in effect, streaming, server, response id, reasoning tokens', async () => {
-    server = await startOpenAITestServer({ script: [{ text: 'Hi', usage: { prompt_tokens: 7, completion_tokens: 5, reasoning_tokens: 3 } }] });
+    server = await startOpenAITestServer({ script: [{ text: 'Hi', usage: { inputTokens: 7, outputTokens: 5, reasoningTokens: 3 } }] });
     const model = new OpenAIChatModel({ model: 'gpt-test', apiKey: 'k', baseURL: server.url, temperature: 0.3 });
     const agent = new Agent({ name: 'a', model, modelOptions: { topP: 0.9, stop: ['END'] }, middlewares: [tracing()] });
     const events = await lastValueFrom(agent.reply('Hello').pipe(toArray()));

@@ -21,8 +21,8 @@ describe('UsageMiddleware', () => {
   it('adds up tokens and cost per model call and per reply (cached and reasoning tokens priced apart) and times every phase', async () => {
     const time = clock();
     const turns: ServerTurn[] = [
-      { toolCalls: [{ name: 'lookup', arguments: { q: 'x' } }], usage: { prompt_tokens: 100, completion_tokens: 20, cached_tokens: 40 } },
-      { text: 'done', usage: { prompt_tokens: 150, completion_tokens: 30, reasoning_tokens: 10 } },
+      { toolCalls: [{ name: 'lookup', input: { q: 'x' } }], usage: { inputTokens: 100, outputTokens: 20, cacheReadTokens: 40 } },
+      { text: 'done', usage: { inputTokens: 150, outputTokens: 30, reasoningTokens: 10 } },
     ];
     // Each model call takes 100 ms of the test's clock, the tool 500 ms.
     server = await startOpenAITestServer({ handler: (_r, i) => (time.advance(100), turns[i]!) });
@@ -68,7 +68,7 @@ describe('UsageMiddleware', () => {
   });
 
   it('keeps session totals across replies in the agent state, readable after call() and restored from a snapshot', async () => {
-    server = await startOpenAITestServer({ handler: () => ({ text: 'ok', usage: { prompt_tokens: 10, completion_tokens: 5 } }) });
+    server = await startOpenAITestServer({ handler: () => ({ text: 'ok', usage: { inputTokens: 10, outputTokens: 5 } }) });
     const usage = new UsageMiddleware({ prices: { 'gpt-*': { input: 2, output: 8 } } });
     const agent = new Agent({ name: 'a', model: testServerModel(server), middlewares: [usage] });
     await agent.call('one');
@@ -85,7 +85,7 @@ describe('UsageMiddleware', () => {
   });
 
   it('counts a model without a price as 0 and names it', async () => {
-    server = await startOpenAITestServer({ script: [{ text: 'ok', usage: { prompt_tokens: 7, completion_tokens: 3 } }] });
+    server = await startOpenAITestServer({ script: [{ text: 'ok', usage: { inputTokens: 7, outputTokens: 3 } }] });
     const usage = new UsageMiddleware({ prices: { 'other-model': { input: 1, output: 1 } } });
     const agent = new Agent({ name: 'a', model: testServerModel(server), middlewares: [usage] });
     await agent.call('hi');
@@ -98,7 +98,7 @@ describe('UsageMiddleware', () => {
       chunkDelayMs: 5,
       handler: (req) => {
         const n = Number(/\d+/.exec(JSON.stringify(req.body.messages))![0]);
-        return { text: `answer ${n}`, usage: { prompt_tokens: n, completion_tokens: n * 2 } };
+        return { text: `answer ${n}`, usage: { inputTokens: n, outputTokens: n * 2 } };
       },
     });
     const usage = new UsageMiddleware({ prices: { 'gpt-test': { input: 1, output: 1 } } });

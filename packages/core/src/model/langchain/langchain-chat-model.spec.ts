@@ -77,13 +77,13 @@ describe('LangChainChatModel', () => {
 
     it('streams the same events as OpenAIChatModel: thinking, text, several tool calls, usage, finish reason', async () => {
       const turn: ServerTurn = {
-        reasoning: ['Let me ', 'look.'],
+        thinking: ['Let me ', 'look.'],
         text: ['Checking ', 'both.'],
         toolCalls: [
-          { name: 'get_weather', arguments: { city: 'Paris' }, id: 'c1' },
-          { name: 'get_weather', arguments: { city: 'Oslo' }, id: 'c2' },
+          { name: 'get_weather', input: { city: 'Paris' }, id: 'c1' },
+          { name: 'get_weather', input: { city: 'Oslo' }, id: 'c2' },
         ],
-        usage: { prompt_tokens: 40, completion_tokens: 12, cached_tokens: 32, reasoning_tokens: 4 },
+        usage: { inputTokens: 40, outputTokens: 12, cacheReadTokens: 32, reasoningTokens: 4 },
       };
       server.enqueue(turn, turn);
       const viaLangChain = await collect(new LangChainChatModel({ model: chat() }), request({ tools: [weather] }));
@@ -114,7 +114,7 @@ describe('LangChainChatModel', () => {
     });
 
     it('passes stop per call and yields the same events in invoke mode', async () => {
-      const turn: ServerTurn = { text: 'Hello there', toolCalls: [{ name: 'get_weather', arguments: { city: 'Rome' }, id: 'c9' }] };
+      const turn: ServerTurn = { text: 'Hello there', toolCalls: [{ name: 'get_weather', input: { city: 'Rome' }, id: 'c9' }] };
       server.enqueue(turn, turn);
       const streamed = await collect(new LangChainChatModel({ model: chat() }), request({ tools: [weather], options: { stop: ['END'] } }));
       const invoked = await collect(
@@ -154,7 +154,7 @@ describe('LangChainChatModel', () => {
     });
 
     it('drives an Agent through a tool round trip with a valid conversation on the wire', async () => {
-      server.enqueue({ toolCalls: [{ name: 'get_weather', arguments: { city: 'Lima' }, id: 'call_1' }] }, { text: 'Sunny in Lima.' });
+      server.enqueue({ toolCalls: [{ name: 'get_weather', input: { city: 'Lima' }, id: 'call_1' }] }, { text: 'Sunny in Lima.' });
       const getWeather = defineTool({
         name: 'get_weather',
         description: 'Current weather of a city',

@@ -84,7 +84,7 @@ describe('Agent over OpenAIChatModel: server faults', () => {
   });
 
   it('drop_mid_stream during a tool call: the half-streamed call gets a synthesised result', async () => {
-    setup([{ toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' }, id: 'call_cut' }], fault: 'drop_mid_stream' }]);
+    setup([{ toolCalls: [{ name: 'get_weather', input: { city: 'Paris' }, id: 'call_cut' }], fault: 'drop_mid_stream' }]);
     const { end, events } = await reply('weather?');
     expect(end.error).toMatchObject({ code: 'connection_error' });
     expect(events.some((e) => e.type === 'TOOL_CALL_START' && e.toolCallId === 'call_cut')).toBe(true);
@@ -104,7 +104,7 @@ describe('Agent over OpenAIChatModel: server faults', () => {
 
   it('malformed_tool_json: the model is handed an error result naming the problem, and the conversation continues', async () => {
     setup([
-      { toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' }, id: 'call_bad' }], fault: 'malformed_tool_json' },
+      { toolCalls: [{ name: 'get_weather', input: { city: 'Paris' }, id: 'call_bad' }], fault: 'malformed_tool_json' },
       { text: 'Sorry, let me answer without the tool.' },
     ]);
     const { end, events } = await reply('weather in Paris?');
@@ -120,7 +120,7 @@ describe('Agent over OpenAIChatModel: server faults', () => {
   });
 
   it('unknown_tool: the model is told which tools exist, and the conversation continues', async () => {
-    setup([{ fault: 'unknown_tool' }, { toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] }, { text: 'Sunny in Oslo.' }]);
+    setup([{ fault: 'unknown_tool' }, { toolCalls: [{ name: 'get_weather', input: { city: 'Oslo' } }] }, { text: 'Sunny in Oslo.' }]);
     const { end, events } = await reply('weather in Oslo?');
     expect(end.finishReason).toBe('completed');
     const results = events.filter((e): e is AgentEventOf<'TOOL_RESULT_END'> => e.type === 'TOOL_RESULT_END');
@@ -169,8 +169,8 @@ describe('Agent over OpenAIChatModel: server faults', () => {
 
   it('a healthy tool round trip completes with usage summed over both calls', async () => {
     setup([
-      { toolCalls: [{ name: 'get_weather', arguments: { city: 'Rome' } }], usage: { prompt_tokens: 10, completion_tokens: 5 } },
-      { text: 'Sunny in Rome.', usage: { prompt_tokens: 20, completion_tokens: 4, cached_tokens: 8 } },
+      { toolCalls: [{ name: 'get_weather', input: { city: 'Rome' } }], usage: { inputTokens: 10, outputTokens: 5 } },
+      { text: 'Sunny in Rome.', usage: { inputTokens: 20, outputTokens: 4, cacheReadTokens: 8 } },
     ]);
     const { end } = await reply('weather in Rome?');
     expect(end).toMatchObject({ finishReason: 'completed', usage: { inputTokens: 30, outputTokens: 9, cacheReadTokens: 8 } });

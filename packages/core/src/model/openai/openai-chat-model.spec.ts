@@ -69,7 +69,7 @@ describe('OpenAIChatModel against the OpenAI-compatible test server', () => {
   });
 
   it('streams text deltas in one TEXT block and ends with one MODEL_CALL_END carrying usage and finish reason', async () => {
-    const events = await collect(model([{ text: ['Hel', 'lo', '!'], usage: { prompt_tokens: 12, completion_tokens: 3 } }]));
+    const events = await collect(model([{ text: ['Hel', 'lo', '!'], usage: { inputTokens: 12, outputTokens: 3 } }]));
     expect(shape(events)).toEqual([
       { type: 'TEXT_BLOCK_START', blockId: '#0' },
       { type: 'TEXT_BLOCK_DELTA', blockId: '#0', delta: 'Hel' },
@@ -89,7 +89,7 @@ describe('OpenAIChatModel against the OpenAI-compatible test server', () => {
 
   it('streams reasoning_content in a THINKING block before the text, and reports cache and reasoning tokens', async () => {
     const events = await collect(
-      model([{ reasoning: ['First, ', 'think.'], text: 'Done.', usage: { prompt_tokens: 20, completion_tokens: 9, cached_tokens: 16, reasoning_tokens: 5 } }]),
+      model([{ thinking: ['First, ', 'think.'], text: 'Done.', usage: { inputTokens: 20, outputTokens: 9, cacheReadTokens: 16, reasoningTokens: 5 } }]),
     );
     expect(shape(events).map((e) => (e as ModelEvent).type)).toEqual([
       'THINKING_BLOCK_START',
@@ -112,9 +112,9 @@ describe('OpenAIChatModel against the OpenAI-compatible test server', () => {
         {
           text: 'Checking.',
           toolCalls: [
-            { name: 'get_weather', arguments: { city: 'Paris' }, id: 'call_w' },
-            { name: 'get_time', arguments: {}, id: 'call_t' },
-            { name: 'get_weather', arguments: { city: 'Oslo' }, id: 'call_w2' },
+            { name: 'get_weather', input: { city: 'Paris' }, id: 'call_w' },
+            { name: 'get_time', input: {}, id: 'call_t' },
+            { name: 'get_weather', input: { city: 'Oslo' }, id: 'call_w2' },
           ],
         },
       ]),
@@ -217,13 +217,13 @@ describe('OpenAIChatModel against the OpenAI-compatible test server', () => {
 
   it('non-streaming mode sends stream: false and yields the same events', async () => {
     const turn: ServerTurn = {
-      reasoning: 'Hmm.',
+      thinking: 'Hmm.',
       text: 'Let me check.',
       toolCalls: [
-        { name: 'get_weather', arguments: { city: 'Rome' }, id: 'c1' },
-        { name: 'get_time', arguments: {}, id: 'c2' },
+        { name: 'get_weather', input: { city: 'Rome' }, id: 'c1' },
+        { name: 'get_time', input: {}, id: 'c2' },
       ],
-      usage: { prompt_tokens: 30, completion_tokens: 12, cached_tokens: 0, reasoning_tokens: 3 },
+      usage: { inputTokens: 30, outputTokens: 12, cacheReadTokens: 0, reasoningTokens: 3 },
     };
     const merge = (events: readonly ModelEvent[]) => {
       // Streaming splits deltas; compare the content of each block.

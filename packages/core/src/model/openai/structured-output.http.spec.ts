@@ -72,7 +72,7 @@ describe('structured output over OpenAIChatModel', () => {
 
   it('a server without response_format gets the final_output tool instead', async () => {
     server.enqueue({
-      toolCalls: [{ name: 'final_output', arguments: { customer: 'ACME', total: 4, lines: [{ item: 'nut', qty: 4 }] }, id: 'call_out' }],
+      toolCalls: [{ name: 'final_output', input: { customer: 'ACME', total: 4, lines: [{ item: 'nut', qty: 4 }] }, id: 'call_out' }],
     });
     const agent = agentWith({ supportsResponseFormat: false });
     const events = await lastValueFrom(agent.reply('Invoice', { output: Invoice }).pipe(toArray()));

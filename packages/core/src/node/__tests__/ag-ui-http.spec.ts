@@ -58,7 +58,7 @@ describe('createAgUiHandler with HttpAgent', () => {
   });
 
   it('interrupts for a confirmation and resumes it in the next run', async () => {
-    const { client, events } = await setUp({ script: [{ toolCalls: [{ id: 'x1', name: 'approve', arguments: { id: 'E-9' } }] }, { text: 'Approved.' }] });
+    const { client, events } = await setUp({ script: [{ toolCalls: [{ id: 'x1', name: 'approve', input: { id: 'E-9' } }] }, { text: 'Approved.' }] });
     approvals.length = 0;
     client.addMessage({ id: 'u1', role: 'user', content: 'Approve E-9' });
     await client.runAgent();
@@ -72,11 +72,11 @@ describe('createAgUiHandler with HttpAgent', () => {
   it('answers confirmations over HTTP with approval, denial and edited arguments', async () => {
     const { client, events } = await setUp({
       script: [
-        { toolCalls: [{ id: 'a1', name: 'approve', arguments: { id: 'E-1' } }] },
+        { toolCalls: [{ id: 'a1', name: 'approve', input: { id: 'E-1' } }] },
         { text: 'Approved E-1.' },
-        { toolCalls: [{ id: 'a2', name: 'approve', arguments: { id: 'E-2' } }] },
+        { toolCalls: [{ id: 'a2', name: 'approve', input: { id: 'E-2' } }] },
         { text: 'Left E-2 alone.' },
-        { toolCalls: [{ id: 'a3', name: 'approve', arguments: { id: 'E-3' } }] },
+        { toolCalls: [{ id: 'a3', name: 'approve', input: { id: 'E-3' } }] },
         { text: 'Approved E-4 instead.' },
       ],
     });

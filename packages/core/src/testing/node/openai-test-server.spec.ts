@@ -295,7 +295,7 @@ describe('startOpenAITestServer', () => {
     });
 
     it('unknown_tool names a tool the request did not declare', async () => {
-      server = await startOpenAITestServer({ script: [{ fault: 'unknown_tool', toolCalls: [{ name: 'lookup', arguments: { q: 1 } }] }] });
+      server = await startOpenAITestServer({ script: [{ fault: 'unknown_tool', toolCalls: [{ name: 'lookup', input: { q: 1 } }] }] });
       const body = await json(await post(server, { tools: [{ type: 'function', function: { name: 'lookup', parameters: {} } }] }));
       const call = body.choices[0]!.message.tool_calls![0]!;
       expect(call.function.name).not.toBe('lookup');

@@ -15,9 +15,9 @@ import type { RecordedRequest } from './recording.js';
  */
 export interface ServerToolCall extends Omit<ScriptedToolCall, 'arguments'> {
   /**
-   * The raw JSON text of the arguments instead of `input`. An object here is the old spelling
-   * of `input`.
-   * @deprecated for an object: use `input` (an object keeps working until the next minor version).
+   * The raw JSON text of the arguments instead of `input` (to script invalid JSON). An object
+   * here is the old spelling of `input`: deprecated, it keeps working until the next minor
+   * version.
    */
   readonly arguments?: string | object;
 }

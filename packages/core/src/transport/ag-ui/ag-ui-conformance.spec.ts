@@ -58,7 +58,7 @@ describe('AG-UI conformance of RxscopeAgUiAgent', () => {
 
   it('keeps an open interrupt open when a new message arrives without an answer: RUN_ERROR, nothing run', async () => {
     const refunded: string[] = [];
-    const { agUi } = await setUp({ script: [{ toolCalls: [{ id: 'r1', name: 'refund', arguments: { id: 'B-2' } }] }, { text: 'Done.' }] }, [
+    const { agUi } = await setUp({ script: [{ toolCalls: [{ id: 'r1', name: 'refund', input: { id: 'B-2' } }] }, { text: 'Done.' }] }, [
       defineTool({ name: 'refund', description: 'Refunds', input: z.object({ id: z.string() }), needsApproval: true, execute: ({ id }) => (refunded.push(id), 'ok') }),
     ]);
     agUi.addMessage({ id: 'u1', role: 'user', content: 'Refund B-2' });
@@ -83,7 +83,7 @@ describe('AG-UI conformance of RxscopeAgUiAgent', () => {
   });
 
   it('sends media returned by a tool as content parts, not a placeholder', async () => {
-    const { agUi, events } = await setUp({ script: [{ toolCalls: [{ id: 'p1', name: 'chart', arguments: {} }] }, { text: 'Here it is.' }] }, [
+    const { agUi, events } = await setUp({ script: [{ toolCalls: [{ id: 'p1', name: 'chart', input: {} }] }, { text: 'Here it is.' }] }, [
       defineTool({
         name: 'chart',
         description: 'Draws',
@@ -108,9 +108,9 @@ describe('AG-UI conformance of RxscopeAgUiAgent', () => {
   it('streams a subagent as its own run inside the run (SUBAGENT_STARTED … FINISHED), usage per model including it', async () => {
     server = await startOpenAITestServer({
       script: [
-        { toolCalls: [{ id: 'd1', name: 'researcher', arguments: { message: 'Find A-1' } }], usage: { prompt_tokens: 10, completion_tokens: 2 } },
-        { text: 'A-1 is in Lyon.', usage: { prompt_tokens: 5, completion_tokens: 3 } },
-        { text: 'The researcher says Lyon.', usage: { prompt_tokens: 30, completion_tokens: 4 } },
+        { toolCalls: [{ id: 'd1', name: 'researcher', input: { message: 'Find A-1' } }], usage: { inputTokens: 10, outputTokens: 2 } },
+        { text: 'A-1 is in Lyon.', usage: { inputTokens: 5, outputTokens: 3 } },
+        { text: 'The researcher says Lyon.', usage: { inputTokens: 30, outputTokens: 4 } },
       ],
     });
     const model = new OpenAIChatModel({ model: 'm', apiKey: 'k', baseURL: server.url });

@@ -31,7 +31,7 @@ describe('AG-UI frontend tools', () => {
 
   it('offers them to the model; a call ends the run for the client, whose tool message continues it', async () => {
     const { agUi, events } = await setUp([
-      { toolCalls: [{ id: 'p1', name: 'pick_date', arguments: { purpose: 'delivery' } }] },
+      { toolCalls: [{ id: 'p1', name: 'pick_date', input: { purpose: 'delivery' } }] },
       { text: 'Delivery is booked for 3 March.' },
     ]);
     agUi.addMessage({ id: 'u1', role: 'user', content: 'Book my delivery' });

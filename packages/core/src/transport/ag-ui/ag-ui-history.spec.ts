@@ -33,7 +33,7 @@ describe('AG-UI history reconciliation', () => {
 
   async function firstRun(script: NonNullable<NonNullable<Parameters<typeof startOpenAITestServer>[0]>['script']>) {
     server = await startOpenAITestServer({
-      script: [{ toolCalls: [{ id: 'c1', name: 'lookup', arguments: { id: 'A-1' } }] }, { text: 'A-1 has shipped.' }, ...script],
+      script: [{ toolCalls: [{ id: 'c1', name: 'lookup', input: { id: 'A-1' } }] }, { text: 'A-1 has shipped.' }, ...script],
     });
     const agent = new Agent({ name: 'support', model: new OpenAIChatModel({ model: 'm', apiKey: 'k', baseURL: server.url }), tools: [lookup] });
     const agUi = new RxscopeAgUiAgent({ agent, threadId: 'thread-1' });

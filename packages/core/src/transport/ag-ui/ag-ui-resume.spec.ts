@@ -20,7 +20,7 @@ describe('answering an AG-UI tool-call interrupt', () => {
   /** A reply that asks to refund order B-2, interrupted for confirmation. */
   async function interrupted() {
     server = await startOpenAITestServer({
-      script: [{ toolCalls: [{ id: 'r1', name: 'refund', arguments: { id: 'B-2' } }] }, { text: 'Done.' }],
+      script: [{ toolCalls: [{ id: 'r1', name: 'refund', input: { id: 'B-2' } }] }, { text: 'Done.' }],
     });
     const refunded: string[] = [];
     const refund = defineTool({
@@ -87,7 +87,7 @@ describe('answering an AG-UI tool-call interrupt', () => {
 
   it('refuses editedArgs that fail the tool schema: nothing runs, the interrupt stays open', async () => {
     const { agUi, answer, refunded } = await interrupted();
-    await expect(answer({ status: 'resolved', payload: { approved: true, editedArgs: { id: 'nope' } } })).rejects.toThrow(/edited input of r1 is invalid/);
+    await expect(answer({ status: 'resolved', payload: { approved: true, editedArgs: { id: 'nope' } } })).rejects.toThrow(/edited input of r1 \(refund\) is invalid: id: /);
     expect(refunded).toEqual([]);
     expect(agUi.pendingInterrupts.map((i) => i.id)).toEqual(['r1']);
     await answer({ status: 'resolved', payload: { approved: true, editedArgs: { id: 'D-4' } } });

@@ -48,12 +48,12 @@ describe('RxscopeAgUiAgent through @ag-ui/client', () => {
     const { agUi, events } = await setUp({
       script: [
         {
-          reasoning: 'Check the order.',
+          thinking: 'Check the order.',
           text: 'Let me look.',
-          toolCalls: [{ id: 'c1', name: 'lookup', arguments: { id: 'A-1' } }],
-          usage: { prompt_tokens: 10, completion_tokens: 4, reasoning_tokens: 2 },
+          toolCalls: [{ id: 'c1', name: 'lookup', input: { id: 'A-1' } }],
+          usage: { inputTokens: 10, outputTokens: 4, reasoningTokens: 2 },
         },
-        { text: ['It ', 'shipped.'], usage: { prompt_tokens: 20, completion_tokens: 6 } },
+        { text: ['It ', 'shipped.'], usage: { inputTokens: 20, outputTokens: 6 } },
       ],
     });
     agUi.addMessage({ id: 'u1', role: 'user', content: 'Where is A-1?' });
@@ -84,7 +84,7 @@ describe('RxscopeAgUiAgent through @ag-ui/client', () => {
 
   it('turns a confirmation request into an AG-UI interrupt and continues the same reply on resume', async () => {
     const { agent, agUi, events } = await setUp({
-      script: [{ toolCalls: [{ id: 'r1', name: 'refund', arguments: { id: 'B-2' } }] }, { text: 'Refunded.' }, { toolCalls: [{ id: 'r2', name: 'refund', arguments: { id: 'C-3' } }] }, { text: 'Not refunded.' }],
+      script: [{ toolCalls: [{ id: 'r1', name: 'refund', input: { id: 'B-2' } }] }, { text: 'Refunded.' }, { toolCalls: [{ id: 'r2', name: 'refund', input: { id: 'C-3' } }] }, { text: 'Not refunded.' }],
     });
     refunds.length = 0;
     agUi.addMessage({ id: 'u1', role: 'user', content: 'Refund B-2' });
@@ -129,7 +129,7 @@ describe('RxscopeAgUiAgent through @ag-ui/client', () => {
   });
 
   it('leaves external tools to the frontend (pendingToolCallIds) and continues with the tool message', async () => {
-    const { agUi, events } = await setUp({ script: [{ toolCalls: [{ id: 's1', name: 'sign', arguments: { doc: 'contract' } }] }, { text: 'Signed, thanks.' }] });
+    const { agUi, events } = await setUp({ script: [{ toolCalls: [{ id: 's1', name: 'sign', input: { doc: 'contract' } }] }, { text: 'Signed, thanks.' }] });
     agUi.addMessage({ id: 'u1', role: 'user', content: 'Sign the contract' });
     await agUi.runAgent();
     expect(events.at(-1)).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'success', pendingToolCallIds: ['s1'] } });

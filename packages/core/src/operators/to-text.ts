@@ -1,8 +1,8 @@
 import { defer, filter, map, type Observable, type OperatorFunction } from 'rxjs';
 import type { AgentEvent } from '../event/events.js';
 
-/** Options of {@link textOf}. */
-export interface TextOfOptions {
+/** Options of {@link toText}. */
+export interface ToTextOptions {
   /**
    * Count only this agent's text (subagent events forwarded into the stream are skipped).
    * Default: the source of the first `REPLY_START` (or of the first text delta, for a stream
@@ -19,10 +19,10 @@ export interface TextOfOptions {
  *
  * @example
  * ```ts
- * fromAgentEventStream(url).pipe(textOf()).subscribe((text) => (bubble.textContent = text));
+ * fromAgentEventStream(url).pipe(toText()).subscribe((text) => (bubble.textContent = text));
  * ```
  */
-export function textOf(options: TextOfOptions = {}): OperatorFunction<AgentEvent, string> {
+export function toText(options: ToTextOptions = {}): OperatorFunction<AgentEvent, string> {
   return (source$: Observable<AgentEvent>) =>
     defer(() => {
       let agent = options.source;
@@ -45,3 +45,26 @@ export function textOf(options: TextOfOptions = {}): OperatorFunction<AgentEvent
       );
     });
 }
+
+/**
+ * The old name of {@link toText}: `textOf` read like the text of a message, which is
+ * `textOfMsg(msg)`; operators that turn the event stream into something are named `to...()`.
+ *
+ * @deprecated use `toText()`; `textOf` goes away in the next minor version.
+ * @example
+ * ```ts
+ * events$.pipe(toText()); // was events$.pipe(textOf())
+ * ```
+ */
+export const textOf: typeof toText = toText;
+
+/**
+ * The old name of {@link ToTextOptions}.
+ *
+ * @deprecated use `ToTextOptions`; `TextOfOptions` goes away in the next minor version.
+ * @example
+ * ```ts
+ * const options: ToTextOptions = { source: 'assistant' };
+ * ```
+ */
+export type TextOfOptions = ToTextOptions;

@@ -9,10 +9,10 @@ import { createReplyReducer, type ReplyReducerOptions } from '../message/reducer
  *
  * @example
  * ```ts
- * const msg = await lastValueFrom(agent.reply('hi').pipe(toMessage()));
+ * const msg = await lastValueFrom(agent.reply('hi').pipe(toMsg()));
  * ```
  */
-export function toMessage(options: ReplyReducerOptions = {}): OperatorFunction<AgentEvent, Msg> {
+export function toMsg(options: ReplyReducerOptions = {}): OperatorFunction<AgentEvent, Msg> {
   return (source: Observable<AgentEvent>) =>
     defer(() => {
       const reducer = createReplyReducer(options);
@@ -25,3 +25,14 @@ export function toMessage(options: ReplyReducerOptions = {}): OperatorFunction<A
       );
     });
 }
+
+/**
+ * The old name of {@link toMsg}: the operator is named for the type it emits, `Msg`.
+ *
+ * @deprecated use `toMsg()`; `toMessage` goes away in the next minor version.
+ * @example
+ * ```ts
+ * const msg = await lastValueFrom(agent.reply('hi').pipe(toMsg())); // was .pipe(toMessage())
+ * ```
+ */
+export const toMessage: typeof toMsg = toMsg;
