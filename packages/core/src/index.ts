@@ -76,16 +76,17 @@ export type { RuntimeContext, StateSlot } from './middleware/context.js';
 export { ConversationEditError } from './middleware/conversation.js';
 export type { BlockRef, Conversation, HintOptions } from './middleware/conversation.js';
 export { middlewareKey } from './middleware/middleware.js';
-export type { ActingInput, AgentInput, Middleware, ModelCallInput, Next, ReasoningInput } from './middleware/middleware.js';
+export type { ActingInput, AgentInput, Middleware, ModelCallInput, Next, ReasoningInput, ShutdownResume } from './middleware/middleware.js';
 
 // agent
 export { Agent } from './agent/agent.js';
-export type { AgentOptions, ReplyInput, ResumeInput } from './agent/agent.js';
+export type { AgentOptions, ReplyInput, ResumeInput, ResumeReplyInput } from './agent/agent.js';
 export { agentAsTool } from './agent/agent-tool.js';
 export { OUTPUT_TOOL_NAME, OutputInvalidError } from './agent/structured-output.js';
 export type { ReplyOptions } from './agent/structured-output.js';
 export type { AgentToolOptions, DefaultAgentToolInput } from './agent/agent-tool.js';
-export { AgentError, AgentUsageError } from './agent/errors.js';
+export { AgentError, AgentShutdownError, AgentUsageError } from './agent/errors.js';
+export type { AgentShutdownOptions, AgentShutdownResult } from './agent/agent-shutdown.js';
 
 // permissions
 export { Permissions } from './permission/permissions.js';

@@ -86,6 +86,7 @@ type _finishReason = Expect<
     | 'awaiting_confirmation'
     | 'awaiting_external_execution'
     | 'stopped'
+    | 'shutdown'
     | 'error'
   >
 >;

@@ -1,6 +1,7 @@
-import { concat, defer, from, map, Observable, of, switchMap } from 'rxjs';
+import { concat, defer, EMPTY, from, map, Observable, of, switchMap } from 'rxjs';
 import type { AgentEvent, PendingToolCall } from '../event/events.js';
 import type { ToolCallBlock } from '../message/blocks.js';
+import { unansweredToolCalls } from '../message/msg.js';
 import type { ActingInput } from '../middleware/middleware.js';
 import { toolOutputToContent } from '../tool/output.js';
 import { newId } from '../util/id.js';
@@ -26,9 +27,18 @@ export function actingStep(scope: StepScope, calls: readonly ToolCallBlock[]): O
   });
 }
 
-/** Continues a suspended reply with the answer to its pending calls (validated by the agent). */
+/**
+ * Continues a suspended reply with the answer to its pending calls (validated by the agent).
+ * After a shutdown, the calls that never started run (permission decided again), or the next
+ * reasoning step follows.
+ */
 export function resumeStep(scope: StepScope, { pending, event }: ResumeRequest): Observable<StepOutput> {
   const { host, ctx } = scope;
+  if (event.type === 'RESUME_REPLY') {
+    const ids = new Set(unansweredToolCalls([pending.message]));
+    const calls = pending.message.content.filter((b): b is ToolCallBlock => b.type === 'tool_call' && ids.has(b.id));
+    return calls.length ? actingStep(scope, calls) : of(reasonStep(scope.toolSteps >= host.maxIters));
+  }
   if (event.type === 'EXTERNAL_EXECUTION_RESULT') {
     const answers = new Map(event.results.map((r) => [r.toolCallId, r]));
     const out: AgentEvent[] = [];
@@ -74,7 +84,17 @@ function execute(scope: StepScope, triaged: readonly Triage[]): Observable<StepO
   const confirm = triaged.flatMap((t) => (t.kind === 'confirm' ? [t.call] : []));
   const external = triaged.flatMap((t) => (t.kind === 'external' ? [t.call] : []));
   const acting = (i: ActingInput) => host.actingChain(host.agent, ctx, i, (j) => executeTool(ctx, j));
-  const calls = runCalls(now, host.maxConcurrentTools, (p) => runCall(ctx, p, acting));
+  // A shutdown lets running calls finish but starts no other: those stay without a result for the resume.
+  let held = 0;
+  const calls = runCalls(now, host.maxConcurrentTools, (p) =>
+    defer(() => {
+      if (p.kind === 'run' && scope.draining) {
+        held++;
+        return EMPTY;
+      }
+      return runCall(ctx, p, acting);
+    }),
+  );
   // The results folded into the reply, then the next step: one relay, not tap + concat + defer.
   return new Observable<StepOutput>((subscriber) => {
     new Relay<AgentEvent, StepOutput>(subscriber, {
@@ -86,6 +106,11 @@ function execute(scope: StepScope, triaged: readonly Triage[]): Observable<StepO
       },
       complete: (down) => {
         for (const e of conversation.takeHints()) down.next(e);
+        if (held) {
+          down.next(doneStep('shutdown'));
+          down.complete();
+          return;
+        }
         let given: boolean;
         try {
           given = outputGiven(scope, triaged);

@@ -14,6 +14,7 @@ import type { Tool } from '../tool/tool.js';
  * ```ts
  * agent.reply('Hello');
  * agent.reply({ type: 'USER_CONFIRM_RESULT', results: [{ toolCallId: 'call_1', confirmed: true }] });
+ * agent.reply({ type: 'RESUME_REPLY' }); // a reply suspended by a shutdown
  * ```
  */
 export type ReplyInput =
@@ -21,7 +22,23 @@ export type ReplyInput =
   | Msg
   | readonly Msg[]
   | ResumeInput<UserConfirmResultEvent>
-  | ResumeInput<ExternalExecutionResultEvent>;
+  | ResumeInput<ExternalExecutionResultEvent>
+  | ResumeReplyInput;
+
+/**
+ * Continues a reply that a shutdown suspended (`REPLY_END {finishReason: 'shutdown'}`): the
+ * tool calls it had not started run, then the reply goes on with its next reasoning step,
+ * under the same `replyId`. A `replyId`, if given, must match the suspended reply.
+ *
+ * @example
+ * ```ts
+ * if (agent.pending?.shutdown) agent.reply({ type: 'RESUME_REPLY' }).subscribe(render);
+ * ```
+ */
+export interface ResumeReplyInput {
+  readonly type: 'RESUME_REPLY';
+  readonly replyId?: string;
+}
 
 /**
  * A resume event with only the fields a caller must give.

@@ -110,6 +110,8 @@ function resultOf(name: string, end: ReplyEndEvent, message: Msg): ToolOutput | 
       return new Error(`agent "${name}" failed: ${end.error?.message ?? 'unknown error'}`);
     case 'interrupted':
       return new Error(`agent "${name}" was interrupted before it answered`);
+    case 'shutdown':
+      return new Error(`agent "${name}" was shut down before it answered (its reply is saved on that agent)`);
     case 'awaiting_confirmation':
     case 'awaiting_external_execution':
       return new Error(

@@ -1,8 +1,7 @@
 import type { z } from 'zod';
-import { concatMap, defer, from, lastValueFrom, map, Observable, of, reduce, switchMap } from 'rxjs';
+import { concatMap, from, Observable, of, switchMap } from 'rxjs';
 import type { AgentEvent, ReplyEndEvent } from '../event/events.js';
 import type { Msg } from '../message/blocks.js';
-import { createMsg } from '../message/msg.js';
 import { createReplyReducer } from '../message/reducer.js';
 import type { Middleware } from '../middleware/middleware.js';
 import type { ChatModel } from '../model/chat-model.js';
@@ -13,16 +12,19 @@ import type { Tool } from '../tool/tool.js';
 import { newId } from '../util/id.js';
 import type { AgentOptions, ReplyInput } from './agent-options.js';
 import { agentAsTool, type AgentToolOptions, type DefaultAgentToolInput } from './agent-tool.js';
+import { callResult } from './call-result.js';
 import { chainsFor } from './chains.js';
 import { closeOpenStream } from '../event/open-stream.js';
-import { AgentError, AgentUsageError } from './errors.js';
-import { createLoopHost, type LoopHost, type ResumeRequest } from './loop-host.js';
+import { shutdownReply, type AgentShutdownOptions, type AgentShutdownResult, type RunningReply } from './agent-shutdown.js';
+import { AgentShutdownError, AgentUsageError } from './errors.js';
+import { createLoopHost, type LoopHost } from './loop-host.js';
 import { Relay } from './operator-relay.js';
-import { closePendingReply, type WhilePending } from './pending-reply-policy.js';
+import type { WhilePending } from './pending-reply-policy.js';
 import { ReplyContext } from './reply-context.js';
 import { ReplyQueue } from './reply-queue.js';
 import { ReplyRun } from './reply-run.js';
-import { resumeOutput, validateResume } from './resume-validation.js';
+import { prepareReplyInput } from './reply-input.js';
+import { resumeOutput } from './resume-validation.js';
 import { sentMessage } from './send-inbox.js';
 import { SessionState } from './session-state.js';
 import { StoreSync } from './store-sync.js';
@@ -31,7 +33,7 @@ import { systemPromptThrough } from './system-prompt.js';
 import { withTools } from './reply-tools.js';
 import { checkReplyTools, validateAgentOptions } from './validate-options.js';
 
-export type { AgentOptions, ReplyInput, ResumeInput } from './agent-options.js';
+export type { AgentOptions, ReplyInput, ResumeInput, ResumeReplyInput } from './agent-options.js';
 
 /**
  * An agent: one ReAct loop whose every phase is an RxJS stream wrapped by middlewares.
@@ -68,8 +70,10 @@ export class Agent {
   private readonly state: SessionState;
   /** Loads and saves `state` through the session store, when there is one. */
   private readonly sync: StoreSync | undefined;
-  /** The running reply, for `interrupt()`. */
-  private current: { run: ReplyRun; controller: AbortController } | undefined;
+  /** The running reply, for `interrupt()` and `shutdown()`. */
+  private current: RunningReply | undefined;
+  /** Set by `shutdown()`: why the agent takes no new work. */
+  private closedFor: string | undefined;
 
   constructor(options: AgentOptions) {
     validateAgentOptions(options);
@@ -146,9 +150,14 @@ export class Agent {
     return this.queue.running;
   }
 
+  /** True once `shutdown()` was called: the agent refuses new replies and messages. */
+  get shuttingDown(): boolean {
+    return this.closedFor !== undefined;
+  }
+
   /**
    * Runs one reply. Pass a `USER_CONFIRM_RESULT` or `EXTERNAL_EXECUTION_RESULT` to continue a
-   * suspended reply.
+   * suspended reply (`{type: 'RESUME_REPLY'}` for one a shutdown saved).
    *
    * - **Cold.** Nothing happens until subscribe, and **each subscription runs one more reply**
    *   (the input is sent again and both replies join the conversation): two `async` pipes on one
@@ -170,9 +179,10 @@ export class Agent {
    * ```
    */
   reply(input: ReplyInput, options: ReplyOptions = {}): Observable<AgentEvent> {
-    return this.queue.run(() =>
-      this.sync ? this.sync.load().pipe(switchMap(() => this.startReply(input, options))) : this.startReply(input, options),
-    );
+    return this.queue.run(() => {
+      this.refuseWhenShutDown('reply');
+      return this.sync ? this.sync.load().pipe(switchMap(() => this.startReply(input, options))) : this.startReply(input, options);
+    });
   }
 
   /**
@@ -188,38 +198,7 @@ export class Agent {
   call<S extends z.ZodType>(input: ReplyInput, options: ReplyOptions<S> & { readonly output: S }): Promise<z.output<S>>;
   call(input: ReplyInput, options?: ReplyOptions): Promise<Msg>;
   call(input: ReplyInput, options: ReplyOptions = {}): Promise<unknown> {
-    // reduce() always emits, so the stream is never empty.
-    // eslint-disable-next-line rxjs-x/no-ignored-default-value
-    return lastValueFrom(
-      defer(() => {
-        const reducer = createReplyReducer({ source: this.name });
-        let end: ReplyEndEvent | undefined;
-        return this.reply(input, options).pipe(
-          reduce((count, e) => {
-            reducer.apply(e);
-            if (e.type === 'REPLY_END' && e.source === this.name) end = e;
-            return count + 1;
-          }, 0),
-          map(() => {
-            if (!end) throw new AgentError({ name: 'Error', message: 'the reply ended without REPLY_END' }, '');
-            if (end.finishReason === 'error') throw new AgentError(end.error ?? { name: 'Error', message: 'unknown error' }, end.replyId);
-            if (options.output) {
-              if (!('output' in end)) {
-                const message = `the reply ended (${end.finishReason}) without an output`;
-                throw new AgentError({ name: 'OutputMissingError', message, code: 'output_missing' }, end.replyId, end.finishReason);
-              }
-              return end.output;
-            }
-            const msg = reducer.message();
-            const stopReason = end.stopReason ? { stopReason: end.stopReason } : {};
-            return {
-              ...msg,
-              metadata: { ...msg.metadata, replyId: end.replyId, finishReason: end.finishReason, usage: end.usage, ...stopReason },
-            };
-          }),
-        );
-      }),
-    );
+    return callResult(this.reply(input, options), this.name, options.output !== undefined);
   }
 
   /**
@@ -240,6 +219,7 @@ export class Agent {
    * ```
    */
   send(message: string | Msg): void {
+    this.refuseWhenShutDown('message');
     this.state.inbox.push(sentMessage(message));
   }
 
@@ -275,6 +255,35 @@ export class Agent {
   }
 
   /**
+   * Shuts the agent down gracefully (a service stopping, e.g. on SIGTERM): from now on it refuses
+   * new replies, resumes and `send()` with an {@link AgentShutdownError} (replies queued behind
+   * the running one included). The running reply stops at its next safe point: its running model
+   * call and tool calls may finish, nothing new starts, and it ends with `REPLY_END {finishReason:
+   * 'shutdown', stopReason: {code: 'shutdown', message: reason}}`, every block closed, its state
+   * saved (to the session store, when there is one) as a pending reply that
+   * `{type: 'RESUME_REPLY'}` continues here or in another process: the tool calls that had not
+   * started run then. A reply that finishes within the grace period just ends as usual. After
+   * `graceMs` the running step is cut off: a tool call still running is aborted and answered
+   * `interrupted` (it is not run again on resume, since it may have had effects; the model sees
+   * that it was cut off). Resolves once the reply's stream is over and its state is saved.
+   *
+   * @example
+   * ```ts
+   * process.once('SIGTERM', async () => {
+   *   const { finishReason } = await agent.shutdown({ graceMs: 10_000, reason: 'received SIGTERM' });
+   *   process.exit(0); // finishReason 'shutdown': the next process continues it with agent.reply({ type: 'RESUME_REPLY' })
+   * });
+   * ```
+   */
+  async shutdown(options: AgentShutdownOptions = {}): Promise<AgentShutdownResult> {
+    const reason = options.reason ?? 'the agent was shut down';
+    this.closedFor ??= reason;
+    const graceMs = options.graceMs ?? 10_000;
+    const outcome = await shutdownReply(this.current, reason, graceMs, () => this.sync?.flushed() ?? Promise.resolve());
+    return { agentName: this.name, sessionId: this.sessionId, ...outcome };
+  }
+
+  /**
    * A JSON-serialisable, versioned snapshot: conversation, summary, middleware state,
    * permission settings and the suspended reply (with its reply id and iteration).
    *
@@ -291,7 +300,13 @@ export class Agent {
     const output = options.output ? this.structuredOutput(options) : undefined;
     if (options.tools !== undefined) checkReplyTools(options.tools, this.toolMap);
     const replyTools = options.tools?.length ? options.tools : undefined;
-    const prepared = this.prepareInput(input, replyTools);
+    const prepared = prepareReplyInput(input, {
+      name: this.name,
+      sessionId: this.sessionId,
+      state: this.state,
+      whilePending: this.whilePending,
+      tools: replyTools ? withTools(this.toolMap, replyTools) : this.toolMap,
+    });
     if (prepared.resume) resumeOutput(prepared.resume.pending, output);
     const controller = new AbortController();
     const replyId = prepared.resume?.pending.replyId ?? newId('reply');
@@ -301,7 +316,9 @@ export class Agent {
     ctx.onStop = (reason) => {
       if (run.stop(reason)) controller.abort(new Error(`the reply was stopped: ${reason.message}`));
     };
-    this.current = { run, controller };
+    let endEvent: ReplyEndEvent | undefined;
+    let markEnded!: (end: ReplyEndEvent | undefined) => void;
+    this.current = { run, controller, ended: new Promise((resolve) => (markEnded = resolve)) };
     let ended = false;
     let started = false;
     const outer = this.middlewares.some((m) => m.onAgent !== undefined) ? createReplyReducer({ source: this.name }) : undefined;
@@ -315,7 +332,10 @@ export class Agent {
           if (e.source === this.name) {
             outer?.apply(e);
             if (e.type === 'REPLY_START') started = true;
-            else if (e.type === 'REPLY_END') ended = true;
+            else if (e.type === 'REPLY_END') {
+              ended = true;
+              endEvent = e;
+            }
           }
           down.next(e);
         },
@@ -329,7 +349,8 @@ export class Agent {
           ended = true;
           const closing: AgentEvent[] = started ? [] : [ctx.event('REPLY_START', { sessionId: this.sessionId })];
           if (outer) closing.push(...closeOpenStream(ctx, outer, { status: 'error', why: `the reply failed: ${toErrorInfo(err).message}` }));
-          closing.push(ctx.event('REPLY_END', { finishReason: 'error', error: toErrorInfo(err) }));
+          endEvent = ctx.event('REPLY_END', { finishReason: 'error', error: toErrorInfo(err) });
+          closing.push(endEvent);
           for (const e of closing) down.next(e);
           down.complete();
         },
@@ -337,12 +358,21 @@ export class Agent {
       return () => {
         if (!ended) controller.abort(new Error('reply cancelled'));
         if (this.current?.run === run) this.current = undefined;
+        markEnded(endEvent);
       };
     });
     if (!head.length) return events;
     // The notice about rejected pending calls goes right after REPLY_START.
     let first = true;
     return events.pipe(concatMap((e) => (first && e.type === 'REPLY_START' ? ((first = false), from([e, ...head])) : of(e))));
+  }
+
+  private refuseWhenShutDown(what: 'reply' | 'message'): void {
+    if (this.closedFor === undefined) return;
+    throw new AgentShutdownError(
+      `Agent "${this.name}" is shut down (${this.closedFor}) and takes no new ${what}; send it to a running instance ` +
+        `(a reply it had running is saved and continues there with { type: 'RESUME_REPLY' }).`,
+    );
   }
 
   private structuredOutput(options: ReplyOptions): StructuredOutput {
@@ -352,31 +382,5 @@ export class Agent {
       );
     }
     return new StructuredOutput(options.output!, this.model.supportsResponseFormat === true, options.outputRepairs ?? 2);
-  }
-
-  /**
-   * Turns the input into new messages or a validated resume. Refusals throw before anything
-   * changes; a plain message while a reply waits answers the pending calls first (policy
-   * `reject-pending`), noted in the new reply by a `CUSTOM` `pending_calls_rejected` event.
-   */
-  private prepareInput(input: ReplyInput, replyTools?: readonly Tool[]): {
-    messages: Msg[];
-    resume?: ResumeRequest;
-    rejected?: (ctx: ReplyContext) => AgentEvent;
-  } {
-    if (typeof input === 'object' && !Array.isArray(input) && 'type' in input) {
-      const resume = input;
-      if (resume.type === 'USER_CONFIRM_RESULT' || resume.type === 'EXTERNAL_EXECUTION_RESULT') {
-        return { messages: [], resume: validateResume(resume, this.state.pending, this.name, replyTools ? withTools(this.toolMap, replyTools) : this.toolMap) };
-      }
-    }
-    const messages =
-      typeof input === 'string' ? [createMsg('user', input)] : Array.isArray(input) ? [...(input as readonly Msg[])] : [input as Msg];
-    const pending = this.state.pending;
-    if (!pending) return { messages };
-    const closed = closePendingReply(pending, this.whilePending, this.name, this.sessionId);
-    this.state.append([closed.message]);
-    this.state.pending = undefined;
-    return { messages, rejected: closed.notice };
   }
 }

@@ -33,7 +33,24 @@ export class AgentError extends RxscopeError {
  * ```
  */
 export class AgentUsageError extends RxscopeError {
-  override readonly name = 'AgentUsageError';
+  override readonly name: string = 'AgentUsageError';
   /** `invalid_use`, or the subclass's own code. */
   readonly code: string = 'invalid_use';
+}
+
+/**
+ * Thrown for a reply, a resume or a `send()` given to an agent that was shut down
+ * (`agent.shutdown()`, e.g. on SIGTERM): the agent takes no new work. `code` is
+ * `'shutting_down'`; HTTP handlers answer it with `503 Service Unavailable`, so a client retries
+ * against another instance.
+ *
+ * @example
+ * ```ts
+ * agent.reply('hi').subscribe({ error: (e) => e instanceof AgentShutdownError && res.writeHead(503).end() });
+ * ```
+ */
+export class AgentShutdownError extends AgentUsageError {
+  override readonly name = 'AgentShutdownError';
+  override readonly code = 'shutting_down';
+  readonly status = 503;
 }

@@ -2,7 +2,7 @@ import type { Observable } from 'rxjs';
 import type { ExternalExecutionResultEvent, UserConfirmResultEvent } from '../event/events.js';
 import type { Msg } from '../message/blocks.js';
 import type { Chain } from '../middleware/chain.js';
-import type { ActingInput, ModelCallInput, ReasoningInput } from '../middleware/middleware.js';
+import type { ActingInput, ModelCallInput, ReasoningInput, ShutdownResume } from '../middleware/middleware.js';
 import type { ChatModel, ModelOptions, ToolChoice } from '../model/chat-model.js';
 import { decidePermission, type PermissionDecision } from '../permission/engine.js';
 import type { PendingReply } from '../state/snapshot.js';
@@ -53,10 +53,10 @@ export interface LoopHost {
   reportError(error: unknown): void;
 }
 
-/** A validated resume: the suspended reply and the answer to its pending calls. */
+/** A validated resume: the suspended reply and the answer to its pending calls (none after a shutdown). */
 export interface ResumeRequest {
   readonly pending: PendingReply;
-  readonly event: UserConfirmResultEvent | ExternalExecutionResultEvent;
+  readonly event: UserConfirmResultEvent | ExternalExecutionResultEvent | ShutdownResume;
 }
 
 /** The parts of an agent its loop host is built from. */

@@ -1,5 +1,6 @@
 import type { AgentEvent } from '../event/events.js';
-import type { Msg } from '../message/blocks.js';
+import type { Msg, ToolCallBlock } from '../message/blocks.js';
+import { unansweredToolCalls } from '../message/msg.js';
 import { createReplyReducer } from '../message/reducer.js';
 import type { PendingReply } from '../state/snapshot.js';
 import { resultEvents } from './acting.js';
@@ -17,10 +18,17 @@ export interface ClosedPendingReply {
   readonly notice: (ctx: ReplyContext) => AgentEvent;
 }
 
+/** The tool calls of a reply suspended by a shutdown that never started (they have no result). */
+function callsNotStarted(message: Msg): ToolCallBlock[] {
+  const ids = new Set(unansweredToolCalls([message]));
+  return message.content.filter((b): b is ToolCallBlock => b.type === 'tool_call' && ids.has(b.id));
+}
+
 /**
  * Applies the `whilePending` policy to a plain message that arrives while `pending` waits:
  * `'refuse'` throws an {@link AgentUsageError} naming the calls to answer; `'reject-pending'`
- * answers each waiting call (`denied` for a confirmation, `interrupted` for an external call)
+ * answers each waiting call (`denied` for a confirmation, `interrupted` for an external call
+ * and for a call a shutdown kept from starting)
  * and returns the closed reply, so the message can start a new one.
  */
 export function closePendingReply(
@@ -29,8 +37,15 @@ export function closePendingReply(
   agentName: string,
   sessionId: string,
 ): ClosedPendingReply {
-  const waiting = [...pending.confirm, ...pending.external];
+  const notStarted = pending.shutdown ? callsNotStarted(pending.message) : [];
+  const waiting = [...pending.confirm, ...pending.external, ...notStarted];
   if (policy === 'refuse') {
+    if (pending.shutdown) {
+      throw new AgentUsageError(
+        `Agent "${agentName}" has reply ${pending.replyId} suspended by a shutdown (${pending.shutdown.reason}); ` +
+          "continue it with { type: 'RESUME_REPLY' } before sending a new message.",
+      );
+    }
     throw new AgentUsageError(
       `Agent "${agentName}" is waiting for ${pending.confirm.length ? 'USER_CONFIRM_RESULT' : 'EXTERNAL_EXECUTION_RESULT'} ` +
         `for tool call(s) ${waiting.map((c) => `${c.id} (${c.name})`).join(', ')} of reply ${pending.replyId}; ` +
@@ -42,7 +57,7 @@ export function closePendingReply(
   for (const call of pending.confirm) {
     for (const e of resultEvents(origin, call, 'denied', 'The user sent a new message instead of confirming this call.')) reducer.apply(e);
   }
-  for (const call of pending.external) {
+  for (const call of [...pending.external, ...notStarted]) {
     for (const e of resultEvents(origin, call, 'interrupted', 'The user sent a new message before this call was executed.')) {
       reducer.apply(e);
     }

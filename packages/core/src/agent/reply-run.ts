@@ -34,6 +34,10 @@ export class ReplyRun implements StepScope {
   private interruptReason: string | undefined;
   /** Set by `ctx.stop()`: the reply ends `stopped` (a policy end, not an error). */
   private stopReason: StopReason | undefined;
+  /** Set by `shutdown()`: no step and no tool call starts any more; the reply ends `shutdown`. */
+  private shutdownReason: string | undefined;
+  /** Set by `cutForShutdown()`: the grace period is over and the running step was torn down. */
+  private shutdownCut = false;
   /** A step failed (model, tool chain, output schema): the reply ends `error` with it. */
   private failure: unknown;
   /** The `done` step the steps ended with; none when the reply was cut off before. */
@@ -72,16 +76,43 @@ export class ReplyRun implements StepScope {
     return this.actingSteps;
   }
 
+  /** True once a shutdown asked the reply to stop at its next safe point. */
+  get draining(): boolean {
+    return this.shutdownReason !== undefined;
+  }
+
+  /**
+   * A shutdown: the running model call and tool calls may finish, but nothing new starts; the
+   * reply ends `shutdown` at the next step boundary, saved as a pending reply that
+   * `RESUME_REPLY` continues (the calls that never started run then).
+   */
+  shutdown(reason: string): void {
+    if (this.finished || this.shutdownReason !== undefined) return;
+    this.shutdownReason = reason;
+  }
+
+  /**
+   * The shutdown's grace period is over: the running step is torn down now (as an interrupt),
+   * but the reply still ends `shutdown` and is saved for a resume. False when it had ended.
+   */
+  cutForShutdown(reason: string): boolean {
+    if (this.finished || this.shutdownCut || this.interruptReason !== undefined || this.stopReason !== undefined) return false;
+    this.shutdownReason ??= reason;
+    this.shutdownCut = true;
+    this.interrupts.next(reason);
+    return true;
+  }
+
   /** Gracefully stops the reply: the running step is cancelled and the reply ends `interrupted`. */
   interrupt(reason: string): void {
-    if (this.finished || this.interruptReason !== undefined || this.stopReason !== undefined) return;
+    if (this.finished || this.shutdownCut || this.interruptReason !== undefined || this.stopReason !== undefined) return;
     this.interruptReason = reason;
     this.interrupts.next(reason);
   }
 
   /** A middleware ends the reply on purpose (`ctx.stop`): as an interrupt, but it ends `stopped`. */
   stop(reason: StopReason): boolean {
-    if (this.finished || this.interruptReason !== undefined || this.stopReason !== undefined) return false;
+    if (this.finished || this.shutdownCut || this.interruptReason !== undefined || this.stopReason !== undefined) return false;
     this.stopReason = { code: reason.code, message: reason.message };
     this.interrupts.next(reason.message);
     return true;
@@ -96,7 +127,8 @@ export class ReplyRun implements StepScope {
       const start = this.ctx.event('REPLY_START', { sessionId: this.ctx.sessionId });
       this.conversation.apply(start);
       subscriber.next(start);
-      if (this.resume) subscriber.next(this.ctx.event(this.resume.event.type, { results: this.resume.event.results } as never));
+      const resumed = this.resume?.event;
+      if (resumed && resumed.type !== 'RESUME_REPLY') subscriber.next(this.ctx.event(resumed.type, { results: resumed.results } as never));
       /** The steps run: false once they ended and the closing events were (or are being) emitted. */
       let stepping = true;
       // Depth of events being passed downstream: an interrupt raised by a consumer while it
@@ -156,6 +188,12 @@ export class ReplyRun implements StepScope {
   }
 
   private runStep(step: ReplyStep): Observable<StepOutput> {
+    // A shutdown stops the reply between steps: the step that would start now runs on resume.
+    if (this.shutdownReason !== undefined && (step.kind === 'reason' || step.kind === 'act')) {
+      if (step.kind === 'act') this.actingSteps++;
+      this.done = { reason: 'shutdown' };
+      return EMPTY;
+    }
     switch (step.kind) {
       case 'reason':
         return reasoningStep(this, step.final);
@@ -194,6 +232,7 @@ export class ReplyRun implements StepScope {
           ...(failed ? { error: toErrorInfo(saveError) } : reason === 'error' ? { error: toErrorInfo(this.failure) } : {}),
           ...(!failed && this.output?.accepted ? { output: this.output.value } : {}),
           ...(!failed && reason === 'stopped' ? { stopReason: this.stopReason } : {}),
+          ...(!failed && reason === 'shutdown' ? { stopReason: { code: 'shutdown', message: this.shutdownReason! } } : {}),
         }),
       ];
     };
@@ -234,6 +273,7 @@ export class ReplyRun implements StepScope {
       });
       return { events: hints, reason, persist: host.persist() };
     }
+    if (reason === 'shutdown') return this.suspendForShutdown(hints);
     const why =
       reason === 'error'
         ? `the reply failed: ${toErrorInfo(this.failure).message}`
@@ -254,10 +294,44 @@ export class ReplyRun implements StepScope {
     return { events, reason, persist: host.persist() };
   }
 
-  /** A failure wins over a stop, a stop over an interrupt; a reply cancelled before its end counts as interrupted. */
+  /**
+   * Saves the reply cut off by a shutdown as the pending reply: open blocks closed, a tool call
+   * cut off in its grace period answered `interrupted` (not re-run: it may have had effects),
+   * the calls that never started kept without a result for the resume to run. The calls of a
+   * model call cut off are answered: they never ran and their arguments may be incomplete.
+   */
+  private suspendForShutdown(hints: AgentEvent[]): { events: AgentEvent[]; reason: ReplyFinishReason; persist: Promise<void> | undefined } {
+    const { ctx, conversation, host } = this;
+    const why = `the service shut down (${this.shutdownReason})`;
+    const modelCut = conversation.reducer.openModelCalls().length > 0;
+    const events = [
+      ...hints,
+      ...(this.nested.active ? this.nested.close(`the reply of "${ctx.agentName}" ended first (${why})`) : []),
+      ...closeOpenStream(ctx, conversation.reducer, { status: 'interrupted', why, answerCalls: modelCut }),
+    ];
+    host.setPending({
+      replyId: ctx.replyId,
+      iteration: ctx.iteration,
+      toolSteps: this.actingSteps,
+      message: conversation.reducer.message(),
+      confirm: [],
+      external: [],
+      usage: this.usage.total(),
+      ...(Object.keys(ctx.replyValues).length ? { replyState: structuredClone(ctx.replyValues) } : {}),
+      ...(this.output ? { output: this.output.persisted() } : {}),
+      shutdown: { reason: this.shutdownReason!, at: Date.now() },
+    });
+    return { events, reason: 'shutdown', persist: host.persist() };
+  }
+
+  /**
+   * A failure wins over a stop, a stop over a shutdown, a shutdown over an interrupt; a reply
+   * cancelled before its end counts as interrupted.
+   */
   private finishReason(): ReplyFinishReason {
     if (this.failure !== undefined) return 'error';
     if (this.stopReason !== undefined) return 'stopped';
+    if (this.shutdownCut) return 'shutdown';
     if (this.interruptReason !== undefined || !this.done) return 'interrupted';
     return this.done.reason;
   }

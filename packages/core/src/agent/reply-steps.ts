@@ -50,6 +50,8 @@ export interface StepScope {
   readonly toolList: readonly Tool[];
   /** Reasoning steps of this reply that ended in tool calls (counted against `maxIters`). */
   readonly toolSteps: number;
+  /** A shutdown asked the reply to stop at its next safe point: no tool call starts any more. */
+  readonly draining: boolean;
   /** Folds one event into the reply (message, nested replies, usage). */
   apply(e: AgentEvent): void;
 }

@@ -2,7 +2,7 @@ import type { ConfirmResult, ExternalExecutionResultEvent, ExternalResult, UserC
 import type { PendingReply } from '../state/snapshot.js';
 import type { Tool } from '../tool/tool.js';
 import { validateToolInput } from '../tool/validate.js';
-import type { ResumeInput } from './agent-options.js';
+import type { ResumeInput, ResumeReplyInput } from './agent-options.js';
 import { AgentUsageError } from './errors.js';
 import type { ResumeRequest } from './loop-host.js';
 import type { StructuredOutput } from './structured-output.js';
@@ -26,6 +26,7 @@ export function validateResume(
   if (event.replyId !== undefined && event.replyId !== pending.replyId) {
     refuse(`it is for reply ${event.replyId}, but the suspended reply is ${pending.replyId}.`);
   }
+  if (pending.shutdown) refuse(`reply ${pending.replyId} was suspended by a shutdown; continue it with { type: 'RESUME_REPLY' }.`);
   const expected = event.type === 'USER_CONFIRM_RESULT' ? pending.confirm : pending.external;
   if (!expected.length) {
     refuse(
@@ -60,6 +61,25 @@ export function validateResume(
     if (typeof r.output !== 'string' && !Array.isArray(r.output)) refuse(`result for ${r.toolCallId} needs an "output" (string or content blocks).`);
   }
   return { pending, event: event as ExternalExecutionResultEvent };
+}
+
+/**
+ * Checks a `RESUME_REPLY` against the suspended reply: there must be one, suspended by a
+ * shutdown (a reply waiting for a person or an executor needs their answer instead).
+ */
+export function validateShutdownResume(input: ResumeReplyInput, pending: PendingReply | undefined, agentName: string): ResumeRequest {
+  const refuse = (why: string): never => {
+    throw new AgentUsageError(`Cannot resume with RESUME_REPLY: ${why}`);
+  };
+  if (!pending) return refuse(`agent "${agentName}" has no suspended reply; send a user message instead.`);
+  if (input.replyId !== undefined && input.replyId !== pending.replyId) {
+    refuse(`it is for reply ${input.replyId}, but the suspended reply is ${pending.replyId}.`);
+  }
+  if (!pending.shutdown) {
+    const waitsFor = pending.confirm.length ? 'USER_CONFIRM_RESULT' : 'EXTERNAL_EXECUTION_RESULT';
+    refuse(`reply ${pending.replyId} waits for ${waitsFor}, not for a resume after a shutdown.`);
+  }
+  return { pending, event: { type: 'RESUME_REPLY', replyId: pending.replyId } };
 }
 
 /**

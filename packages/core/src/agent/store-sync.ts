@@ -36,6 +36,11 @@ export class StoreSync {
     );
   }
 
+  /** Resolves once every save started so far has finished (failed ones included). */
+  flushed(): Promise<void> {
+    return this.lastSave.then(() => undefined);
+  }
+
   /** Saves the current state after the previous save; the promise rejects when this save fails. */
   persist(): Promise<void> {
     const save = this.lastSave.then(async () => {

@@ -9,7 +9,11 @@ export interface Usage {
   readonly reasoningTokens?: number;
 }
 
-/** Why a reply ended. */
+/**
+ * Why a reply ended. `'shutdown'`: the agent was shut down (`agent.shutdown()`, e.g. on SIGTERM)
+ * while the reply ran; the reply is saved, not finished, and continues with a `RESUME_REPLY`
+ * input, in this process or another one.
+ */
 export type ReplyFinishReason =
   | 'completed'
   | 'interrupted'
@@ -17,6 +21,7 @@ export type ReplyFinishReason =
   | 'awaiting_confirmation'
   | 'awaiting_external_execution'
   | 'stopped'
+  | 'shutdown'
   | 'error';
 
 /**
@@ -76,7 +81,7 @@ export interface EventFields {
   REPLY_END: {
     readonly finishReason: ReplyFinishReason;
     readonly error?: ErrorInfo;
-    /** Set when `finishReason` is `'stopped'`. */
+    /** Set when `finishReason` is `'stopped'`, and for `'shutdown'` (`code: 'shutdown'`, the reason given). */
     readonly stopReason?: StopReason;
     readonly usage?: Usage;
     /** The parsed structured output, when the reply was asked for one (`reply(input, {output})`). */

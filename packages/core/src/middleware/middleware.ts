@@ -12,12 +12,26 @@ import type { RuntimeContext } from './context.js';
  */
 export type Next<I> = (input: I) => Observable<AgentEvent>;
 
+/**
+ * `AgentInput.resume` of a reply continued after a shutdown (`agent.reply({type: 'RESUME_REPLY'})`).
+ *
+ * @example
+ * ```ts
+ * if (input.resume?.type === 'RESUME_REPLY') log(`reply ${input.resume.replyId} continues after a restart`);
+ * ```
+ */
+export interface ShutdownResume {
+  readonly type: 'RESUME_REPLY';
+  /** The reply that continues (its `replyId` is kept). */
+  readonly replyId: string;
+}
+
 /** Input of `onAgent`: one whole reply. */
 export interface AgentInput {
   /** The new messages of this reply (empty when resuming a suspended reply). */
   readonly messages: readonly Msg[];
-  /** The resume event, when this reply continues a suspended one. */
-  readonly resume?: UserConfirmResultEvent | ExternalExecutionResultEvent;
+  /** The resume event, when this reply continues a suspended one (`RESUME_REPLY`: suspended by a shutdown). */
+  readonly resume?: UserConfirmResultEvent | ExternalExecutionResultEvent | ShutdownResume;
 }
 
 /** Input of `onReasoning`: one reasoning step (assemble input, call the model, decode). */

@@ -2,6 +2,10 @@
 export { FileSessionStore } from './file-session-store.js';
 export type { FileSessionStoreOptions } from './file-session-store.js';
 
+// graceful shutdown: running replies saved for the next process ----------------------------
+export { shutdownAgents, terminationSignal } from './shutdown-agents.js';
+export type { AgentsToShutDown, ShutdownAgentsOptions, ShutdownReport } from './shutdown-agents.js';
+
 // transport: SSE for Node HTTP servers -----------------------------------------------------
 export { createAgentSseHandler, HttpError, httpStatusOf, readJsonBody, sendHttpError, streamAgentEvents } from './sse/index.js';
 export type { AgentSseHandlerOptions, AgentSseRequest, StreamAgentEventsOptions, StreamOutcome } from './sse/index.js';

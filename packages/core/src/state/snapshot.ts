@@ -63,6 +63,7 @@ export const pendingReplySchema = z.object({
   usage: usageSchema,
   replyState: z.record(z.string(), z.unknown()).optional(),
   output: z.object({ schema: z.record(z.string(), z.unknown()), repairs: z.number().int().nonnegative() }).optional(),
+  shutdown: z.object({ reason: z.string(), at: z.number() }).optional(),
 });
 
 /** zod schema of {@link AgentStateSnapshot}. */
@@ -103,6 +104,12 @@ export interface PendingReply {
    * schema with the same JSON schema) and the repair turns used so far.
    */
   readonly output?: { readonly schema: Readonly<Record<string, unknown>>; readonly repairs: number };
+  /**
+   * Set when the reply was suspended by a shutdown (`agent.shutdown()`), not for a person or an
+   * executor: `confirm` and `external` are empty, and the tool calls of `message` that have no
+   * result yet never started; `{type: 'RESUME_REPLY'}` runs them and continues the reply.
+   */
+  readonly shutdown?: { readonly reason: string; readonly at: number };
 }
 
 /**

@@ -9,6 +9,7 @@ const FINISH_REASONS = new Set([
   'awaiting_confirmation',
   'awaiting_external_execution',
   'stopped',
+  'shutdown',
   'error',
 ]);
 
@@ -94,9 +95,10 @@ export function assertReplyGrammar(all: readonly AgentEvent[]): Extract<AgentEve
   if (modelOpen) fail('MODEL_CALL_START without MODEL_CALL_END');
   for (const id of calls) {
     const n = results.get(id) ?? 0;
-    if (n !== 1 && end.finishReason !== 'awaiting_confirmation' && end.finishReason !== 'awaiting_external_execution') {
-      fail(`tool call ${id} has ${n} results, expected 1`);
-    }
+    // A suspended reply (and one a shutdown saved) keeps calls without a result for its resume.
+    const reason = end.finishReason;
+    const suspended = reason === 'awaiting_confirmation' || reason === 'awaiting_external_execution' || reason === 'shutdown';
+    if (suspended ? n > 1 : n !== 1) fail(`tool call ${id} has ${n} results, expected ${suspended ? 'at most 1' : '1'}`);
   }
   // Replies of other agents forwarded through this one (agents used as tools) obey the same grammar.
   const nested = new Map<string, AgentEvent[]>();

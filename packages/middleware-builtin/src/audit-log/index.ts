@@ -113,7 +113,7 @@ export class AuditLogMiddleware implements Middleware {
       ctx.set(WRITER, writer);
       const record = (r: DistributiveOmit<AuditRecord, keyof AuditRecordBase>) => writer.write(this.finish(ctx, r));
       const resume = input.resume;
-      const actor = this.options.actor?.(input, ctx) ?? (resume ? resume.source || 'user' : ([...input.messages].reverse().find((m) => m.role === 'user')?.name ?? 'user'));
+      const actor = this.options.actor?.(input, ctx) ?? (resume?.type === 'RESUME_REPLY' ? 'system' : resume ? resume.source || 'user' : ([...input.messages].reverse().find((m) => m.role === 'user')?.name ?? 'user'));
       record({
         type: 'reply_start',
         actor,

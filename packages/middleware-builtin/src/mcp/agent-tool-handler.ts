@@ -64,6 +64,8 @@ export async function runAgentForCall(agent: Agent, message: string, call: Serve
       );
     case 'interrupted':
       return text(finalText ? `${finalText}\n[interrupted]` : 'The reply was interrupted.', true);
+    case 'shutdown':
+      return text('The agent was shut down before it answered (the service is restarting); ask again later.', true);
     default:
       return text(finalText);
   }

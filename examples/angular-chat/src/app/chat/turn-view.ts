@@ -11,6 +11,7 @@ const STATUS: Record<TurnStatus, string> = {
   completed: 'completed',
   max_iters: 'stopped: too many steps',
   stopped: 'stopped by a limit',
+  shutdown: 'paused: the server restarted; it continues when resumed',
   interrupted: 'interrupted',
   cancelled: 'cancelled',
   error: 'failed',

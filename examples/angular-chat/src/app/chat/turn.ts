@@ -44,6 +44,7 @@ export type TurnStatus =
   | 'completed'
   | 'max_iters'
   | 'stopped'
+  | 'shutdown'
   | 'interrupted'
   | 'cancelled'
   | 'error';
@@ -67,7 +68,7 @@ export interface Turn {
 }
 
 /** Turn statuses after which nothing more arrives for the turn. */
-export const FINAL_STATUSES: ReadonlySet<TurnStatus> = new Set(['completed', 'max_iters', 'stopped', 'interrupted', 'cancelled', 'error']);
+export const FINAL_STATUSES: ReadonlySet<TurnStatus> = new Set(['completed', 'max_iters', 'stopped', 'shutdown', 'interrupted', 'cancelled', 'error']);
 
 export function newTurn(id: string, prompt: string): Turn {
   return { id, prompt, parts: [], pending: [], usage: { inputTokens: 0, outputTokens: 0 }, modelCalls: 0, status: 'sending' };

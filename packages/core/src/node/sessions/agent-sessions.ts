@@ -1,6 +1,7 @@
 import { concatMap, from, map, type Observable, Subscription, tap } from 'rxjs';
 import type { Agent, ReplyInput } from '../../agent/agent.js';
-import { AgentUsageError } from '../../agent/errors.js';
+import { AgentShutdownError, AgentUsageError } from '../../agent/errors.js';
+import { shutdownAgents, type ShutdownAgentsOptions, type ShutdownReport } from '../shutdown-agents.js';
 import type { AgentEvent } from '../../event/events.js';
 import { ReplyTracker } from '../reply-tracker.js';
 import { InMemorySessionEventBus } from './in-memory-session-event-bus.js';
@@ -51,6 +52,8 @@ export class AgentSessions {
   private readonly runs = new Map<string, Run>();
   private readonly cancelGraceMs: number;
   private readonly onError: (error: unknown) => void;
+  /** Set by `shutdown()`: why no reply starts any more. */
+  private closing: string | undefined;
 
   constructor(private readonly options: AgentSessionsOptions) {
     this.bus = options.bus ?? new InMemorySessionEventBus();
@@ -62,7 +65,13 @@ export class AgentSessions {
   agent(sessionId: string): Promise<Agent> {
     let agent = this.agents.get(sessionId);
     if (!agent) {
-      agent = Promise.resolve().then(() => this.options.agent(sessionId));
+      agent = Promise.resolve()
+        .then(() => this.options.agent(sessionId))
+        .then((created) => {
+          // Created during a shutdown (to read a conversation): it takes no reply either.
+          if (this.closing !== undefined) created.shutdown({ reason: this.closing }).catch((e: unknown) => this.onError(e));
+          return created;
+        });
       agent.catch(() => this.agents.delete(sessionId));
       this.agents.set(sessionId, agent);
     }
@@ -86,6 +95,9 @@ export class AgentSessions {
    * refuses the input (nothing changes then).
    */
   async start(sessionId: string, input: ReplyInput): Promise<{ readonly replyId: string }> {
+    if (this.closing !== undefined) {
+      throw new AgentShutdownError(`The service is shutting down (${this.closing}); no reply starts here. Retry on another instance.`);
+    }
     this.refuseWhileRunning(sessionId);
     const agent = await this.agent(sessionId);
     this.refuseWhileRunning(sessionId);
@@ -171,6 +183,35 @@ export class AgentSessions {
     this.refuseWhileRunning(sessionId);
     this.agents.delete(sessionId);
     await this.bus.delete(sessionId);
+  }
+
+  /**
+   * Shuts the sessions down gracefully (see `shutdownAgents()` from `@rxscope/core/node`): from
+   * now on `start()` refuses with an `AgentShutdownError` (HTTP 503), also for sessions that have
+   * no agent yet; every session agent stops its running reply at a safe point, within `graceMs`,
+   * and saves it to its store as a reply that `start(id, {type: 'RESUME_REPLY'})` continues,
+   * here or in another process. Resolves once every reply ended, its `REPLY_END
+   * {finishReason: 'shutdown'}` is on the bus and its state is saved. The bus stays open.
+   *
+   * @example
+   * ```ts
+   * process.once('SIGTERM', async () => {
+   *   const report = await sessions.shutdown({ graceMs: 10_000, reason: 'received SIGTERM' });
+   *   await writeFile('resume.json', JSON.stringify(report.suspended)); // the next process resumes these
+   *   process.exit(0);
+   * });
+   * ```
+   */
+  async shutdown(options: Omit<ShutdownAgentsOptions, 'signal'> = {}): Promise<ShutdownReport> {
+    const reason = (this.closing ??= options.reason ?? 'the service is shutting down');
+    const created = await Promise.all([...this.agents.values()].map((a) => a.catch(() => undefined)));
+    const runs = [...this.runs.values()];
+    const report = await shutdownAgents(
+      created.filter((a): a is Agent => a !== undefined),
+      { ...options, reason },
+    );
+    await Promise.all(runs.map((run) => run.done));
+    return report;
   }
 
   /** Cancels every running reply (waiting for each to end) and closes the bus. */

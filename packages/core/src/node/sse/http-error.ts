@@ -1,6 +1,6 @@
 /// <reference types="node" />
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { AgentUsageError } from '../../agent/errors.js';
+import { AgentShutdownError, AgentUsageError } from '../../agent/errors.js';
 import { RxscopeError } from '../../error/rxscope-error.js';
 
 /**
@@ -29,8 +29,9 @@ export class HttpError extends RxscopeError {
 
 /**
  * The HTTP status for an error raised before a response started: its own `status` or
- * `statusCode` (4xx/5xx), 409 for an {@link AgentUsageError} (the agent's state refuses the
- * input: nothing to resume, a reply waiting, a wrong answer), 400 for malformed JSON, else 500.
+ * `statusCode` (4xx/5xx), 503 for an {@link AgentShutdownError} (the agent was shut down: retry
+ * elsewhere), 409 for an {@link AgentUsageError} (the agent's state refuses the input: nothing
+ * to resume, a reply waiting, a wrong answer), 400 for malformed JSON, else 500.
  *
  * @example
  * ```ts
@@ -38,6 +39,7 @@ export class HttpError extends RxscopeError {
  * ```
  */
 export function httpStatusOf(error: unknown): number {
+  if (error instanceof AgentShutdownError) return 503;
   if (error instanceof AgentUsageError) return 409;
   if (error instanceof SyntaxError) return 400;
   const e = error as { status?: unknown; statusCode?: unknown } | null;

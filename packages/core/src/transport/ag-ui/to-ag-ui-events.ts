@@ -137,8 +137,9 @@ class AgUiMapper {
     if (!segment) return [this.custom(event, this.root)]; // a stray event of an agent that never started here
     if (event.type === 'REPLY_END') {
       this.subs.delete(key);
-      if (event.finishReason === 'error' || event.finishReason === 'interrupted') {
-        const message = event.error?.message ?? `The subagent "${event.source}" was interrupted.`;
+      if (event.finishReason === 'error' || event.finishReason === 'interrupted' || event.finishReason === 'shutdown') {
+        const how = event.finishReason === 'shutdown' ? 'shut down' : 'interrupted';
+        const message = event.error?.message ?? `The subagent "${event.source}" was ${how}.`;
         const code = event.error?.code ?? event.finishReason;
         return [{ type: EventType.SUBAGENT_ERROR, subagentRunId: segment.subagentRunId, message, code, ...ts }];
       }
@@ -268,6 +269,12 @@ class AgUiMapper {
       }
       case 'interrupted':
         return [{ type: EventType.RUN_FINISHED, ...base, outcome: { type: 'cancelled' }, ...usage }];
+      case 'shutdown': {
+        // Saved, not finished: the server continues it after its restart (RESUME_REPLY).
+        const why = event.stopReason?.message ?? 'shutdown';
+        const message = `The server shut down during the reply (${why}); it continues after the restart.`;
+        return [{ type: EventType.RUN_ERROR, message, code: 'shutdown', ...usage, timestamp: event.createdAt }];
+      }
       case 'awaiting_external_execution':
         return [{ type: EventType.RUN_FINISHED, ...base, outcome: { type: 'success', pendingToolCallIds: this.pendingExternal }, ...usage }];
       default:
