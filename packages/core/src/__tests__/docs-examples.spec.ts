@@ -6,10 +6,7 @@
  */
 import {
   BehaviorSubject,
-  catchError,
-  concat,
   concatMap,
-  defer,
   filter,
   finalize,
   firstValueFrom,
@@ -21,7 +18,6 @@ import {
   retry,
   scan,
   share,
-  take,
   tap,
   timer,
   toArray,
@@ -48,165 +44,16 @@ import {
   type RuntimeContext,
   textOfMsg,
   toMsg,
-  type ToolResultStatus,
   toolResultsOf,
 } from '../index.js';
 import { assertConsistentConversation, assertReplyGrammar, ScriptedChatModel } from '../testing/index.js';
+import { PromptContextMiddleware, type UserProfile } from './docs/prompt-context-middleware.js';
+import { TimingMiddleware } from './docs/timing-middleware.js';
+import { ToolCallLogMiddleware } from './docs/tool-call-log-middleware.js';
 
 const collect = (events$: Observable<AgentEvent>): Promise<AgentEvent[]> => lastValueFrom(events$.pipe(toArray()));
 const customs = (events: readonly AgentEvent[], name: string) =>
   events.filter(isEvent('CUSTOM')).filter((e) => e.name === name);
-
-// ── docs/middleware.md, example (a): timing ─────────────────────────────────────────────────────
-
-/** Per-reply totals: one value per reply, in the reply's context (the middleware stays stateless). */
-const TIMING_TOTALS = new ContextToken('timing.totals', () => ({ modelMs: 0, toolMs: 0 }));
-
-export interface TimingOptions {
-  /** Clock in milliseconds. Default: `performance.now()`. */
-  readonly now?: () => number;
-}
-
-/**
- * Measures every model call and every tool call, and reports each as a `CUSTOM` event right after
- * it ends (`timing.model_call`, `timing.tool_call`), then the reply's totals (`timing.reply`)
- * just before `REPLY_END`.
- */
-export class TimingMiddleware implements Middleware {
-  readonly key = 'timing';
-  private readonly now: () => number;
-
-  constructor(options: TimingOptions = {}) {
-    this.now = options.now ?? (() => performance.now());
-  }
-
-  onModelCall(_agent: Agent, ctx: RuntimeContext, input: ModelCallInput, next: Next<ModelCallInput>): Observable<AgentEvent> {
-    return this.timed(next(input), (ms, failed) => {
-      const totals = ctx.get(TIMING_TOTALS);
-      ctx.set(TIMING_TOTALS, { ...totals, modelMs: totals.modelMs + ms });
-      return ctx.event('CUSTOM', {
-        name: 'timing.model_call',
-        value: { model: input.model.modelName, iteration: ctx.iteration, ms, failed },
-      });
-    });
-  }
-
-  onActing(_agent: Agent, ctx: RuntimeContext, input: ActingInput, next: Next<ActingInput>): Observable<AgentEvent> {
-    return this.timed(next(input), (ms, failed) => {
-      const totals = ctx.get(TIMING_TOTALS);
-      ctx.set(TIMING_TOTALS, { ...totals, toolMs: totals.toolMs + ms });
-      return ctx.event('CUSTOM', {
-        name: 'timing.tool_call',
-        value: { tool: input.tool.name, toolCallId: input.toolCall.id, ms, failed },
-      });
-    });
-  }
-
-  onAgent(_agent: Agent, ctx: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent> {
-    // An onAgent layer emits its own events between the reply's REPLY_START and REPLY_END.
-    return next(input).pipe(
-      concatMap((e) =>
-        e.type === 'REPLY_END' && e.replyId === ctx.replyId
-          ? of(ctx.event('CUSTOM', { name: 'timing.reply', value: ctx.get(TIMING_TOTALS) }), e)
-          : of(e),
-      ),
-    );
-  }
-
-  /** Passes `source` through, then appends one event built from its duration (also on failure). */
-  private timed(source: Observable<AgentEvent>, done: (ms: number, failed: boolean) => AgentEvent): Observable<AgentEvent> {
-    return defer(() => {
-      const startedAt = this.now();
-      return concat(
-        source.pipe(
-          catchError((err: unknown) =>
-            concat(
-              of(done(this.now() - startedAt, true)),
-              defer(() => {
-                throw err; // the failure goes on outward, after the timing event
-              }),
-            ),
-          ),
-        ),
-        defer(() => of(done(this.now() - startedAt, false))),
-      );
-    });
-  }
-}
-
-// ── docs/middleware.md, example (b): dynamic system prompt ───────────────────────────────────────
-
-export interface UserProfile {
-  readonly name: string;
-  readonly language: string;
-}
-
-export interface PromptContextOptions {
-  /** The current user's profile (an HTTP call, a store selector, a BehaviorSubject...). */
-  readonly profile$: Observable<UserProfile>;
-  /** Clock. Default: `new Date()`. */
-  readonly today?: () => Date;
-}
-
-/** Appends today's date and the user's profile to the system prompt of every reasoning step. */
-export class PromptContextMiddleware implements Middleware {
-  readonly key = 'promptContext';
-
-  constructor(private readonly options: PromptContextOptions) {}
-
-  onSystemPrompt(_agent: Agent, _ctx: RuntimeContext, prompt: string): Observable<string> {
-    const today = (this.options.today ?? (() => new Date()))().toISOString().slice(0, 10);
-    return this.options.profile$.pipe(
-      take(1),
-      map((profile) => {
-        const section = [
-          '## Context',
-          `Today is ${today}.`,
-          `The user is ${profile.name}; answer in ${profile.language}.`,
-        ].join('\n');
-        return prompt ? `${prompt}\n\n${section}` : section;
-      }),
-    );
-  }
-}
-
-// ── docs/middleware.md, example (c): tool-call logging ───────────────────────────────────────────
-
-export interface ToolCallLogOptions {
-  /** Where the lines go. Default: `console.info`. */
-  readonly log?: (line: string) => void;
-  /** Clock in milliseconds. Default: `performance.now()`. */
-  readonly now?: () => number;
-}
-
-/** Logs one line per executed tool call: name, input, status and duration. */
-export class ToolCallLogMiddleware implements Middleware {
-  readonly key = 'toolCallLog';
-  private readonly log: (line: string) => void;
-  private readonly now: () => number;
-
-  constructor(options: ToolCallLogOptions = {}) {
-    this.log = options.log ?? ((line) => console.info(line));
-    this.now = options.now ?? (() => performance.now());
-  }
-
-  onActing(_agent: Agent, ctx: RuntimeContext, input: ActingInput, next: Next<ActingInput>): Observable<AgentEvent> {
-    const startedAt = this.now();
-    let status: ToolResultStatus | 'cancelled' = 'cancelled';
-    return next(input).pipe(
-      tap({
-        next: (e) => {
-          if (e.type === 'TOOL_RESULT_END' && e.toolCallId === input.toolCall.id) status = e.status;
-        },
-        error: () => (status = 'error'),
-      }),
-      finalize(() => {
-        const ms = Math.round(this.now() - startedAt);
-        this.log(`[${ctx.agentName}] ${input.tool.name} ${JSON.stringify(input.input)} -> ${status} in ${ms} ms`);
-      }),
-    );
-  }
-}
 
 // ── docs/middleware.md, smaller snippets ────────────────────────────────────────────────────────
 

@@ -1,0 +1,42 @@
+// Docs code run by the tests: every `<!-- snippet: file -->` block in docs/ is exactly that file
+// (imports of a package's own sources shown as the package name), so the page cannot drift from
+// the code the specs run.
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { asDocs, check, write } from './doc-snippets.cjs';
+
+const root = resolve(__dirname, '..');
+
+describe('doc snippets', () => {
+  it('every snippet block in docs/ is its file, and the middleware guide has its examples as snippets', () => {
+    const results = check();
+    expect(results.filter((r) => !r.ok)).toEqual([]);
+    expect(results.filter((r) => r.page === 'middleware.md').length).toBeGreaterThanOrEqual(4);
+  });
+
+  it('shows a relative import of a package entry as the package name, and keeps other imports', () => {
+    const shown = asDocs('packages/core/src/__tests__/docs/silence-guard.ts');
+    expect(shown).toContain("} from '@rxscope/core';");
+    expect(shown).toContain("from 'rxjs';");
+    expect(shown).not.toContain('../../index.js');
+  });
+
+  it('reports a block that drifted from its file, and --write puts the file back', () => {
+    const copy = mkdtempSync(join(tmpdir(), 'rxscope-snippets-'));
+    try {
+      cpSync(join(root, 'packages', 'core', 'package.json'), join(copy, 'packages', 'core', 'package.json'));
+      cpSync(join(root, 'packages', 'core', 'src', '__tests__', 'docs'), join(copy, 'packages', 'core', 'src', '__tests__', 'docs'), { recursive: true });
+      cpSync(join(root, 'docs', 'middleware.md'), join(copy, 'docs', 'middleware.md'));
+      const page = join(copy, 'docs', 'middleware.md');
+      writeFileSync(page, readFileSync(page, 'utf8').replace("readonly key = 'silence-guard';", "readonly key = 'silence';"));
+      expect(check(copy).filter((r) => !r.ok)).toEqual([
+        { page: 'middleware.md', file: 'packages/core/src/__tests__/docs/silence-guard.ts', ok: false, why: 'the block differs from the file' },
+      ]);
+      expect(write(copy)).toEqual(['middleware.md']);
+      expect(check(copy).every((r) => r.ok)).toBe(true);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
+  });
+});
