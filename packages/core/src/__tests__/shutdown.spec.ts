@@ -188,4 +188,29 @@ describe('agent.shutdown()', () => {
     expect(work.runs).toEqual(['work:1']);
     await expect(second.call({ type: 'RESUME_REPLY' })).rejects.toThrow(/has no suspended reply/);
   });
+
+  it('a message sent before the shutdown that had not joined the reply is saved and delivered by the resume', async () => {
+    const { work, model, make } = setUp();
+    const first = make();
+    const events = lastValueFrom(first.reply('do two things').pipe(toArray()));
+    await work.started();
+    first.send('Also note the totals.');
+    const shutdown = first.shutdown();
+    work.release();
+    await shutdown;
+    const stream = await events;
+    expect(ofType(stream, 'HINT_BLOCK')).toEqual([]);
+    expect(first.queued.map((m) => m.content)).toEqual([[{ type: 'text', text: 'Also note the totals.' }]]);
+
+    const second = make();
+    expect(second.queued).toEqual([]); // not loaded before the reply starts
+    const resumed = lastValueFrom(second.reply({ type: 'RESUME_REPLY' }).pipe(toArray()));
+    await work.started();
+    work.release();
+    const rest = await resumed;
+    expect(ofType(rest, 'HINT_BLOCK').map((e) => [e.hintSource, e.text])).toEqual([['user', 'Also note the totals.']]);
+    expect(model.requests[1]!.messages.flatMap((m) => m.content).filter((b) => b.type === 'hint')).toHaveLength(1);
+    expect(second.queued).toEqual([]);
+  });
 });
+

@@ -197,4 +197,25 @@ describe('toAgUiEvents', () => {
     expect(result.content).toBe('{"city":"Paris","tempC":21}');
     expect(result.metadata).toEqual({ rxscope: { status: 'success', value: { city: 'Paris', tempC: 21 } } });
   });
+
+  it('a reply ended by a shutdown is a RUN_ERROR with code shutdown, its open tool call closed', async () => {
+    let started!: () => void;
+    const running = new Promise<void>((r) => (started = r));
+    const slow = defineTool({
+      name: 'slow',
+      description: 'Slow',
+      input: z.object({}),
+      execute: () => new Promise<string>((resolve) => (started(), setTimeout(() => resolve('done'), 20))),
+    });
+    const model = new ScriptedChatModel([{ toolCalls: [{ id: 'c1', name: 'slow', input: {} }, { id: 'c2', name: 'slow', input: {} }] }]);
+    const agent = new Agent({ name: 'a', model, tools: [slow] });
+    const events = lastValueFrom(agent.reply('go').pipe(toAgUiEvents(), toArray()));
+    await running;
+    await agent.shutdown({ reason: 'received SIGTERM' });
+    const all = await events;
+    for (const e of all) expect(() => EventSchema.parse(e)).not.toThrow();
+    expect(all.at(-1)).toMatchObject({ type: 'RUN_ERROR', code: 'shutdown', message: expect.stringContaining('received SIGTERM') as string });
+    expect(all.filter((e) => e.type === EventType.TOOL_CALL_RESULT)).toHaveLength(1);
+  });
 });
+
