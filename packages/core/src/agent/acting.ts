@@ -197,11 +197,22 @@ export function runCall(
       fail(err, subscriber);
       return;
     }
+    // A layer that retries inside onActing (RxJS retry around next) starts the tool again while the
+    // failed attempt's result block is still open: the new attempt continues that block (its own
+    // TOOL_RESULT_START is dropped, its block id rewritten), so the call keeps exactly one result.
+    let retried: string | undefined;
     new Relay<AgentEvent>(subscriber, {
-      next: (e, down) => {
+      next: (event, down) => {
+        let e = event;
+        if (retried !== undefined && 'blockId' in e && e.blockId === retried) e = { ...e, blockId: openBlock! };
         if (e.source !== ctx.agentName) nested.observe(e);
-        else if (e.type === 'TOOL_RESULT_START' && e.toolCallId === call.id) openBlock = e.blockId;
-        else if (e.type === 'TOOL_RESULT_END' && e.toolCallId === call.id) {
+        else if (e.type === 'TOOL_RESULT_START' && e.toolCallId === call.id) {
+          if (openBlock !== undefined) {
+            retried = e.blockId;
+            return;
+          }
+          openBlock = e.blockId;
+        } else if (e.type === 'TOOL_RESULT_END' && e.toolCallId === call.id) {
           closeNested(down);
           openBlock = undefined;
           answered = true;

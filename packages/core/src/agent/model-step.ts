@@ -23,13 +23,25 @@ export function callModel(ctx: RuntimeContext, input: ModelCallInput): Observabl
   // One Observable (not concat(of(start), call) inside defer): a model event passes one subscriber here.
   return new Observable<AgentEvent>((subscriber) => {
     const model = input.model.modelName;
+    if (input.signal.aborted) {
+      // Cancelled before the request went out (an interrupt while an outer layer retried): send
+      // nothing and emit nothing, so no MODEL_CALL_START is left without its end.
+      subscriber.error(new ModelError('model call cancelled before it started', { code: 'cancelled' }));
+      return undefined;
+    }
     const request = input.model.describeRequest?.(input);
     subscriber.next(ctx.event('MODEL_CALL_START', { model, iteration: ctx.iteration, provider: input.model.provider, ...(request ? { request } : {}) }));
     if (subscriber.closed) return undefined;
+    if (input.signal.aborted) {
+      // Cancelled by whoever saw the MODEL_CALL_START: the call ends unsent, well formed.
+      const error = new ModelError('model call cancelled before it started', { code: 'cancelled' });
+      subscriber.next(ctx.event('MODEL_CALL_END', { model, usage: ZERO_USAGE, finishReason: 'error', error: toErrorInfo(error) }));
+      subscriber.error(error);
+      return undefined;
+    }
     const controller = new AbortController();
     const onOuterAbort = () => controller.abort(input.signal.reason);
-    if (input.signal.aborted) controller.abort(input.signal.reason);
-    else input.signal.addEventListener('abort', onOuterAbort, { once: true });
+    input.signal.addEventListener('abort', onOuterAbort, { once: true });
 
     const open = new Map<string, ModelEvent['type']>();
     let ended = false;
@@ -72,13 +84,6 @@ export function callModel(ctx: RuntimeContext, input: ModelCallInput): Observabl
       return ctx.event(e.type, e);
     };
 
-    if (controller.signal.aborted) {
-      // Cancelled before the request went out (an interrupt from an outer layer): do not send it.
-      ended = true;
-      input.signal.removeEventListener('abort', onOuterAbort);
-      subscriber.error(new ModelError('model call cancelled before it started', { code: 'cancelled' }));
-      return undefined;
-    }
     const subscription = input.model.stream({ ...input, signal: controller.signal }).subscribe({
       next: (e) => {
         if (ended) return;

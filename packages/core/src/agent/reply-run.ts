@@ -4,6 +4,7 @@ import type { AgentInput } from '../middleware/middleware.js';
 import { toErrorInfo } from '../model/model-error.js';
 import type { Tool } from '../tool/tool.js';
 import { withTools } from './reply-tools.js';
+import { isCancellation } from '../model/model-error.js';
 import { actingStep, resumeStep } from './acting-step.js';
 import { closeOpenStream } from '../event/open-stream.js';
 import type { LoopHost, ResumeRequest } from './loop-host.js';
@@ -329,7 +330,10 @@ export class ReplyRun implements StepScope {
    * cancelled before its end counts as interrupted.
    */
   private finishReason(): ReplyFinishReason {
-    if (this.failure !== undefined) return 'error';
+    // A step that failed only because the interrupt cancelled it (an interrupt right at REPLY_START,
+    // before the step listened for it) was interrupted, not failed.
+    const cancelledByInterrupt = this.interruptReason !== undefined && isCancellation(this.failure);
+    if (this.failure !== undefined && !cancelledByInterrupt) return 'error';
     if (this.stopReason !== undefined) return 'stopped';
     if (this.shutdownCut) return 'shutdown';
     if (this.interruptReason !== undefined || !this.done) return 'interrupted';
