@@ -9,7 +9,7 @@ import { ToolResultEvictionMiddleware } from './middleware/tool-result-eviction/
 import { WorkspaceContextMiddleware } from './middleware/workspace-context/index.js';
 import type { AssembledPart, HarnessPart } from './harness-part.js';
 import { InMemoryMessageBus } from './bus/in-memory-message-bus.js';
-import { asyncToolPart, inboxPart, subagentsPart } from './coordination-parts.js';
+import { asyncToolPart, inboxPart, skillsPart, subagentsPart } from './coordination-parts.js';
 import { BackgroundTasks } from './tasks/background-tasks.js';
 export type { HarnessPart } from './harness-part.js';
 import { memoryParts } from './memory/memory-parts.js';
@@ -49,15 +49,16 @@ const HOOKS = ['onAgent', 'onReasoning', 'onModelCall', 'onActing', 'onSystemPro
  *    releases it after everything inside has torn down.
  * 2. `AtPathExpansionMiddleware` — rewrites the reply's input before any step sees it.
  * 3. `InboxMiddleware` — listens to the session's inbox for the whole reply.
- * 4. `WorkspaceContextMiddleware`, 5. `TodoListMiddleware`, 6. `PlanModeMiddleware` — system
- *    prompt sections in this order (the plan-mode banner last, nearest the conversation); plan
- *    mode denies a call before any inner layer runs it.
- * 7. `SubagentsMiddleware` — binds `agent_spawn` and the task tools to the reply before an inner
+ * 4. `WorkspaceContextMiddleware`, 5. `SkillCuratorMiddleware`, 6. `TodoListMiddleware`,
+ *    7. `PlanModeMiddleware` — system prompt sections in this order, the most stable first (the
+ *    plan-mode banner last, nearest the conversation); plan mode denies a call before any inner
+ *    layer runs it. The skill curator also curates skills at a reply's first step.
+ * 8. `SubagentsMiddleware` — binds `agent_spawn` and the task tools to the reply before an inner
  *    layer can send a spawn to the background; lists the declared subagents for the model.
- * 8. `AsyncToolMiddleware` — inside plan mode (a denied call never starts), outside eviction
+ * 9. `AsyncToolMiddleware` — inside plan mode (a denied call never starts), outside eviction
  *    (a result in time is evicted as usual).
- * 9. `CompactionMiddleware` — summarises before a step is assembled.
- * 10. `ToolResultEvictionMiddleware` — innermost on acting: it replaces the raw result before any
+ * 10. `CompactionMiddleware` — summarises before a step is assembled.
+ * 11. `ToolResultEvictionMiddleware` — innermost on acting: it replaces the raw result before any
  *    outer layer (or the conversation) sees it.
  *
  * @example
@@ -107,6 +108,7 @@ export function createHarnessAgent(options: HarnessOptions): Agent {
         }
       : { part: { name: 'WorkspaceContextMiddleware', option: 'workspaceContext', enabled: false, reason: 'workspaceContext: false' } },
   );
+  parts.push(skillsPart(options, fs));
   const todos = options.todos;
   parts.push(
     on(todos, true)
@@ -199,6 +201,7 @@ export function createHarnessAgent(options: HarnessOptions): Agent {
     asyncTools: _at,
     subagents: _sa,
     tasks: _tk,
+    skills: _sk,
     ...agentOptions
   } = options;
   const harnessMiddlewares = parts.flatMap((p) => (p.middleware ? [p.middleware] : []));

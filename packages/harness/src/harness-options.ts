@@ -10,6 +10,7 @@ import type { MessageBus } from './bus/message-bus.js';
 import type { InboxOptions } from './middleware/inbox/index.js';
 import type { AsyncToolOptions } from './middleware/async-tool/index.js';
 import type { SubagentsOptions } from './middleware/subagents/index.js';
+import type { SkillCuratorOptions } from './middleware/skill-curator/index.js';
 import type { BackgroundTasks } from './tasks/background-tasks.js';
 import type { MemoryFlushOptions } from './middleware/memory-flush/index.js';
 import type { MemoryMaintenanceOptions } from './middleware/memory-maintenance/index.js';
@@ -96,6 +97,11 @@ export interface HarnessOptions extends Omit<AgentOptions, 'model'> {
    * `subagents/<name>.md` or general-purpose ones. Default on.
    */
   readonly subagents?: boolean | Omit<SubagentsOptions, 'fileSystem' | 'tasks' | 'depth'>;
+  /**
+   * Skills: `skills/<name>/SKILL.md` listed in `<available_skills>`, `load_skill`, usage counts,
+   * and the curator of agent-written skills (stale, then archived). Default on.
+   */
+  readonly skills?: boolean | Omit<SkillCuratorOptions, 'fileSystem'>;
   /** The background work of this agent (late tool calls, background subagents). Default: new ones on `bus`. */
   readonly tasks?: BackgroundTasks;
 }

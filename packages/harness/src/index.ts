@@ -90,3 +90,11 @@ export { SUBAGENT_TOOL_NAMES, SubagentsMiddleware } from './middleware/subagents
 export type { SubagentsOptions } from './middleware/subagents/index.js';
 export { GENERAL_PURPOSE, listSubagents, loadSubagent, SUBAGENT_NAME } from './subagents/subagent-definition.js';
 export type { SubagentDefinition } from './subagents/subagent-definition.js';
+
+// skills: skills/<name>/SKILL.md, load_skill, usage counts and the curator of agent-written skills
+export { SkillCuratorMiddleware } from './middleware/skill-curator/index.js';
+export type { SkillCuratorOptions, SkillCuratorState } from './middleware/skill-curator/index.js';
+export { listSkills, loadSkill, SKILL_ARCHIVE, SKILL_NAME } from './skills/skill-definition.js';
+export type { SkillDefinition } from './skills/skill-definition.js';
+export { curateSkills, unmarkStale } from './skills/skill-curator.js';
+export type { SkillCurationPolicy, SkillCurationResult, SkillUsage } from './skills/skill-curator.js';
