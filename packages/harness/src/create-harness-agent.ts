@@ -68,33 +68,70 @@ const HOOKS = ['onAgent', 'onReasoning', 'onModelCall', 'onActing', 'onSystemPro
  * ```
  */
 export function createHarnessAgent(options: HarnessOptions): Agent {
-  if (!options || typeof options !== 'object') throw new TypeError('createHarnessAgent needs an options object ({ model, workspace, ... }).');
+  if (!options || typeof options !== 'object')
+    throw new TypeError('createHarnessAgent needs an options object ({ model, workspace, ... }).');
   if (!options.model) throw new TypeError('createHarnessAgent needs a model (options.model).');
   if (options.workspace === undefined && !options.fileSystem) {
-    throw new TypeError('createHarnessAgent needs a workspace folder (options.workspace); it is created with its layout when missing.');
+    throw new TypeError(
+      'createHarnessAgent needs a workspace folder (options.workspace); it is created with its layout when missing.',
+    );
   }
   const fs = options.fileSystem ?? new LocalFileSystem(options.workspace!);
-  const workspace = options.fileSystem ? (options.workspace !== undefined ? ensureWorkspace(options.workspace) : fs.root) : fs.root;
+  const workspace = options.fileSystem
+    ? options.workspace !== undefined
+      ? ensureWorkspace(options.workspace)
+      : fs.root
+    : fs.root;
   const sandbox = sandboxOf(options.sandbox ?? 'none');
   const parts: AssembledPart[] = [];
-  const on = <T,>(value: T | boolean | undefined, fallback: boolean): value is T | true => (value === undefined ? fallback : value !== false);
+  const on = <T>(value: T | boolean | undefined, fallback: boolean): value is T | true =>
+    value === undefined ? fallback : value !== false;
 
   parts.push(
     sandbox
       ? {
-          part: { name: 'SandboxLifecycleMiddleware', option: 'sandbox', enabled: true, reason: `sandbox: ${sandbox.kind} — ${sandbox.description}` },
-          middleware: new SandboxLifecycleMiddleware({ sandbox, workspace, ...options.execute }),
+          part: {
+            name: 'SandboxLifecycleMiddleware',
+            option: 'sandbox',
+            enabled: true,
+            reason: `sandbox: ${sandbox.kind} — ${sandbox.description}${options.sandboxLease ? "; a reply first takes the session's sandbox lease (one process at a time)" : ''}`,
+          },
+          middleware: new SandboxLifecycleMiddleware({
+            sandbox,
+            workspace,
+            ...options.execute,
+            ...(options.sandboxLease ? { lease: options.sandboxLease } : {}),
+          }),
         }
-      : { part: { name: 'SandboxLifecycleMiddleware', option: 'sandbox', enabled: false, reason: "sandbox: 'none' — the agent has no shell" } },
+      : {
+          part: {
+            name: 'SandboxLifecycleMiddleware',
+            option: 'sandbox',
+            enabled: false,
+            reason: "sandbox: 'none' — the agent has no shell",
+          },
+        },
   );
   const atPath = options.atPathExpansion;
   parts.push(
     on(atPath, true)
       ? {
-          part: { name: 'AtPathExpansionMiddleware', option: 'atPathExpansion', enabled: true, reason: '@path in a user message attaches that workspace file' },
+          part: {
+            name: 'AtPathExpansionMiddleware',
+            option: 'atPathExpansion',
+            enabled: true,
+            reason: '@path in a user message attaches that workspace file',
+          },
           middleware: new AtPathExpansionMiddleware({ ...(typeof atPath === 'object' ? atPath : {}), fileSystem: fs }),
         }
-      : { part: { name: 'AtPathExpansionMiddleware', option: 'atPathExpansion', enabled: false, reason: 'atPathExpansion: false' } },
+      : {
+          part: {
+            name: 'AtPathExpansionMiddleware',
+            option: 'atPathExpansion',
+            enabled: false,
+            reason: 'atPathExpansion: false',
+          },
+        },
   );
   const bus = options.bus ?? new InMemoryMessageBus();
   const tasks = options.tasks ?? new BackgroundTasks({ bus });
@@ -103,17 +140,37 @@ export function createHarnessAgent(options: HarnessOptions): Agent {
   parts.push(
     on(wsContext, true)
       ? {
-          part: { name: 'WorkspaceContextMiddleware', option: 'workspaceContext', enabled: true, reason: 'date, workspace, AGENTS.md, MEMORY.md and knowledge index in the system prompt' },
-          middleware: new WorkspaceContextMiddleware({ ...(typeof wsContext === 'object' ? wsContext : {}), workspace }),
+          part: {
+            name: 'WorkspaceContextMiddleware',
+            option: 'workspaceContext',
+            enabled: true,
+            reason: 'date, workspace, AGENTS.md, MEMORY.md and knowledge index in the system prompt',
+          },
+          middleware: new WorkspaceContextMiddleware({
+            ...(typeof wsContext === 'object' ? wsContext : {}),
+            workspace,
+          }),
         }
-      : { part: { name: 'WorkspaceContextMiddleware', option: 'workspaceContext', enabled: false, reason: 'workspaceContext: false' } },
+      : {
+          part: {
+            name: 'WorkspaceContextMiddleware',
+            option: 'workspaceContext',
+            enabled: false,
+            reason: 'workspaceContext: false',
+          },
+        },
   );
   parts.push(skillsPart(options, fs));
   const todos = options.todos;
   parts.push(
     on(todos, true)
       ? {
-          part: { name: 'TodoListMiddleware', option: 'todos', enabled: true, reason: 'write_todos keeps a task list, shown in the prompt and emitted as todos_updated' },
+          part: {
+            name: 'TodoListMiddleware',
+            option: 'todos',
+            enabled: true,
+            reason: 'write_todos keeps a task list, shown in the prompt and emitted as todos_updated',
+          },
           middleware: new TodoListMiddleware(typeof todos === 'object' ? todos : {}),
         }
       : { part: { name: 'TodoListMiddleware', option: 'todos', enabled: false, reason: 'todos: false' } },
@@ -121,7 +178,12 @@ export function createHarnessAgent(options: HarnessOptions): Agent {
   parts.push(
     options.planMode === true
       ? {
-          part: { name: 'PlanModeMiddleware', option: 'planMode', enabled: true, reason: 'plan_enter/plan_write/plan_exit; non-read-only tools denied while planning' },
+          part: {
+            name: 'PlanModeMiddleware',
+            option: 'planMode',
+            enabled: true,
+            reason: 'plan_enter/plan_write/plan_exit; non-read-only tools denied while planning',
+          },
           middleware: new PlanModeMiddleware({ fileSystem: fs }),
         }
       : { part: { name: 'PlanModeMiddleware', option: 'planMode', enabled: false, reason: 'planMode is not true' } },
@@ -133,7 +195,10 @@ export function createHarnessAgent(options: HarnessOptions): Agent {
   parts.push(
     on(compaction, true)
       ? (() => {
-          const middleware = new CompactionMiddleware({ ...(typeof compaction === 'object' ? compaction : {}), fileSystem: fs });
+          const middleware = new CompactionMiddleware({
+            ...(typeof compaction === 'object' ? compaction : {}),
+            fileSystem: fs,
+          });
           const c = typeof compaction === 'object' ? compaction : {};
           const trigger =
             c.triggerTokens !== undefined
@@ -150,7 +215,10 @@ export function createHarnessAgent(options: HarnessOptions): Agent {
   parts.push(
     on(eviction, true)
       ? (() => {
-          const middleware = new ToolResultEvictionMiddleware({ ...(typeof eviction === 'object' ? eviction : {}), fileSystem: fs });
+          const middleware = new ToolResultEvictionMiddleware({
+            ...(typeof eviction === 'object' ? eviction : {}),
+            fileSystem: fs,
+          });
           return {
             part: {
               name: 'ToolResultEvictionMiddleware',
@@ -161,7 +229,14 @@ export function createHarnessAgent(options: HarnessOptions): Agent {
             middleware,
           };
         })()
-      : { part: { name: 'ToolResultEvictionMiddleware', option: 'toolResultEviction', enabled: false, reason: 'toolResultEviction: false' } },
+      : {
+          part: {
+            name: 'ToolResultEvictionMiddleware',
+            option: 'toolResultEviction',
+            enabled: false,
+            reason: 'toolResultEviction: false',
+          },
+        },
   );
   // Subagents borrow the sandbox lifecycle (their own sandbox per reply, so they have execute), the
   // workspace context (AGENTS.md and the rest in their prompt) and eviction.
@@ -170,13 +245,19 @@ export function createHarnessAgent(options: HarnessOptions): Agent {
   parts.splice(subagentsAt, 0, subagentsPart(options, fs, tasks, lent));
   const fileTools = options.fileTools ?? true;
   const reading = [readFileTool(fs, options.readFile), listFilesTool(fs), globFilesTool(fs), grepFilesTool(fs)];
-  const tools = fileTools === false ? [] : fileTools === 'read-only' ? reading : [...reading, writeFileTool(fs), editFileTool(fs)];
+  const tools =
+    fileTools === false ? [] : fileTools === 'read-only' ? reading : [...reading, writeFileTool(fs), editFileTool(fs)];
   parts.push({
     part: {
       name: 'file tools',
       option: 'fileTools',
       enabled: tools.length > 0,
-      reason: fileTools === false ? 'fileTools: false' : fileTools === 'read-only' ? 'read-only file tools' : 'all file tools, confined to the workspace',
+      reason:
+        fileTools === false
+          ? 'fileTools: false'
+          : fileTools === 'read-only'
+            ? 'read-only file tools'
+            : 'all file tools, confined to the workspace',
     },
     tools,
   });
@@ -202,6 +283,7 @@ export function createHarnessAgent(options: HarnessOptions): Agent {
     subagents: _sa,
     tasks: _tk,
     skills: _sk,
+    sandboxLease: _sl,
     ...agentOptions
   } = options;
   const harnessMiddlewares = parts.flatMap((p) => (p.middleware ? [p.middleware] : []));
@@ -237,7 +319,10 @@ export function createHarnessAgent(options: HarnessOptions): Agent {
  */
 export function describeHarness(agent: Agent): HarnessDescription {
   const description = described.get(agent);
-  if (!description) throw new TypeError(`Agent "${agent?.name}" was not built by createHarnessAgent; describeHarness knows only those.`);
+  if (!description)
+    throw new TypeError(
+      `Agent "${agent?.name}" was not built by createHarnessAgent; describeHarness knows only those.`,
+    );
   return description;
 }
 
@@ -246,5 +331,7 @@ function sandboxOf(choice: SandboxChoice): Sandbox | undefined {
   if (choice === 'local') return new LocalSandbox();
   if (choice === 'bubblewrap') return new BubblewrapSandbox();
   if (choice && typeof choice === 'object' && typeof choice.acquire === 'function') return choice;
-  throw new TypeError(`sandbox must be 'none', 'local', 'bubblewrap' or a Sandbox object, got ${JSON.stringify(choice)}.`);
+  throw new TypeError(
+    `sandbox must be 'none', 'local', 'bubblewrap' or a Sandbox object, got ${JSON.stringify(choice)}.`,
+  );
 }

@@ -15,6 +15,7 @@ import type { BackgroundTasks } from './tasks/background-tasks.js';
 import type { MemoryFlushOptions } from './middleware/memory-flush/index.js';
 import type { MemoryMaintenanceOptions } from './middleware/memory-maintenance/index.js';
 import type { Sandbox } from './sandbox/sandbox.js';
+import type { SandboxLease } from './sandbox/sandbox-lease.js';
 import type { ReadFileOptions } from './tools/read-file.js';
 import type { WorkspaceFileSystem } from './workspace/workspace-file-system.js';
 
@@ -61,8 +62,17 @@ export interface HarnessOptions extends Omit<AgentOptions, 'model'> {
   readonly readFile?: ReadFileOptions;
   /** Where `execute` runs; `'none'` gives the agent no shell. Default `'none'`. */
   readonly sandbox?: SandboxChoice;
+  /**
+   * One driver per session's sandbox across processes (`RedisSandboxLease` from
+   * `@rxscope/harness/redis`): a reply takes the lease before it acquires the sandbox, and fails
+   * with a `SandboxBusyError` when another process holds it. Default: none (one process).
+   */
+  readonly sandboxLease?: SandboxLease;
   /** Options of the `execute` tool (it asks for permission by default). */
-  readonly execute?: Pick<SandboxLifecycleOptions, 'askPermission' | 'defaultTimeoutS' | 'maxTimeoutS' | 'maxOutputChars'>;
+  readonly execute?: Pick<
+    SandboxLifecycleOptions,
+    'askPermission' | 'defaultTimeoutS' | 'maxTimeoutS' | 'maxOutputChars'
+  >;
   /** Older messages summarised when the conversation grows too long. Default on. */
   readonly compaction?: false | Omit<CompactionOptions, 'fileSystem'>;
   /** Large tool results written to the workspace and replaced by a pointer. Default on. */

@@ -32,6 +32,8 @@ export { LocalSandbox } from './sandbox/local-sandbox.js';
 export type { LocalSandboxOptions } from './sandbox/local-sandbox.js';
 export { BubblewrapSandbox } from './sandbox/bubblewrap-sandbox.js';
 export type { BubblewrapSandboxOptions } from './sandbox/bubblewrap-sandbox.js';
+export { SandboxBusyError } from './sandbox/sandbox-lease.js';
+export type { HeldSandboxLease, SandboxLease } from './sandbox/sandbox-lease.js';
 
 // middlewares
 export { SANDBOX_SESSION, SandboxLifecycleMiddleware } from './middleware/sandbox-lifecycle/index.js';
