@@ -7,6 +7,7 @@ import { SandboxLifecycleMiddleware } from './middleware/sandbox-lifecycle/index
 import { TodoListMiddleware } from './middleware/todo-list/index.js';
 import { ToolResultEvictionMiddleware } from './middleware/tool-result-eviction/index.js';
 import { WorkspaceContextMiddleware } from './middleware/workspace-context/index.js';
+import { WorkspaceSnapshotMiddleware } from './middleware/workspace-snapshot/index.js';
 import type { AssembledPart, HarnessPart } from './harness-part.js';
 import { InMemoryMessageBus } from './bus/in-memory-message-bus.js';
 import { asyncToolPart, inboxPart, skillsPart, subagentsPart } from './coordination-parts.js';
@@ -47,7 +48,9 @@ const HOOKS = ['onAgent', 'onReasoning', 'onModelCall', 'onActing', 'onSystemPro
  * Order (outermost first) and why:
  * 1. `SandboxLifecycleMiddleware` — acquires the sandbox before anything of the reply runs and
  *    releases it after everything inside has torn down.
- * 2. `AtPathExpansionMiddleware` — rewrites the reply's input before any step sees it.
+ * 2. `WorkspaceSnapshotMiddleware` (when on) — restores a resumed session's files before
+ *    anything reads them; snapshots after each tool call that may change files.
+ * 3. `AtPathExpansionMiddleware` — rewrites the reply's input before any step sees it.
  * 3. `InboxMiddleware` — listens to the session's inbox for the whole reply.
  * 4. `WorkspaceContextMiddleware`, 5. `SkillCuratorMiddleware`, 6. `TodoListMiddleware`,
  *    7. `PlanModeMiddleware` — system prompt sections in this order, the most stable first (the
@@ -109,6 +112,32 @@ export function createHarnessAgent(options: HarnessOptions): Agent {
             option: 'sandbox',
             enabled: false,
             reason: "sandbox: 'none' — the agent has no shell",
+          },
+        },
+  );
+  // Right after the sandbox: a resumed session's files are back before @path or any step reads them.
+  const snapshot = options.workspaceSnapshot;
+  parts.push(
+    snapshot
+      ? {
+          part: {
+            name: 'WorkspaceSnapshotMiddleware',
+            option: 'workspaceSnapshot',
+            enabled: true,
+            reason:
+              "the workspace's files saved with the session after each tool call that may change them, restored where the session resumes",
+          },
+          middleware: new WorkspaceSnapshotMiddleware({
+            ...(typeof snapshot === 'object' ? snapshot : {}),
+            fileSystem: fs,
+          }),
+        }
+      : {
+          part: {
+            name: 'WorkspaceSnapshotMiddleware',
+            option: 'workspaceSnapshot',
+            enabled: false,
+            reason: 'workspaceSnapshot is not set (the workspace stays on this machine)',
           },
         },
   );
@@ -284,6 +313,7 @@ export function createHarnessAgent(options: HarnessOptions): Agent {
     tasks: _tk,
     skills: _sk,
     sandboxLease: _sl,
+    workspaceSnapshot: _ws,
     ...agentOptions
   } = options;
   const harnessMiddlewares = parts.flatMap((p) => (p.middleware ? [p.middleware] : []));

@@ -16,6 +16,7 @@ import type { MemoryFlushOptions } from './middleware/memory-flush/index.js';
 import type { MemoryMaintenanceOptions } from './middleware/memory-maintenance/index.js';
 import type { Sandbox } from './sandbox/sandbox.js';
 import type { SandboxLease } from './sandbox/sandbox-lease.js';
+import type { WorkspaceSnapshotOptions } from './workspace/workspace-snapshot.js';
 import type { ReadFileOptions } from './tools/read-file.js';
 import type { WorkspaceFileSystem } from './workspace/workspace-file-system.js';
 
@@ -68,6 +69,11 @@ export interface HarnessOptions extends Omit<AgentOptions, 'model'> {
    * with a `SandboxBusyError` when another process holds it. Default: none (one process).
    */
   readonly sandboxLease?: SandboxLease;
+  /**
+   * The workspace's files saved with the session (in the agent state) and restored where the
+   * session resumes, so another machine finds them. Default false (it grows every saved state).
+   */
+  readonly workspaceSnapshot?: boolean | WorkspaceSnapshotOptions;
   /** Options of the `execute` tool (it asks for permission by default). */
   readonly execute?: Pick<
     SandboxLifecycleOptions,

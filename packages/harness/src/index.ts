@@ -100,3 +100,9 @@ export { listSkills, loadSkill, SKILL_ARCHIVE, SKILL_NAME } from './skills/skill
 export type { SkillDefinition } from './skills/skill-definition.js';
 export { curateSkills, unmarkStale } from './skills/skill-curator.js';
 export type { SkillCurationPolicy, SkillCurationResult, SkillUsage } from './skills/skill-curator.js';
+
+// workspace snapshots: the workspace's files travel with the session
+export { WorkspaceSnapshotMiddleware } from './middleware/workspace-snapshot/index.js';
+export type { WorkspaceSnapshotMiddlewareOptions } from './middleware/workspace-snapshot/index.js';
+export { restoreWorkspace, SNAPSHOT_EXCLUDED, SNAPSHOT_MARKER, snapshotIdOf, snapshotWorkspace } from './workspace/workspace-snapshot.js';
+export type { SnapshotFile, WorkspaceSnapshot, WorkspaceSnapshotOptions } from './workspace/workspace-snapshot.js';
