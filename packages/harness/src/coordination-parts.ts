@@ -6,6 +6,7 @@ import { InboxMiddleware } from './middleware/inbox/index.js';
 import type { BackgroundTasks } from './tasks/background-tasks.js';
 import type { Middleware } from '@rxscope/core';
 import { SubagentsMiddleware } from './middleware/subagents/index.js';
+import { SkillCuratorMiddleware } from './middleware/skill-curator/index.js';
 import type { WorkspaceFileSystem } from './workspace/workspace-file-system.js';
 
 /** The inbox part of a harness: messages pushed to the session's inbox join the running reply. */
@@ -74,4 +75,25 @@ export function subagentsPart(
     `agent_spawn runs subagents/<name>.md${o.generalPurpose === false ? '' : ' or a general-purpose subagent'} in a context of its own, ` +
     `nested at most ${middleware.maxDepth} deep; ${background ? 'background spawns report through the inbox' : 'no background spawns (inbox: false)'}`;
   return { part: { name: 'SubagentsMiddleware', option: 'subagents', enabled: true, reason }, middleware };
+}
+
+/** Skills: `<available_skills>` in the prompt, `load_skill`, usage counts and the curator. */
+export function skillsPart(options: HarnessOptions, fs: WorkspaceFileSystem): AssembledPart {
+  const skills = options.skills ?? true;
+  if (skills === false)
+    return { part: { name: 'SkillCuratorMiddleware', option: 'skills', enabled: false, reason: 'skills: false' } };
+  const o = typeof skills === 'object' ? skills : {};
+  const curation =
+    o.curateEveryHours === false
+      ? 'no curation'
+      : `agent-written skills unused ${o.staleAfterDays ?? 30} days marked stale, archived ${o.archiveAfterDays ?? 30} days later`;
+  return {
+    part: {
+      name: 'SkillCuratorMiddleware',
+      option: 'skills',
+      enabled: true,
+      reason: `skills/<name>/SKILL.md listed in <available_skills>, loaded with load_skill and counted; ${curation}`,
+    },
+    middleware: new SkillCuratorMiddleware({ ...o, fileSystem: fs }),
+  };
 }

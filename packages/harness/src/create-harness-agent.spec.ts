@@ -27,6 +27,7 @@ describe('createHarnessAgent', () => {
       'AtPathExpansionMiddleware',
       'InboxMiddleware',
       'WorkspaceContextMiddleware',
+      'SkillCuratorMiddleware',
       'TodoListMiddleware',
       'PlanModeMiddleware',
       'SubagentsMiddleware',
@@ -37,7 +38,7 @@ describe('createHarnessAgent', () => {
     expect(agent.tools.map((t) => t.name).sort()).toEqual(
       [
         'edit_file', 'execute', 'glob_files', 'grep_files', 'list_files', 'plan_enter', 'plan_exit', 'plan_write', 'read_file', 'write_file', 'write_todos',
-        'agent_spawn', 'agent_send', 'task_output', 'task_cancel',
+        'agent_spawn', 'agent_send', 'task_output', 'task_cancel', 'load_skill',
       ].sort(),
     );
   });
@@ -46,12 +47,13 @@ describe('createHarnessAgent', () => {
     const options = { ...presets.coding(), ...presets.research(), todos: false, model, workspace: dir.path };
     expect(options).toMatchObject({ fileTools: 'read-only', sandbox: 'none', planMode: false, todos: false });
     const agent = createHarnessAgent(options);
-    expect(agent.tools.map((t) => t.name).sort()).toEqual(['agent_send', 'agent_spawn', 'glob_files', 'grep_files', 'list_files', 'read_file', 'task_cancel', 'task_output']);
+    expect(agent.tools.map((t) => t.name).sort()).toEqual(['agent_send', 'agent_spawn', 'glob_files', 'grep_files', 'list_files', 'load_skill', 'read_file', 'task_cancel', 'task_output']);
     const parts = describeHarness(agent).parts;
     expect(parts.filter((p) => p.enabled).map((p) => p.name)).toEqual([
       'AtPathExpansionMiddleware',
       'InboxMiddleware',
       'WorkspaceContextMiddleware',
+      'SkillCuratorMiddleware',
       'SubagentsMiddleware',
       'AsyncToolMiddleware',
       'CompactionMiddleware',
@@ -70,9 +72,11 @@ describe('createHarnessAgent', () => {
     expect(d.userMiddlewares).toEqual(['tracing']);
     expect(d.parts.map((p) => [p.name, p.enabled])).toEqual([
       ['SandboxLifecycleMiddleware', true],
+      ['WorkspaceSnapshotMiddleware', false],
       ['AtPathExpansionMiddleware', true],
       ['InboxMiddleware', true],
       ['WorkspaceContextMiddleware', true],
+      ['SkillCuratorMiddleware', true],
       ['TodoListMiddleware', true],
       ['PlanModeMiddleware', true],
       ['SubagentsMiddleware', true],
@@ -86,17 +90,17 @@ describe('createHarnessAgent', () => {
     ]);
     expect(d.parts[0]).toMatchObject({ hooks: ['onAgent', 'onActing'], tools: ['execute'] });
     expect(d.parts[0]!.reason).toMatch(/^sandbox: local/);
-    expect(d.parts[2]).toMatchObject({ hooks: ['onAgent'], tools: [] });
-    expect(d.parts[2]!.reason).toBe("messages pushed to inbox:<session> on an in-memory bus (this process only) join the running reply's next step");
-    expect(d.parts[5]).toMatchObject({ hooks: ['onAgent', 'onActing', 'onSystemPrompt'], tools: ['plan_enter', 'plan_write', 'plan_exit'] });
-    expect(d.parts[6]).toMatchObject({ hooks: ['onReasoning', 'onActing'], tools: ['agent_spawn', 'agent_send', 'task_output', 'task_cancel'] });
-    expect(d.parts[6]!.reason).toBe(
+    expect(d.parts[3]).toMatchObject({ hooks: ['onAgent'], tools: [] });
+    expect(d.parts[3]!.reason).toBe("messages pushed to inbox:<session> on an in-memory bus (this process only) join the running reply's next step");
+    expect(d.parts[7]).toMatchObject({ hooks: ['onAgent', 'onActing', 'onSystemPrompt'], tools: ['plan_enter', 'plan_write', 'plan_exit'] });
+    expect(d.parts[8]).toMatchObject({ hooks: ['onReasoning', 'onActing'], tools: ['agent_spawn', 'agent_send', 'task_output', 'task_cancel'] });
+    expect(d.parts[8]!.reason).toBe(
       'agent_spawn runs subagents/<name>.md or a general-purpose subagent in a context of its own, nested at most 2 deep; background spawns report through the inbox',
     );
-    expect(d.parts[7]).toMatchObject({ hooks: ['onActing'], tools: [] });
-    expect(d.parts[7]!.reason).toBe('a tool call still running after 60 s gets a placeholder and goes on in the background; its result comes through the inbox');
-    expect(d.parts[8]!.reason).toBe("older messages summarised over 100,000 tokens (from the model's context window when known)");
-    expect(d.parts[9]!.reason).toBe('results over 80,000 characters go to large_tool_results/');
+    expect(d.parts[9]).toMatchObject({ hooks: ['onActing'], tools: [] });
+    expect(d.parts[9]!.reason).toBe('a tool call still running after 60 s gets a placeholder and goes on in the background; its result comes through the inbox');
+    expect(d.parts[10]!.reason).toBe("older messages summarised over 100,000 tokens (from the model's context window when known)");
+    expect(d.parts[11]!.reason).toBe('results over 80,000 characters go to large_tool_results/');
   });
 
   it('memory: true adds the flush, the maintenance and the memory tools; each switches off alone', () => {

@@ -7,9 +7,10 @@ import { SandboxLifecycleMiddleware } from './middleware/sandbox-lifecycle/index
 import { TodoListMiddleware } from './middleware/todo-list/index.js';
 import { ToolResultEvictionMiddleware } from './middleware/tool-result-eviction/index.js';
 import { WorkspaceContextMiddleware } from './middleware/workspace-context/index.js';
+import { WorkspaceSnapshotMiddleware } from './middleware/workspace-snapshot/index.js';
 import type { AssembledPart, HarnessPart } from './harness-part.js';
 import { InMemoryMessageBus } from './bus/in-memory-message-bus.js';
-import { asyncToolPart, inboxPart, subagentsPart } from './coordination-parts.js';
+import { asyncToolPart, inboxPart, skillsPart, subagentsPart } from './coordination-parts.js';
 import { BackgroundTasks } from './tasks/background-tasks.js';
 export type { HarnessPart } from './harness-part.js';
 import { memoryParts } from './memory/memory-parts.js';
@@ -47,17 +48,20 @@ const HOOKS = ['onAgent', 'onReasoning', 'onModelCall', 'onActing', 'onSystemPro
  * Order (outermost first) and why:
  * 1. `SandboxLifecycleMiddleware` — acquires the sandbox before anything of the reply runs and
  *    releases it after everything inside has torn down.
- * 2. `AtPathExpansionMiddleware` — rewrites the reply's input before any step sees it.
+ * 2. `WorkspaceSnapshotMiddleware` (when on) — restores a resumed session's files before
+ *    anything reads them; snapshots after each tool call that may change files.
+ * 3. `AtPathExpansionMiddleware` — rewrites the reply's input before any step sees it.
  * 3. `InboxMiddleware` — listens to the session's inbox for the whole reply.
- * 4. `WorkspaceContextMiddleware`, 5. `TodoListMiddleware`, 6. `PlanModeMiddleware` — system
- *    prompt sections in this order (the plan-mode banner last, nearest the conversation); plan
- *    mode denies a call before any inner layer runs it.
- * 7. `SubagentsMiddleware` — binds `agent_spawn` and the task tools to the reply before an inner
+ * 4. `WorkspaceContextMiddleware`, 5. `SkillCuratorMiddleware`, 6. `TodoListMiddleware`,
+ *    7. `PlanModeMiddleware` — system prompt sections in this order, the most stable first (the
+ *    plan-mode banner last, nearest the conversation); plan mode denies a call before any inner
+ *    layer runs it. The skill curator also curates skills at a reply's first step.
+ * 8. `SubagentsMiddleware` — binds `agent_spawn` and the task tools to the reply before an inner
  *    layer can send a spawn to the background; lists the declared subagents for the model.
- * 8. `AsyncToolMiddleware` — inside plan mode (a denied call never starts), outside eviction
+ * 9. `AsyncToolMiddleware` — inside plan mode (a denied call never starts), outside eviction
  *    (a result in time is evicted as usual).
- * 9. `CompactionMiddleware` — summarises before a step is assembled.
- * 10. `ToolResultEvictionMiddleware` — innermost on acting: it replaces the raw result before any
+ * 10. `CompactionMiddleware` — summarises before a step is assembled.
+ * 11. `ToolResultEvictionMiddleware` — innermost on acting: it replaces the raw result before any
  *    outer layer (or the conversation) sees it.
  *
  * @example
@@ -67,33 +71,96 @@ const HOOKS = ['onAgent', 'onReasoning', 'onModelCall', 'onActing', 'onSystemPro
  * ```
  */
 export function createHarnessAgent(options: HarnessOptions): Agent {
-  if (!options || typeof options !== 'object') throw new TypeError('createHarnessAgent needs an options object ({ model, workspace, ... }).');
+  if (!options || typeof options !== 'object')
+    throw new TypeError('createHarnessAgent needs an options object ({ model, workspace, ... }).');
   if (!options.model) throw new TypeError('createHarnessAgent needs a model (options.model).');
   if (options.workspace === undefined && !options.fileSystem) {
-    throw new TypeError('createHarnessAgent needs a workspace folder (options.workspace); it is created with its layout when missing.');
+    throw new TypeError(
+      'createHarnessAgent needs a workspace folder (options.workspace); it is created with its layout when missing.',
+    );
   }
   const fs = options.fileSystem ?? new LocalFileSystem(options.workspace!);
-  const workspace = options.fileSystem ? (options.workspace !== undefined ? ensureWorkspace(options.workspace) : fs.root) : fs.root;
+  const workspace = options.fileSystem
+    ? options.workspace !== undefined
+      ? ensureWorkspace(options.workspace)
+      : fs.root
+    : fs.root;
   const sandbox = sandboxOf(options.sandbox ?? 'none');
   const parts: AssembledPart[] = [];
-  const on = <T,>(value: T | boolean | undefined, fallback: boolean): value is T | true => (value === undefined ? fallback : value !== false);
+  const on = <T>(value: T | boolean | undefined, fallback: boolean): value is T | true =>
+    value === undefined ? fallback : value !== false;
 
   parts.push(
     sandbox
       ? {
-          part: { name: 'SandboxLifecycleMiddleware', option: 'sandbox', enabled: true, reason: `sandbox: ${sandbox.kind} — ${sandbox.description}` },
-          middleware: new SandboxLifecycleMiddleware({ sandbox, workspace, ...options.execute }),
+          part: {
+            name: 'SandboxLifecycleMiddleware',
+            option: 'sandbox',
+            enabled: true,
+            reason: `sandbox: ${sandbox.kind} — ${sandbox.description}${options.sandboxLease ? "; a reply first takes the session's sandbox lease (one process at a time)" : ''}`,
+          },
+          middleware: new SandboxLifecycleMiddleware({
+            sandbox,
+            workspace,
+            ...options.execute,
+            ...(options.sandboxLease ? { lease: options.sandboxLease } : {}),
+          }),
         }
-      : { part: { name: 'SandboxLifecycleMiddleware', option: 'sandbox', enabled: false, reason: "sandbox: 'none' — the agent has no shell" } },
+      : {
+          part: {
+            name: 'SandboxLifecycleMiddleware',
+            option: 'sandbox',
+            enabled: false,
+            reason: "sandbox: 'none' — the agent has no shell",
+          },
+        },
+  );
+  // Right after the sandbox: a resumed session's files are back before @path or any step reads them.
+  const snapshot = options.workspaceSnapshot;
+  parts.push(
+    snapshot
+      ? {
+          part: {
+            name: 'WorkspaceSnapshotMiddleware',
+            option: 'workspaceSnapshot',
+            enabled: true,
+            reason:
+              "the workspace's files saved with the session after each tool call that may change them, restored where the session resumes",
+          },
+          middleware: new WorkspaceSnapshotMiddleware({
+            ...(typeof snapshot === 'object' ? snapshot : {}),
+            fileSystem: fs,
+          }),
+        }
+      : {
+          part: {
+            name: 'WorkspaceSnapshotMiddleware',
+            option: 'workspaceSnapshot',
+            enabled: false,
+            reason: 'workspaceSnapshot is not set (the workspace stays on this machine)',
+          },
+        },
   );
   const atPath = options.atPathExpansion;
   parts.push(
     on(atPath, true)
       ? {
-          part: { name: 'AtPathExpansionMiddleware', option: 'atPathExpansion', enabled: true, reason: '@path in a user message attaches that workspace file' },
+          part: {
+            name: 'AtPathExpansionMiddleware',
+            option: 'atPathExpansion',
+            enabled: true,
+            reason: '@path in a user message attaches that workspace file',
+          },
           middleware: new AtPathExpansionMiddleware({ ...(typeof atPath === 'object' ? atPath : {}), fileSystem: fs }),
         }
-      : { part: { name: 'AtPathExpansionMiddleware', option: 'atPathExpansion', enabled: false, reason: 'atPathExpansion: false' } },
+      : {
+          part: {
+            name: 'AtPathExpansionMiddleware',
+            option: 'atPathExpansion',
+            enabled: false,
+            reason: 'atPathExpansion: false',
+          },
+        },
   );
   const bus = options.bus ?? new InMemoryMessageBus();
   const tasks = options.tasks ?? new BackgroundTasks({ bus });
@@ -102,16 +169,37 @@ export function createHarnessAgent(options: HarnessOptions): Agent {
   parts.push(
     on(wsContext, true)
       ? {
-          part: { name: 'WorkspaceContextMiddleware', option: 'workspaceContext', enabled: true, reason: 'date, workspace, AGENTS.md, MEMORY.md and knowledge index in the system prompt' },
-          middleware: new WorkspaceContextMiddleware({ ...(typeof wsContext === 'object' ? wsContext : {}), workspace }),
+          part: {
+            name: 'WorkspaceContextMiddleware',
+            option: 'workspaceContext',
+            enabled: true,
+            reason: 'date, workspace, AGENTS.md, MEMORY.md and knowledge index in the system prompt',
+          },
+          middleware: new WorkspaceContextMiddleware({
+            ...(typeof wsContext === 'object' ? wsContext : {}),
+            workspace,
+          }),
         }
-      : { part: { name: 'WorkspaceContextMiddleware', option: 'workspaceContext', enabled: false, reason: 'workspaceContext: false' } },
+      : {
+          part: {
+            name: 'WorkspaceContextMiddleware',
+            option: 'workspaceContext',
+            enabled: false,
+            reason: 'workspaceContext: false',
+          },
+        },
   );
+  parts.push(skillsPart(options, fs));
   const todos = options.todos;
   parts.push(
     on(todos, true)
       ? {
-          part: { name: 'TodoListMiddleware', option: 'todos', enabled: true, reason: 'write_todos keeps a task list, shown in the prompt and emitted as todos_updated' },
+          part: {
+            name: 'TodoListMiddleware',
+            option: 'todos',
+            enabled: true,
+            reason: 'write_todos keeps a task list, shown in the prompt and emitted as todos_updated',
+          },
           middleware: new TodoListMiddleware(typeof todos === 'object' ? todos : {}),
         }
       : { part: { name: 'TodoListMiddleware', option: 'todos', enabled: false, reason: 'todos: false' } },
@@ -119,7 +207,12 @@ export function createHarnessAgent(options: HarnessOptions): Agent {
   parts.push(
     options.planMode === true
       ? {
-          part: { name: 'PlanModeMiddleware', option: 'planMode', enabled: true, reason: 'plan_enter/plan_write/plan_exit; non-read-only tools denied while planning' },
+          part: {
+            name: 'PlanModeMiddleware',
+            option: 'planMode',
+            enabled: true,
+            reason: 'plan_enter/plan_write/plan_exit; non-read-only tools denied while planning',
+          },
           middleware: new PlanModeMiddleware({ fileSystem: fs }),
         }
       : { part: { name: 'PlanModeMiddleware', option: 'planMode', enabled: false, reason: 'planMode is not true' } },
@@ -131,7 +224,10 @@ export function createHarnessAgent(options: HarnessOptions): Agent {
   parts.push(
     on(compaction, true)
       ? (() => {
-          const middleware = new CompactionMiddleware({ ...(typeof compaction === 'object' ? compaction : {}), fileSystem: fs });
+          const middleware = new CompactionMiddleware({
+            ...(typeof compaction === 'object' ? compaction : {}),
+            fileSystem: fs,
+          });
           const c = typeof compaction === 'object' ? compaction : {};
           const trigger =
             c.triggerTokens !== undefined
@@ -148,7 +244,10 @@ export function createHarnessAgent(options: HarnessOptions): Agent {
   parts.push(
     on(eviction, true)
       ? (() => {
-          const middleware = new ToolResultEvictionMiddleware({ ...(typeof eviction === 'object' ? eviction : {}), fileSystem: fs });
+          const middleware = new ToolResultEvictionMiddleware({
+            ...(typeof eviction === 'object' ? eviction : {}),
+            fileSystem: fs,
+          });
           return {
             part: {
               name: 'ToolResultEvictionMiddleware',
@@ -159,7 +258,14 @@ export function createHarnessAgent(options: HarnessOptions): Agent {
             middleware,
           };
         })()
-      : { part: { name: 'ToolResultEvictionMiddleware', option: 'toolResultEviction', enabled: false, reason: 'toolResultEviction: false' } },
+      : {
+          part: {
+            name: 'ToolResultEvictionMiddleware',
+            option: 'toolResultEviction',
+            enabled: false,
+            reason: 'toolResultEviction: false',
+          },
+        },
   );
   // Subagents borrow the sandbox lifecycle (their own sandbox per reply, so they have execute), the
   // workspace context (AGENTS.md and the rest in their prompt) and eviction.
@@ -168,13 +274,19 @@ export function createHarnessAgent(options: HarnessOptions): Agent {
   parts.splice(subagentsAt, 0, subagentsPart(options, fs, tasks, lent));
   const fileTools = options.fileTools ?? true;
   const reading = [readFileTool(fs, options.readFile), listFilesTool(fs), globFilesTool(fs), grepFilesTool(fs)];
-  const tools = fileTools === false ? [] : fileTools === 'read-only' ? reading : [...reading, writeFileTool(fs), editFileTool(fs)];
+  const tools =
+    fileTools === false ? [] : fileTools === 'read-only' ? reading : [...reading, writeFileTool(fs), editFileTool(fs)];
   parts.push({
     part: {
       name: 'file tools',
       option: 'fileTools',
       enabled: tools.length > 0,
-      reason: fileTools === false ? 'fileTools: false' : fileTools === 'read-only' ? 'read-only file tools' : 'all file tools, confined to the workspace',
+      reason:
+        fileTools === false
+          ? 'fileTools: false'
+          : fileTools === 'read-only'
+            ? 'read-only file tools'
+            : 'all file tools, confined to the workspace',
     },
     tools,
   });
@@ -199,6 +311,9 @@ export function createHarnessAgent(options: HarnessOptions): Agent {
     asyncTools: _at,
     subagents: _sa,
     tasks: _tk,
+    skills: _sk,
+    sandboxLease: _sl,
+    workspaceSnapshot: _ws,
     ...agentOptions
   } = options;
   const harnessMiddlewares = parts.flatMap((p) => (p.middleware ? [p.middleware] : []));
@@ -234,7 +349,10 @@ export function createHarnessAgent(options: HarnessOptions): Agent {
  */
 export function describeHarness(agent: Agent): HarnessDescription {
   const description = described.get(agent);
-  if (!description) throw new TypeError(`Agent "${agent?.name}" was not built by createHarnessAgent; describeHarness knows only those.`);
+  if (!description)
+    throw new TypeError(
+      `Agent "${agent?.name}" was not built by createHarnessAgent; describeHarness knows only those.`,
+    );
   return description;
 }
 
@@ -243,5 +361,7 @@ function sandboxOf(choice: SandboxChoice): Sandbox | undefined {
   if (choice === 'local') return new LocalSandbox();
   if (choice === 'bubblewrap') return new BubblewrapSandbox();
   if (choice && typeof choice === 'object' && typeof choice.acquire === 'function') return choice;
-  throw new TypeError(`sandbox must be 'none', 'local', 'bubblewrap' or a Sandbox object, got ${JSON.stringify(choice)}.`);
+  throw new TypeError(
+    `sandbox must be 'none', 'local', 'bubblewrap' or a Sandbox object, got ${JSON.stringify(choice)}.`,
+  );
 }

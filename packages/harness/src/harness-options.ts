@@ -10,10 +10,13 @@ import type { MessageBus } from './bus/message-bus.js';
 import type { InboxOptions } from './middleware/inbox/index.js';
 import type { AsyncToolOptions } from './middleware/async-tool/index.js';
 import type { SubagentsOptions } from './middleware/subagents/index.js';
+import type { SkillCuratorOptions } from './middleware/skill-curator/index.js';
 import type { BackgroundTasks } from './tasks/background-tasks.js';
 import type { MemoryFlushOptions } from './middleware/memory-flush/index.js';
 import type { MemoryMaintenanceOptions } from './middleware/memory-maintenance/index.js';
 import type { Sandbox } from './sandbox/sandbox.js';
+import type { SandboxLease } from './sandbox/sandbox-lease.js';
+import type { WorkspaceSnapshotOptions } from './workspace/workspace-snapshot.js';
 import type { ReadFileOptions } from './tools/read-file.js';
 import type { WorkspaceFileSystem } from './workspace/workspace-file-system.js';
 
@@ -60,8 +63,22 @@ export interface HarnessOptions extends Omit<AgentOptions, 'model'> {
   readonly readFile?: ReadFileOptions;
   /** Where `execute` runs; `'none'` gives the agent no shell. Default `'none'`. */
   readonly sandbox?: SandboxChoice;
+  /**
+   * One driver per session's sandbox across processes (`RedisSandboxLease` from
+   * `@rxscope/harness/redis`): a reply takes the lease before it acquires the sandbox, and fails
+   * with a `SandboxBusyError` when another process holds it. Default: none (one process).
+   */
+  readonly sandboxLease?: SandboxLease;
+  /**
+   * The workspace's files saved with the session (in the agent state) and restored where the
+   * session resumes, so another machine finds them. Default false (it grows every saved state).
+   */
+  readonly workspaceSnapshot?: boolean | WorkspaceSnapshotOptions;
   /** Options of the `execute` tool (it asks for permission by default). */
-  readonly execute?: Pick<SandboxLifecycleOptions, 'askPermission' | 'defaultTimeoutS' | 'maxTimeoutS' | 'maxOutputChars'>;
+  readonly execute?: Pick<
+    SandboxLifecycleOptions,
+    'askPermission' | 'defaultTimeoutS' | 'maxTimeoutS' | 'maxOutputChars'
+  >;
   /** Older messages summarised when the conversation grows too long. Default on. */
   readonly compaction?: false | Omit<CompactionOptions, 'fileSystem'>;
   /** Large tool results written to the workspace and replaced by a pointer. Default on. */
@@ -96,6 +113,11 @@ export interface HarnessOptions extends Omit<AgentOptions, 'model'> {
    * `subagents/<name>.md` or general-purpose ones. Default on.
    */
   readonly subagents?: boolean | Omit<SubagentsOptions, 'fileSystem' | 'tasks' | 'depth'>;
+  /**
+   * Skills: `skills/<name>/SKILL.md` listed in `<available_skills>`, `load_skill`, usage counts,
+   * and the curator of agent-written skills (stale, then archived). Default on.
+   */
+  readonly skills?: boolean | Omit<SkillCuratorOptions, 'fileSystem'>;
   /** The background work of this agent (late tool calls, background subagents). Default: new ones on `bus`. */
   readonly tasks?: BackgroundTasks;
 }

@@ -32,6 +32,8 @@ export { LocalSandbox } from './sandbox/local-sandbox.js';
 export type { LocalSandboxOptions } from './sandbox/local-sandbox.js';
 export { BubblewrapSandbox } from './sandbox/bubblewrap-sandbox.js';
 export type { BubblewrapSandboxOptions } from './sandbox/bubblewrap-sandbox.js';
+export { SandboxBusyError } from './sandbox/sandbox-lease.js';
+export type { HeldSandboxLease, SandboxLease } from './sandbox/sandbox-lease.js';
 
 // middlewares
 export { SANDBOX_SESSION, SandboxLifecycleMiddleware } from './middleware/sandbox-lifecycle/index.js';
@@ -90,3 +92,17 @@ export { SUBAGENT_TOOL_NAMES, SubagentsMiddleware } from './middleware/subagents
 export type { SubagentsOptions } from './middleware/subagents/index.js';
 export { GENERAL_PURPOSE, listSubagents, loadSubagent, SUBAGENT_NAME } from './subagents/subagent-definition.js';
 export type { SubagentDefinition } from './subagents/subagent-definition.js';
+
+// skills: skills/<name>/SKILL.md, load_skill, usage counts and the curator of agent-written skills
+export { SkillCuratorMiddleware } from './middleware/skill-curator/index.js';
+export type { SkillCuratorOptions, SkillCuratorState } from './middleware/skill-curator/index.js';
+export { listSkills, loadSkill, SKILL_ARCHIVE, SKILL_NAME } from './skills/skill-definition.js';
+export type { SkillDefinition } from './skills/skill-definition.js';
+export { curateSkills, unmarkStale } from './skills/skill-curator.js';
+export type { SkillCurationPolicy, SkillCurationResult, SkillUsage } from './skills/skill-curator.js';
+
+// workspace snapshots: the workspace's files travel with the session
+export { WorkspaceSnapshotMiddleware } from './middleware/workspace-snapshot/index.js';
+export type { WorkspaceSnapshotMiddlewareOptions } from './middleware/workspace-snapshot/index.js';
+export { restoreWorkspace, SNAPSHOT_EXCLUDED, SNAPSHOT_MARKER, snapshotIdOf, snapshotWorkspace } from './workspace/workspace-snapshot.js';
+export type { SnapshotFile, WorkspaceSnapshot, WorkspaceSnapshotOptions } from './workspace/workspace-snapshot.js';

@@ -52,5 +52,6 @@ export const presets = {
     inbox: false,
     asyncTools: false,
     subagents: false,
+    skills: false,
   }),
 } as const;

@@ -1,18 +1,33 @@
+// The conformance suite every SessionStore passes (in memory, on files, on a real redis-server),
+// then what is particular to the file store.
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import { lastValueFrom, NEVER } from 'rxjs';
 import { z } from 'zod';
 import { Agent } from '../agent/agent.js';
 import { textOfMsg } from '../message/msg.js';
-import { FileSessionStore } from '../node/index.js';
+import { FileSessionStore, RedisSessionStore } from '../node/index.js';
 import { InMemorySessionStore, SessionConflictError, SessionStoreError, type SessionStore } from '../state/session-store.js';
 import { defineTool } from '../tool/tool.js';
 import { ModelError } from '../model/model-error.js';
 import { ModelTestingController, ScriptedChatModel } from '../testing/index.js';
+import { startRedisServer, type RedisTestServer } from '../testing/node/index.js';
 import { endOf, runReply } from './helpers.js';
 
 let dir: string;
+let redisServer: RedisTestServer;
+let redis: Redis;
+beforeAll(async () => {
+  redisServer = await startRedisServer(); // a real server: the suite fails, never skips, without it
+  redis = new Redis(redisServer.url);
+}, 20_000);
+afterAll(async () => {
+  redis?.disconnect();
+  await redisServer?.stop();
+});
+let storeCount = 0;
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'rxscope-sessions-'));
 });
@@ -23,6 +38,7 @@ afterEach(async () => {
 const stores: [string, () => SessionStore][] = [
   ['InMemorySessionStore', () => new InMemorySessionStore()],
   ['FileSessionStore', () => new FileSessionStore({ dir })],
+  ['RedisSessionStore', () => new RedisSessionStore({ redis, prefix: `test:${++storeCount}:` })],
 ];
 
 describe.each(stores)('%s', (_name, makeStore) => {

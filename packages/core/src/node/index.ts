@@ -1,6 +1,8 @@
-// @rxscope/core/node — Node-only parts (file system). Explicit named exports only.
+// @rxscope/core/node — Node-only parts (file system, Redis). Explicit named exports only.
 export { FileSessionStore } from './file-session-store.js';
 export type { FileSessionStoreOptions } from './file-session-store.js';
+export { RedisSessionStore } from './redis-session-store.js';
+export type { RedisSessionStoreOptions } from './redis-session-store.js';
 
 // graceful shutdown: running replies saved for the next process ----------------------------
 export { shutdownAgents, terminationSignal } from './shutdown-agents.js';

@@ -7,6 +7,13 @@
  *
  * A reply suspended for confirmation releases its sandbox; the resumed reply acquires a new one.
  *
+ * With a `lease` (a `RedisSandboxLease` for many processes), a reply first takes its session's
+ * lease, so two processes never drive one session's sandbox at once: a reply that cannot get it
+ * ends with a `SandboxBusyError` (`REPLY_END {finishReason: 'error'}`, code `sandbox_busy`)
+ * before anything runs. The lease is given up after the sandbox
+ * is released (its commands are dead by then); a reply that loses its lease is stopped
+ * (`REPLY_END {finishReason: 'stopped', stopReason: {code: 'sandbox_lease_lost'}}`).
+ *
  * @example
  * ```ts
  * const sandbox = new SandboxLifecycleMiddleware({ sandbox: new BubblewrapSandbox(), workspace: '/srv/ws' });
@@ -31,6 +38,7 @@ import {
   type ToolContext,
 } from '@rxscope/core';
 import type { ExecEvent, Sandbox, SandboxSession } from '../../sandbox/sandbox.js';
+import type { SandboxLease } from '../../sandbox/sandbox-lease.js';
 
 /** Options of {@link SandboxLifecycleMiddleware}. */
 export interface SandboxLifecycleOptions {
@@ -47,6 +55,8 @@ export interface SandboxLifecycleOptions {
   readonly maxTimeoutS?: number;
   /** Output kept in the result (head and tail). Default 30,000 characters. */
   readonly maxOutputChars?: number;
+  /** One driver per session across processes: the reply takes the session's lease first. Default: none. */
+  readonly lease?: SandboxLease;
   /** Receives a failure to release a sandbox (nothing is left to report it on). Default: console.error. */
   readonly onReleaseError?: (error: unknown) => void;
 }
@@ -57,7 +67,12 @@ export const SANDBOX_SESSION = new ContextToken<SandboxSession | undefined>('har
 const executeInput = (maxTimeoutS: number) =>
   z.object({
     command: z.string().min(1).describe('The shell command to run (sh -c) in the workspace folder.'),
-    timeout_s: z.number().positive().max(maxTimeoutS).optional().describe('Seconds before the command is killed. Default 120.'),
+    timeout_s: z
+      .number()
+      .positive()
+      .max(maxTimeoutS)
+      .optional()
+      .describe('Seconds before the command is killed. Default 120.'),
   });
 
 /** See the module documentation. */
@@ -69,17 +84,23 @@ export class SandboxLifecycleMiddleware implements Middleware {
   private readonly defaultTimeoutS: number;
   private readonly maxOutputChars: number;
   private readonly onReleaseError: (error: unknown) => void;
+  private readonly lease: SandboxLease | undefined;
 
   constructor(options: SandboxLifecycleOptions) {
     if (!options?.sandbox || typeof options.sandbox.acquire !== 'function') {
-      throw new TypeError('SandboxLifecycleMiddleware needs a sandbox (LocalSandbox, BubblewrapSandbox or your own Sandbox).');
+      throw new TypeError(
+        'SandboxLifecycleMiddleware needs a sandbox (LocalSandbox, BubblewrapSandbox or your own Sandbox).',
+      );
     }
-    if (typeof options.workspace !== 'string' || options.workspace === '') throw new TypeError('SandboxLifecycleMiddleware needs the workspace path.');
+    if (typeof options.workspace !== 'string' || options.workspace === '')
+      throw new TypeError('SandboxLifecycleMiddleware needs the workspace path.');
     this.sandbox = options.sandbox;
     this.workspace = options.workspace;
     this.defaultTimeoutS = options.defaultTimeoutS ?? 120;
     this.maxOutputChars = options.maxOutputChars ?? 30_000;
-    this.onReleaseError = options.onReleaseError ?? ((e) => console.error('[rxscope/harness] releasing the sandbox failed:', e));
+    this.onReleaseError =
+      options.onReleaseError ?? ((e) => console.error('[rxscope/harness] releasing the sandbox failed:', e));
+    this.lease = options.lease;
     const maxTimeoutS = options.maxTimeoutS ?? 600;
     this.execute =
       options.executeTool === false
@@ -103,15 +124,35 @@ export class SandboxLifecycleMiddleware implements Middleware {
   }
 
   onAgent(_agent: Agent, ctx: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent> {
+    const lease = this.lease;
+    if (!lease) return this.withSandbox(ctx, input, next, () => undefined);
+    return defer(() => from(lease.acquire(ctx.sessionId, { signal: ctx.signal }))).pipe(
+      switchMap((held) => {
+        held.onLost((error) => ctx.stop({ code: 'sandbox_lease_lost', message: error.message }));
+        return this.withSandbox(ctx, input, next, (released) => {
+          // Given up only once the sandbox is released: its commands are dead before another process drives it.
+          void released.then(() => held.release()).catch(this.onReleaseError);
+        });
+      }),
+    );
+  }
+
+  private withSandbox(
+    ctx: RuntimeContext,
+    input: AgentInput,
+    next: Next<AgentInput>,
+    after: (released: Promise<void>) => void,
+  ): Observable<AgentEvent> {
+    let session: SandboxSession | undefined;
     return defer(() => from(this.sandbox.acquire({ workspace: this.workspace }))).pipe(
-      switchMap((session) => {
-        ctx.set(SANDBOX_SESSION, session);
-        return next(input).pipe(
-          finalize(() => {
-            ctx.set(SANDBOX_SESSION, undefined);
-            session.release().catch(this.onReleaseError);
-          }),
-        );
+      switchMap((acquired) => {
+        session = acquired;
+        ctx.set(SANDBOX_SESSION, acquired);
+        return next(input);
+      }),
+      finalize(() => {
+        ctx.set(SANDBOX_SESSION, undefined);
+        after(session ? session.release().catch(this.onReleaseError) : Promise.resolve());
       }),
     );
   }
@@ -129,7 +170,11 @@ export class SandboxLifecycleMiddleware implements Middleware {
     return next({ ...input, tool: bound });
   }
 
-  private run(session: SandboxSession, args: { command: string; timeout_s?: number }, toolCtx: ToolContext): Observable<string> {
+  private run(
+    session: SandboxSession,
+    args: { command: string; timeout_s?: number },
+    toolCtx: ToolContext,
+  ): Observable<string> {
     const timeoutS = args.timeout_s ?? this.defaultTimeoutS;
     let streamed = 0;
     return session.exec(args.command, { timeoutMs: timeoutS * 1000, maxOutputChars: this.maxOutputChars }).pipe(
@@ -144,7 +189,9 @@ export class SandboxLifecycleMiddleware implements Middleware {
       map((exit) => {
         const output = exit.output === '' ? '(no output)' : exit.output.replace(/\n$/, '');
         if (exit.timedOut) {
-          throw new Error(`The command timed out after ${timeoutS} s and was killed with everything it started. Output so far:\n${output}`);
+          throw new Error(
+            `The command timed out after ${timeoutS} s and was killed with everything it started. Output so far:\n${output}`,
+          );
         }
         const end = exit.exitCode !== null ? `exit code ${exit.exitCode}` : `killed by ${exit.signal ?? 'a signal'}`;
         return `${output}\n[${end}]`;

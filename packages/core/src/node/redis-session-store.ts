@@ -1,0 +1,115 @@
+import type { Redis } from 'ioredis';
+import {
+  SessionConflictError,
+  SessionStoreError,
+  type SessionStore,
+  type StoredSession,
+} from '../state/session-store.js';
+import { parseAgentState, type AgentStateSnapshot } from '../state/snapshot.js';
+
+/** Options of {@link RedisSessionStore}. */
+export interface RedisSessionStoreOptions {
+  /** An ioredis client (yours: the store never closes it). */
+  readonly redis: Redis;
+  /** Prefix of every key. Default `'rxscope:store:'`; a session is the hash `<prefix><sessionId>`. */
+  readonly prefix?: string;
+  /** A session expires this long after its last save. `0` (the default) keeps it until `delete`. */
+  readonly ttlSeconds?: number;
+}
+
+// Compare-and-set in one step on the server: the stored version must equal the expected one
+// (0: the session must not exist), then the state is written with the next version.
+// KEYS: the session hash. ARGV: expected version, state json, ttl seconds.
+// Returns {1, new version} or {0, stored version}.
+const SAVE = `
+local actual = tonumber(redis.call('HGET', KEYS[1], 'version') or '0')
+if actual ~= tonumber(ARGV[1]) then return {0, actual} end
+local version = actual + 1
+redis.call('HSET', KEYS[1], 'version', version, 'state', ARGV[2])
+local ttl = tonumber(ARGV[3])
+if ttl > 0 then redis.call('EXPIRE', KEYS[1], ttl) else redis.call('PERSIST', KEYS[1]) end
+return {1, version}`;
+
+/**
+ * A {@link SessionStore} on Redis, for services whose replies run in several processes or on
+ * several machines: a reply suspended in one process resumes in another that shares the Redis.
+ * Each session is a hash (`<prefix><sessionId>` with `version` and `state`); `save` is an
+ * optimistic compare-and-set done by one Lua script, so two writers of one session never both
+ * win, whichever process they run in, and a stale writer gets a {@link SessionConflictError}
+ * and overwrites nothing. A stored state is validated when loaded (a bad one is a
+ * {@link SessionStoreError} naming the key). Uses ioredis (an optional peer dependency).
+ *
+ * @example
+ * ```ts
+ * import { Redis } from 'ioredis';
+ * import { RedisSessionStore } from '@rxscope/core/node';
+ *
+ * const store = new RedisSessionStore({ redis: new Redis(process.env.REDIS_URL!) });
+ * const agent = new Agent({ model, store, sessionId: 'user-42' });
+ * ```
+ */
+export class RedisSessionStore implements SessionStore {
+  private readonly redis: Redis;
+  private readonly prefix: string;
+  private readonly ttlSeconds: number;
+
+  constructor(options: RedisSessionStoreOptions) {
+    this.redis = options.redis;
+    this.prefix = options.prefix ?? 'rxscope:store:';
+    this.ttlSeconds = Math.max(0, Math.floor(options.ttlSeconds ?? 0));
+  }
+
+  /**
+   * The Redis key of a session.
+   *
+   * @example
+   * ```ts
+   * new RedisSessionStore({ redis }).keyOf('s1'); // 'rxscope:store:s1'
+   * ```
+   */
+  keyOf(sessionId: string): string {
+    return `${this.prefix}${sessionId}`;
+  }
+
+  async load(sessionId: string): Promise<StoredSession | undefined> {
+    const key = this.keyOf(sessionId);
+    const [version, state] = await this.redis.hmget(key, 'version', 'state');
+    if (version == null && state == null) return undefined;
+    return parseStored(key, version ?? null, state ?? null);
+  }
+
+  async save(sessionId: string, state: AgentStateSnapshot, expectedVersion: number): Promise<number> {
+    const [ok, version] = (await this.redis.eval(
+      SAVE,
+      1,
+      this.keyOf(sessionId),
+      expectedVersion,
+      JSON.stringify(state),
+      this.ttlSeconds,
+    )) as [number, number];
+    if (ok !== 1) throw new SessionConflictError(sessionId, expectedVersion, version);
+    return version;
+  }
+
+  async delete(sessionId: string): Promise<void> {
+    await this.redis.del(this.keyOf(sessionId));
+  }
+}
+
+function parseStored(key: string, versionText: string | null, stateText: string | null): StoredSession {
+  const version = Number(versionText);
+  if (versionText === null || !Number.isInteger(version) || version < 1) {
+    throw new SessionStoreError(`Session key ${key} has no valid "version".`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(stateText ?? '');
+  } catch (e) {
+    throw new SessionStoreError(`Session key ${key} holds a state that is not valid JSON (${(e as Error).message}).`);
+  }
+  try {
+    return { version, state: parseAgentState(raw) };
+  } catch (e) {
+    throw new SessionStoreError(`Session key ${key}: ${(e as Error).message}`);
+  }
+}
