@@ -49,7 +49,7 @@ export type { FusedHit, ReciprocalRankFusionOptions } from './knowledge/reciproc
 export { citationOf, formatKnowledge, searchKnowledgeBases } from './knowledge/search-knowledge-bases.js';
 export type { KnowledgeSearchResult, SearchKnowledgeBasesOptions } from './knowledge/search-knowledge-bases.js';
 export { RAGMiddleware } from './rag/index.js';
-export type { RAGOptions } from './rag/index.js';
+export type { RAGOptions, RagRetrievedValue } from './rag/index.js';
 
 // --- usage, cost and audit ---
 export { UsageMiddleware } from './usage/index.js';
