@@ -44,6 +44,8 @@ export type {
   KnowledgeHit,
   KnowledgeSearchOptions,
 } from './knowledge/knowledge-base.js';
+export { VectorStoreKnowledgeBase } from './knowledge/vector-store-knowledge-base.js';
+export type { VectorStoreKnowledgeBaseOptions, VectorStoreLike } from './knowledge/vector-store-knowledge-base.js';
 export { reciprocalRankFusion } from './knowledge/reciprocal-rank-fusion.js';
 export type { FusedHit, ReciprocalRankFusionOptions } from './knowledge/reciprocal-rank-fusion.js';
 export { citationOf, formatKnowledge, searchKnowledgeBases } from './knowledge/search-knowledge-bases.js';
