@@ -44,12 +44,14 @@ export type {
   KnowledgeHit,
   KnowledgeSearchOptions,
 } from './knowledge/knowledge-base.js';
+export { VectorStoreKnowledgeBase } from './knowledge/vector-store-knowledge-base.js';
+export type { VectorStoreKnowledgeBaseOptions, VectorStoreLike } from './knowledge/vector-store-knowledge-base.js';
 export { reciprocalRankFusion } from './knowledge/reciprocal-rank-fusion.js';
 export type { FusedHit, ReciprocalRankFusionOptions } from './knowledge/reciprocal-rank-fusion.js';
 export { citationOf, formatKnowledge, searchKnowledgeBases } from './knowledge/search-knowledge-bases.js';
 export type { KnowledgeSearchResult, SearchKnowledgeBasesOptions } from './knowledge/search-knowledge-bases.js';
 export { RAGMiddleware } from './rag/index.js';
-export type { RAGOptions } from './rag/index.js';
+export type { RAGOptions, RagRetrievedValue } from './rag/index.js';
 
 // --- usage, cost and audit ---
 export { UsageMiddleware } from './usage/index.js';

@@ -31,6 +31,7 @@ import { StoreSync } from './store-sync.js';
 import { OUTPUT_TOOL_NAME, StructuredOutput, type ReplyOptions } from './structured-output.js';
 import { systemPromptThrough } from './system-prompt.js';
 import { withTools } from './reply-tools.js';
+import { AgentTools } from './agent-tools.js';
 import { checkReplyTools, validateAgentOptions } from './validate-options.js';
 
 export type { AgentOptions, ReplyInput, ResumeInput, ResumeReplyInput } from './agent-options.js';
@@ -54,8 +55,6 @@ export class Agent {
   readonly model: ChatModel;
   /** Its middlewares, first = outermost. */
   readonly middlewares: readonly Middleware[];
-  /** Every tool offered to the model: the agent's own, then those of its middlewares. */
-  readonly tools: readonly Tool[];
   /** Permission mode and rules; change them at runtime, they persist with the state. */
   readonly permissions: Permissions;
   private readonly host: LoopHost;
@@ -63,7 +62,8 @@ export class Agent {
   private readonly agentChain;
   private readonly promptLayers: readonly Middleware[];
   private readonly sysPrompt: string;
-  private readonly toolMap: ReadonlyMap<string, Tool>;
+  /** Its own tools and the middlewares' `tools()`, read again at each step. */
+  private readonly agentTools: AgentTools;
   private readonly whilePending: WhilePending;
   private readonly onBackgroundError: (error: unknown) => void;
   /** Conversation, middleware state, permissions and suspended reply: what `saveState()` writes. */
@@ -74,6 +74,8 @@ export class Agent {
   private current: RunningReply | undefined;
   /** Set by `shutdown()`: why the agent takes no new work. */
   private closedFor: string | undefined;
+  /** The middlewares' `onShutdown` hooks, started by the first `shutdown()` once its reply ended. */
+  private middlewaresDown: Promise<void> | undefined;
 
   constructor(options: AgentOptions) {
     validateAgentOptions(options);
@@ -105,13 +107,8 @@ export class Agent {
           (snapshot) => this.state.inbox.saved(snapshot.inbox),
         )
       : undefined;
-    const tools = new Map<string, Tool>();
-    for (const tool of [...(options.tools ?? []), ...this.middlewares.flatMap((m) => m.tools?.() ?? [])]) {
-      if (tools.has(tool.name)) throw new AgentUsageError(`Two tools are named "${tool.name}"; tool names must be unique.`);
-      tools.set(tool.name, tool);
-    }
-    this.toolMap = tools;
-    this.tools = [...tools.values()];
+    const tools = new AgentTools(options.tools ?? [], this.middlewares);
+    this.agentTools = tools;
     const maxIters = options.maxIters ?? 20;
     if (!Number.isInteger(maxIters) || maxIters < 0) throw new AgentUsageError(`maxIters must be a non-negative integer, got ${maxIters}.`);
     const chains = chainsFor(this.middlewares);
@@ -128,6 +125,15 @@ export class Agent {
       persist: () => this.sync?.persist(),
       reportError: (error) => this.onBackgroundError(error),
     });
+  }
+
+  /**
+   * Every tool offered to the model: the agent's own, then those of its middlewares. A
+   * middleware's `tools()` is read again at each step, so a middleware whose tools change (an
+   * MCP server announcing a changed list) changes what the agent offers at its next model request.
+   */
+  get tools(): readonly Tool[] {
+    return this.agentTools.list;
   }
 
   /** The conversation so far (user messages and reply messages). */
@@ -265,7 +271,8 @@ export class Agent {
    * started run then. A reply that finishes within the grace period just ends as usual. After
    * `graceMs` the running step is cut off: a tool call still running is aborted and answered
    * `interrupted` (it is not run again on resume, since it may have had effects; the model sees
-   * that it was cut off). Resolves once the reply's stream is over and its state is saved.
+   * that it was cut off). Resolves once the reply's stream is over and its state is saved, and
+   * each middleware's `onShutdown` (closing what it holds open, such as MCP connections) settled.
    *
    * @example
    * ```ts
@@ -280,6 +287,8 @@ export class Agent {
     this.closedFor ??= reason;
     const graceMs = options.graceMs ?? 10_000;
     const outcome = await shutdownReply(this.current, reason, graceMs, () => this.sync?.flushed() ?? Promise.resolve());
+    this.middlewaresDown ??= this.shutDownMiddlewares();
+    await this.middlewaresDown;
     return { agentName: this.name, sessionId: this.sessionId, ...outcome };
   }
 
@@ -296,16 +305,22 @@ export class Agent {
     return this.state.snapshot(this.name, this.sessionId);
   }
 
+  /** Each middleware's `onShutdown`, in parallel; failures go to `onBackgroundError`. */
+  private async shutDownMiddlewares(): Promise<void> {
+    const settled = await Promise.allSettled(this.middlewares.map(async (m) => m.onShutdown?.(this)));
+    for (const s of settled) if (s.status === 'rejected') this.onBackgroundError(s.reason);
+  }
+
   private startReply(input: ReplyInput, options: ReplyOptions): Observable<AgentEvent> {
     const output = options.output ? this.structuredOutput(options) : undefined;
-    if (options.tools !== undefined) checkReplyTools(options.tools, this.toolMap);
+    if (options.tools !== undefined) checkReplyTools(options.tools, this.agentTools.map);
     const replyTools = options.tools?.length ? options.tools : undefined;
     const prepared = prepareReplyInput(input, {
       name: this.name,
       sessionId: this.sessionId,
       state: this.state,
       whilePending: this.whilePending,
-      tools: replyTools ? withTools(this.toolMap, replyTools) : this.toolMap,
+      tools: replyTools ? withTools(this.agentTools.map, replyTools) : this.agentTools.map,
     });
     if (prepared.resume) resumeOutput(prepared.resume.pending, output);
     const controller = new AbortController();
@@ -376,7 +391,7 @@ export class Agent {
   }
 
   private structuredOutput(options: ReplyOptions): StructuredOutput {
-    if (this.toolMap.has(OUTPUT_TOOL_NAME) && !this.model.supportsResponseFormat) {
+    if (this.agentTools.map.has(OUTPUT_TOOL_NAME) && !this.model.supportsResponseFormat) {
       throw new AgentUsageError(
         `Agent "${this.name}" has a tool named "${OUTPUT_TOOL_NAME}", the name structured output uses; rename that tool.`,
       );

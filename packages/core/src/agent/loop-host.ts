@@ -8,13 +8,15 @@ import { decidePermission, type PermissionDecision } from '../permission/engine.
 import type { PendingReply } from '../state/snapshot.js';
 import type { Tool } from '../tool/tool.js';
 import type { Agent } from './agent.js';
+import type { AgentTools } from './agent-tools.js';
 import type { AgentOptions } from './agent-options.js';
 import type { AgentChains } from './chains.js';
 import type { ReplyContext } from './reply-context.js';
 import type { SessionState } from './session-state.js';
 
 /**
- * What a reply needs from its agent, resolved once per agent: the composed chains, the tools,
+ * What a reply needs from its agent, resolved once per agent: the composed chains, the tools
+ * (read again at each step: a middleware's `tools()` may change),
  * the loop settings, and access to the state the agent keeps between replies.
  */
 export interface LoopHost {
@@ -64,7 +66,7 @@ export interface LoopHostParts {
   readonly agent: Agent;
   readonly options: AgentOptions;
   readonly state: SessionState;
-  readonly tools: ReadonlyMap<string, Tool>;
+  readonly tools: AgentTools;
   readonly chains: AgentChains;
   readonly maxIters: number;
   systemPrompt(ctx: ReplyContext): string | Observable<string>;
@@ -78,8 +80,12 @@ export function createLoopHost(parts: LoopHostParts): LoopHost {
   return {
     agent,
     model: options.model,
-    tools: parts.tools,
-    toolList: agent.tools,
+    get tools() {
+      return parts.tools.map;
+    },
+    get toolList() {
+      return parts.tools.list;
+    },
     reasoningChain: chains.reasoning,
     actingChain: chains.acting,
     modelCallChain: chains.modelCall,

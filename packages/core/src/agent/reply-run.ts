@@ -27,8 +27,11 @@ import { UsageTally } from './usage-tally.js';
  */
 export class ReplyRun implements StepScope {
   readonly conversation: ReplyConversation;
-  readonly tools: ReadonlyMap<string, Tool>;
-  readonly toolList: readonly Tool[];
+  /** The reply's own tools (structured output's final tool, tools passed with the reply). */
+  private readonly extra: readonly Tool[];
+  /** The agent's tools the merged ones below were built from. */
+  private base: ReadonlyMap<string, Tool> | undefined;
+  private merged: { readonly map: ReadonlyMap<string, Tool>; readonly list: readonly Tool[] } | undefined;
   /** Emits when the reply is interrupted or stopped: the running step is torn down and the reply ends. */
   private readonly interrupts = new Subject<string>();
   /** Set by `interrupt()`: the reply ends `interrupted`. */
@@ -67,10 +70,28 @@ export class ReplyRun implements StepScope {
     this.nested = new NestedReplies(ctx.agentName);
     // The reply's own tools (structured output's final tool, tools passed with the reply) join the agent's.
     const extra = [...(replyTools ?? []), ...(output?.tool ? [output.tool] : [])];
-    this.tools = extra.length ? withTools(host.tools, extra) : host.tools;
-    this.toolList = extra.length ? [...host.toolList, ...extra] : host.toolList;
+    this.extra = extra;
     ctx.iteration = pending?.iteration ?? 0;
     this.usage = new UsageTally(pending?.usage);
+  }
+
+  /** The agent's tools (read again at each step) with the reply's own added. */
+  get tools(): ReadonlyMap<string, Tool> {
+    return this.extra.length ? this.withExtra().map : this.host.tools;
+  }
+
+  /** {@link tools} in the order they are offered to the model. */
+  get toolList(): readonly Tool[] {
+    return this.extra.length ? this.withExtra().list : this.host.toolList;
+  }
+
+  private withExtra(): { readonly map: ReadonlyMap<string, Tool>; readonly list: readonly Tool[] } {
+    const base = this.host.tools;
+    if (this.merged === undefined || base !== this.base) {
+      this.base = base;
+      this.merged = { map: withTools(base, this.extra), list: [...this.host.toolList, ...this.extra] };
+    }
+    return this.merged;
   }
 
   get toolSteps(): number {

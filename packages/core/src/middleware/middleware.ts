@@ -93,8 +93,19 @@ export interface Middleware {
   onModelCall?(agent: Agent, ctx: RuntimeContext, input: ModelCallInput, next: Next<ModelCallInput>): Observable<AgentEvent>;
   /** Transforms the system prompt; applied in order, once per reasoning step. */
   onSystemPrompt?(agent: Agent, ctx: RuntimeContext, prompt: string): ObservableInput<string> | string;
-  /** Tools this middleware contributes; the agent registers them. */
+  /**
+   * Tools this middleware contributes. The agent reads them again at each reasoning and acting
+   * step, so a middleware may change them (return a new array) and existing agents offer the
+   * new set at their next model request. Return the same tool objects while nothing changed.
+   */
   tools?(): readonly Tool[];
+  /**
+   * Called once when an agent using this middleware is shut down (`agent.shutdown()`), after its
+   * running reply ended: release what the middleware holds open (connections, processes).
+   * `shutdown()` resolves after it settles; a failure goes to the agent's `onBackgroundError`.
+   * A middleware shared by several agents is told once per agent.
+   */
+  onShutdown?(agent: Agent): Promise<void> | void;
 }
 
 /**

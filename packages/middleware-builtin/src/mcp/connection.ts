@@ -84,13 +84,14 @@ export class McpConnection {
     readonly config: McpServerConfig,
     private readonly client: Client,
     private readonly options: McpConnectionOptions,
+    private readonly transport: Transport,
   ) {}
 
   /** Starts (stdio) or reaches (HTTP) the server, initialises the session and reads its tools. */
   static async open(name: string, config: McpServerConfig, options: McpConnectionOptions): Promise<McpConnection> {
     const client = new Client({ name: options.clientInfo.name, version: options.clientInfo.version }, { capabilities: {} });
-    const connection = new McpConnection(name, config, client, options);
     const transport = createTransport(config);
+    const connection = new McpConnection(name, config, client, options, transport);
     client.onclose = () => connection.markClosed(connection.closing ? 'closed' : 'the server closed the connection');
     client.onerror = () => connection.checkAlive();
     try {
@@ -145,10 +146,17 @@ export class McpConnection {
     }
   }
 
-  /** Ends the session and, for stdio, stops the server process. */
+  /**
+   * Ends the session and, for stdio, stops the server process; over Streamable HTTP the session
+   * is ended on the server too (`DELETE`, which a server may decline). Closing twice is harmless.
+   */
   async close(): Promise<void> {
+    const open = this.closedReason === undefined;
     this.closing = true;
     this.markClosed('closed');
+    if (open && this.transport instanceof StreamableHTTPClientTransport) {
+      await this.transport.terminateSession().catch(() => undefined);
+    }
     await this.client.close();
   }
 

@@ -132,6 +132,30 @@ describe('McpMiddleware over Streamable HTTP', () => {
     await waitFor(() => mcp.tools().some((t) => t.name === 'probe__remote_late'), 'probe__remote_late among the tools');
   });
 
+  it('an agent that exists before the tool list changes offers the new tool at its next model request', async () => {
+    const agent = agentWith(mcp);
+    server.enqueue({ toolCalls: [{ name: 'probe__add_tool', input: { name: 'remote_fresh' } }] }, { text: 'added' });
+    await run(agent);
+    await waitFor(() => mcp.tools().some((t) => t.name === 'probe__remote_fresh'), 'probe__remote_fresh among the tools');
+    server.enqueue({ toolCalls: [{ name: 'probe__remote_fresh', input: {} }] }, { text: 'It said hello.' });
+    const { events } = await run(agent, 'Call the new tool.');
+    expect(server.requests[2]!.body.tools!.map((t) => t.function.name)).toContain('probe__remote_fresh');
+    expect(resultOf(events)).toMatchObject({ status: 'success', output: [{ type: 'text', text: 'hello from remote_fresh' }] });
+  });
+
+  it('agent.shutdown() ends the HTTP session on the server', async () => {
+    const sessionsClosed = () => probeLog(probeFile).filter((l) => l.startsWith('session closed')).length;
+    const before = sessionsClosed();
+    const own = await McpMiddleware.connect({ servers: { probe: { url: probe.url } } });
+    server.enqueue({ toolCalls: [{ name: 'probe__wait', input: { ms: 10 } }] }, { text: 'Waited.' });
+    const agent = agentWith(own);
+    expect((await run(agent)).end.finishReason).toBe('completed');
+    expect(sessionsClosed()).toBe(before);
+    await agent.shutdown();
+    expect(own.status()).toEqual({ probe: 'closed' });
+    await waitFor(() => sessionsClosed() === before + 1, 'the server to close the session');
+  });
+
   it('a server process killed mid-call: an error result and a disconnect event, no hang', async () => {
     const doomed = await everythingOverHttp();
     const dying = await McpMiddleware.connect({ servers: { doomed: { url: doomed.url } } });

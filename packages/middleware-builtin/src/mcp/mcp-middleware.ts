@@ -23,6 +23,12 @@ export interface McpOptions {
   readonly onError?: (error: Error) => void;
   /** Offers only the tools this accepts (by rxscope name and origin), after each server's `include`/`exclude`. */
   readonly filter?: (name: string, origin: McpToolOrigin) => boolean;
+  /**
+   * Close every connection when an agent using this middleware is shut down (`agent.shutdown()`).
+   * Default true. Set false when several agents share the middleware, and call `close()` once
+   * they are all done.
+   */
+  readonly closeOnShutdown?: boolean;
 }
 
 /**
@@ -46,8 +52,10 @@ export interface McpServerDisconnectedValue {
  * - `readOnlyHint` makes a tool read-only (and concurrency-safe with `idempotentHint`).
  * - A call's signal cancels the MCP request; progress notifications stream as live progress;
  *   images, audio and binary resources in results become data blocks.
- * - When a server announces a changed tool list, it is read again and `tools()` returns the
- *   new set.
+ * - When a server announces a changed tool list, it is read again: `tools()` returns the new
+ *   set, and agents already using the middleware offer it at their next model request.
+ * - `agent.shutdown()` closes the connections (stdio servers stopped, HTTP sessions ended),
+ *   unless `closeOnShutdown: false`.
  * - A server that goes away mid-call gives that call an `error` result and a `CUSTOM
  *   {name: 'mcp_server_disconnected'}` event; the reply goes on, and later calls of its tools
  *   get an error result at once.
@@ -60,7 +68,7 @@ export interface McpServerDisconnectedValue {
  * } });
  * const agent = new Agent({ model, middlewares: [mcp] });
  * await agent.call('Add 2 and 3 with the get-sum tool.');
- * await mcp.close();
+ * await agent.shutdown(); // closes the connections (or mcp.close() yourself)
  * ```
  */
 export class McpMiddleware implements Middleware {
@@ -73,6 +81,7 @@ export class McpMiddleware implements Middleware {
     private readonly connections: Map<string, McpConnection>,
     private readonly prefix: boolean,
     private readonly filter: ((name: string, origin: McpToolOrigin) => boolean) | undefined,
+    private readonly closeOnShutdown: boolean,
   ) {}
 
   /**
@@ -89,7 +98,7 @@ export class McpMiddleware implements Middleware {
     const clientInfo = options.clientInfo ?? { name: 'rxscope', version: '0.1.0' };
     const onError = options.onError ?? ((e: Error) => console.warn('[rxscope mcp]', e.message, e.cause ?? ''));
     // Created first so that a tool list changing during the handshake of another server is picked up.
-    const middleware = new McpMiddleware(new Map(), options.prefix ?? true, options.filter);
+    const middleware = new McpMiddleware(new Map(), options.prefix ?? true, options.filter, options.closeOnShutdown ?? true);
     const settled = await Promise.allSettled(
       entries.map(([name, config]) =>
         McpConnection.open(name, config, {
@@ -157,6 +166,11 @@ export class McpMiddleware implements Middleware {
         return concat(of(ctx.event('CUSTOM', { name: 'mcp_server_disconnected', value })), throwError(() => error));
       }),
     );
+  }
+
+  /** Called by `agent.shutdown()`: closes every connection unless `closeOnShutdown: false`. */
+  async onShutdown(): Promise<void> {
+    if (this.closeOnShutdown) await this.close();
   }
 
   /** Closes every connection (stdio servers are stopped). Tools of this middleware then fail with an error result. */

@@ -213,6 +213,53 @@ describe('McpMiddleware over stdio', () => {
     expect(toolNamed(mcp, 'probe__late')).toMatchObject({ readOnly: true });
   });
 
+  it('an agent that exists before the tool list changes offers the new tool at its next model request', async () => {
+    const agent = agentWith(mcp);
+    server.enqueue({ toolCalls: [{ name: 'probe__add_tool', input: { name: 'fresh' } }] }, { text: 'added' });
+    await run(agent);
+    await waitFor(() => mcp.tools().some((t) => t.name === 'probe__fresh'), 'probe__fresh among the tools');
+    server.enqueue({ toolCalls: [{ name: 'probe__fresh', input: {} }] }, { text: 'It said hello.' });
+    const { events, end } = await run(agent, 'Call the new tool.');
+    expect(end.finishReason).toBe('completed');
+    expect(server.requests[0]!.body.tools!.map((t) => t.function.name)).not.toContain('probe__fresh');
+    expect(server.requests[2]!.body.tools!.map((t) => t.function.name)).toContain('probe__fresh');
+    expect(resultOf(events)).toMatchObject({ status: 'success', output: [{ type: 'text', text: 'hello from fresh' }] });
+  });
+
+  it('agent.shutdown() closes the connections: the stdio server process exits; closeOnShutdown: false keeps it', async () => {
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const spawnWithPid = (file: string) => ({
+      command: '/bin/sh',
+      args: ['-c', `echo $$ > '${file}'; exec '${process.execPath}' '${EVERYTHING}' stdio`],
+      stderr: 'ignore' as const,
+    });
+    const closing = await McpMiddleware.connect({ servers: { owned: spawnWithPid(join(dir, 'owned.pid')) } });
+    const kept = await McpMiddleware.connect({ servers: { kept: spawnWithPid(join(dir, 'kept.pid')) }, closeOnShutdown: false });
+    const ownedPid = Number(readFileSync(join(dir, 'owned.pid'), 'utf8'));
+    const keptPid = Number(readFileSync(join(dir, 'kept.pid'), 'utf8'));
+    try {
+      server.enqueue({ toolCalls: [{ name: 'owned__echo', input: { message: 'hi' } }] }, { text: 'Echoed.' });
+      const agent = agentWith(closing);
+      expect((await run(agent)).end.finishReason).toBe('completed');
+      expect(alive(ownedPid)).toBe(true);
+      await Promise.all([agent.shutdown(), agentWith(kept).shutdown()]);
+      expect(closing.status()).toEqual({ owned: 'closed' });
+      await waitFor(() => !alive(ownedPid), 'the stdio server process to exit');
+      expect(kept.status()).toEqual({ kept: 'connected' });
+      expect(alive(keptPid)).toBe(true);
+    } finally {
+      await Promise.all([closing.close(), kept.close()]);
+    }
+    await waitFor(() => !alive(keptPid), 'the kept server process to exit after close()');
+  });
+
   it('include/exclude per server and a filter choose what is offered; prefix: false keeps the server names', async () => {
     const chosen = await McpMiddleware.connect({
       servers: { everything: { ...everythingStdio(), include: ['get-sum', 'echo', 'get-env'], exclude: ['get-env'] } },

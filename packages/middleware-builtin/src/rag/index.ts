@@ -7,9 +7,12 @@
  *   range so the answer can cite them.
  * - `mode: 'static'` retrieves at the first reasoning step of each reply, from the user's input
  *   of that reply, and adds the chunks as a hint to that step (`HINT_BLOCK`, from `'rag'`),
- *   removed from the conversation after the step unless `persistHint`. A `CUSTOM
- *   {name: 'rag.retrieved', value: {query, hits, failures}}` event lists what was found (for a
- *   UI's citations); when every base fails, `rag.error` and the step runs without context.
+ *   removed from the conversation after the step unless `persistHint`.
+ * - Both modes report each retrieval the same way: a `CUSTOM {name: 'rag.retrieved', value:
+ *   {query, hits, failures}}` event lists what was found (for a UI's citations; in agentic mode
+ *   it follows the search's `TOOL_RESULT_END` and carries its `toolCallId`); when every base
+ *   fails, `rag.error {query, message}` (static: the step runs without context; agentic: it
+ *   precedes the call's error result).
  *
  * Several bases are searched in parallel and merged by reciprocal rank fusion (ranks, not raw
  * scores: scores of different bases and embedding models are not comparable), cut at `topK`;
@@ -32,9 +35,10 @@
  *
  * @module
  */
-import { catchError, concat, concatMap, defer, map, type Observable, of } from 'rxjs';
+import { catchError, concat, concatMap, defer, EMPTY, map, type Observable, of, tap, throwError } from 'rxjs';
 import { z } from 'zod';
 import {
+  type ActingInput,
   type Agent,
   type AgentEvent,
   defineTool,
@@ -48,7 +52,7 @@ import {
 } from '@rxscope/core';
 import { citationOf } from '../knowledge/search-knowledge-bases.js';
 import { checkTopK, type KnowledgeBase } from '../knowledge/knowledge-base.js';
-import { formatKnowledge, searchKnowledgeBases } from '../knowledge/search-knowledge-bases.js';
+import { formatKnowledge, type KnowledgeSearchResult, searchKnowledgeBases } from '../knowledge/search-knowledge-bases.js';
 
 /** Options of {@link RAGMiddleware}. */
 export interface RAGOptions {
@@ -135,10 +139,52 @@ export class RAGMiddleware implements Middleware {
     this.hintTemplate = template;
     this.query = options.query ?? trailingUserText;
     this.searchTool = this.mode === 'agentic' ? this.createTool(options.toolName ?? 'search_knowledge', options.descriptions ?? {}) : undefined;
+    this.toolList = this.searchTool ? [this.searchTool] : [];
   }
 
+  private readonly toolList: readonly Tool[];
+
   tools(): readonly Tool[] {
-    return this.searchTool ? [this.searchTool] : [];
+    return this.toolList;
+  }
+
+  /**
+   * Agentic mode: runs the search call with a copy of the tool that hands its result back to this
+   * layer (per call, nothing kept on the instance), then reports it as `rag.retrieved` (or
+   * `rag.error`) after the call's `TOOL_RESULT_END`.
+   */
+  onActing(_agent: Agent, ctx: RuntimeContext, input: ActingInput, next: Next<ActingInput>): Observable<AgentEvent> {
+    if (!this.searchTool || input.tool !== this.searchTool) return next(input);
+    return defer(() => {
+      let report: AgentEvent | undefined;
+      const toolCallId = input.toolCall.id;
+      const tool: Tool<SearchArgs> = {
+        ...this.searchTool!,
+        execute: (args, toolCtx) =>
+          this.searchForTool(args, toolCtx.signal).pipe(
+            tap({
+              next: ({ result }) => {
+                report = ctx.event('CUSTOM', { name: 'rag.retrieved', value: { ...retrievedValue(result), toolCallId } });
+              },
+              error: (err: unknown) => {
+                const message = err instanceof Error ? err.message : String(err);
+                report = ctx.event('CUSTOM', { name: 'rag.error', value: { query: args.query, message, toolCallId } });
+              },
+            }),
+            map(({ text }) => text),
+          ),
+      };
+      return next({ ...input, tool }).pipe(
+        concatMap((event) => {
+          if (event.type !== 'TOOL_RESULT_END' || event.toolCallId !== toolCallId || !report) return of(event);
+          const after = report;
+          report = undefined;
+          return of(event, after);
+        }),
+        // A failed search fails the call (the loop answers it with an error result): say why first.
+        catchError((error: unknown) => concat(report ? of(report) : EMPTY, throwError(() => error as Error))),
+      );
+    });
   }
 
   onReasoning(_agent: Agent, ctx: RuntimeContext, input: ReasoningInput, next: Next<ReasoningInput>): Observable<AgentEvent> {
@@ -161,8 +207,7 @@ export class RAGMiddleware implements Middleware {
               source: 'rag',
             });
           }
-          const hits = result.hits.map((h) => ({ id: h.id, knowledgeBase: h.knowledgeBase, source: h.source, citation: citationOf(h), score: h.score }));
-          return ctx.event('CUSTOM', { name: 'rag.retrieved', value: { query, hits, failures: result.failures } });
+          return ctx.event('CUSTOM', { name: 'rag.retrieved', value: retrievedValue(result) });
         }),
         catchError((err: unknown) =>
           of(ctx.event('CUSTOM', { name: 'rag.error', value: { query, message: err instanceof Error ? err.message : String(err) } })),
@@ -189,15 +234,58 @@ export class RAGMiddleware implements Middleware {
       }),
       readOnly: true,
       concurrencySafe: true,
-      execute: ({ query, knowledge_bases }, toolCtx) => {
-        const names = knowledge_bases ? [...new Set(knowledge_bases)] : this.names;
-        return searchKnowledgeBases(this.bases, names, query, {
-          topK: this.topK,
-          signal: toolCtx.signal,
-          ...(this.scoreThreshold !== undefined ? { scoreThreshold: this.scoreThreshold } : {}),
-          ...(this.rrfK !== undefined ? { rrfK: this.rrfK } : {}),
-        }).pipe(map((result) => (result.hits.length || result.failures.length ? formatKnowledge(result) : `Nothing found for "${query}" in ${names.join(', ')}.`)));
-      },
+      execute: (args, toolCtx) => this.searchForTool(args, toolCtx.signal).pipe(map(({ text }) => text)),
     });
   }
+
+  /** One search of the tool: the result and the text the model gets. */
+  private searchForTool({ query, knowledge_bases }: SearchArgs, signal: AbortSignal): Observable<{ result: KnowledgeSearchResult; text: string }> {
+    const names = knowledge_bases ? [...new Set(knowledge_bases)] : this.names;
+    return searchKnowledgeBases(this.bases, names, query, {
+      topK: this.topK,
+      signal,
+      ...(this.scoreThreshold !== undefined ? { scoreThreshold: this.scoreThreshold } : {}),
+      ...(this.rrfK !== undefined ? { rrfK: this.rrfK } : {}),
+    }).pipe(
+      map((result) => ({
+        result,
+        text: result.hits.length || result.failures.length ? formatKnowledge(result) : `Nothing found for "${query}" in ${names.join(', ')}.`,
+      })),
+    );
+  }
+}
+
+/** The arguments of the search tool. */
+interface SearchArgs {
+  readonly query: string;
+  readonly knowledge_bases?: readonly string[] | undefined;
+}
+
+/**
+ * The value of `CUSTOM rag.retrieved` (plus `toolCallId` in agentic mode): what one retrieval
+ * found, for a UI's citations.
+ *
+ * @example
+ * ```ts
+ * const retrieved = events.find((e) => e.type === 'CUSTOM' && e.name === 'rag.retrieved')?.value as RagRetrievedValue;
+ * retrieved.hits.map((h) => h.citation); // ['handbook/refunds.md:1-3', ...]
+ * ```
+ */
+export interface RagRetrievedValue {
+  readonly query: string;
+  readonly hits: readonly {
+    readonly id: string;
+    readonly knowledgeBase: string;
+    readonly source: string;
+    readonly citation: string;
+    readonly score: number;
+  }[];
+  readonly failures: KnowledgeSearchResult['failures'];
+  /** Agentic mode: the search call this retrieval answered. */
+  readonly toolCallId?: string;
+}
+
+function retrievedValue(result: KnowledgeSearchResult): RagRetrievedValue {
+  const hits = result.hits.map((h) => ({ id: h.id, knowledgeBase: h.knowledgeBase, source: h.source, citation: citationOf(h), score: h.score }));
+  return { query: result.query, hits, failures: result.failures };
 }

@@ -5,7 +5,7 @@ import { startOpenAITestServer, type OpenAITestServer, type RecordedRequest, typ
 import { add, closeTestServer, customValues, ofType, run, testServerModel } from '../__tests__/helpers.js';
 import { InMemoryKnowledgeBase } from '../knowledge/in-memory-knowledge-base.js';
 import type { KnowledgeBase } from '../knowledge/knowledge-base.js';
-import { RAGMiddleware } from './index.js';
+import { RAGMiddleware, type RagRetrievedValue } from './index.js';
 
 const HANDBOOK = [
   { id: 'refunds', content: '# Refunds\n\nCustomers get a refund within 14 days of returning the item.', metadata: { source: 'handbook/refunds.md' } },
@@ -73,6 +73,22 @@ describe('RAGMiddleware (agentic)', () => {
     // What the model got back is what the tool produced, and the answer cites it.
     expect(textOfWire(chatRequests()[1]!.body.messages!.at(-1)!.content)).toBe(text);
     expect(ofType(events, 'TEXT_BLOCK_DELTA').map((e) => e.delta).join('')).toBe('According to [handbook/refunds.md:1-3].');
+    // What was retrieved is reported as in static mode, right after the search's result.
+    const retrieved = customValues<RagRetrievedValue>(events, 'rag.retrieved');
+    expect(retrieved).toEqual([
+      {
+        query: 'How long does a refund take?',
+        toolCallId: result.toolCallId,
+        failures: [],
+        hits: [
+          expect.objectContaining({ id: expect.stringContaining('refunds') as string, knowledgeBase: 'handbook', source: 'handbook/refunds.md', citation: 'handbook/refunds.md:1-3' }),
+          expect.objectContaining({ knowledgeBase: 'faq', citation: 'faq/receipts.md:1-1' }),
+          expect.objectContaining({ knowledgeBase: expect.any(String) as string }),
+        ],
+      },
+    ]);
+    const at = events.findIndex((e) => e.type === 'CUSTOM' && e.name === 'rag.retrieved');
+    expect(events[at - 1]).toBe(result);
   });
 
   it('searches only the bases the model names, and refuses a name that is not mounted before searching', async () => {
@@ -104,6 +120,13 @@ describe('RAGMiddleware (agentic)', () => {
     const failed = ofType(allBroken, 'TOOL_RESULT_END')[0]!;
     expect(failed.status).toBe('error');
     expect(JSON.stringify(failed.output)).toContain('Knowledge search failed in every base: wiki: index offline');
+    expect(customValues(events, 'rag.retrieved')).toEqual([
+      { query: 'refund', toolCallId: ok.toolCallId, hits: expect.any(Array) as unknown, failures: [{ knowledgeBase: 'wiki', message: 'index offline' }] },
+    ]);
+    expect(customValues(allBroken, 'rag.retrieved')).toEqual([]);
+    expect(customValues(allBroken, 'rag.error')).toEqual([
+      { query: 'refund', toolCallId: failed.toolCallId, message: 'Knowledge search failed in every base: wiki: index offline' },
+    ]);
   });
 
   it('serves concurrent replies of several agents from one shared instance, each with its own results', async () => {
@@ -117,6 +140,7 @@ describe('RAGMiddleware (agentic)', () => {
       const text = JSON.stringify(ofType(events, 'TOOL_RESULT_END')[0]!.output);
       expect(text).toContain(expected[i]);
       for (const other of expected.filter((e) => e !== expected[i])) expect(text).not.toContain(other);
+      expect(customValues<RagRetrievedValue>(events, 'rag.retrieved').map((r) => [r.query, r.hits.map((h) => h.source)])).toEqual([[questions[i], [expected[i]]]]);
     });
   });
 

@@ -81,7 +81,10 @@ async function serveHttp(): Promise<void> {
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (sid) => void sessions.set(sid, transport),
     });
-    transport.onclose = () => transport.sessionId && sessions.delete(transport.sessionId);
+    transport.onclose = () => {
+      log(`session closed ${transport.sessionId ?? ''}`);
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+    };
     void probeServer()
       .connect(transport)
       .then(() => transport.handleRequest(req, res));
