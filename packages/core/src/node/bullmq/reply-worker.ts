@@ -1,0 +1,181 @@
+import { type ConnectionOptions, type Job, UnrecoverableError, Worker } from 'bullmq';
+import { concatMap, from, lastValueFrom, map, tap } from 'rxjs';
+import type { Agent } from '../../agent/agent.js';
+import { AgentShutdownError, AgentUsageError } from '../../agent/errors.js';
+import { createEvent } from '../../event/create.js';
+import type { AgentEvent, ReplyFinishReason } from '../../event/events.js';
+import { ReplyTracker } from '../reply-tracker.js';
+import type { SessionEventBus } from '../sessions/session-event-bus.js';
+import { shutdownAgents, type ShutdownAgentsOptions, type ShutdownReport } from '../shutdown-agents.js';
+import { DEFAULT_REPLY_QUEUE, isReplyJobProgress, type ReplyJobData, type ReplyJobResult } from './reply-job.js';
+
+/** Options of {@link ReplyWorker}. */
+export interface ReplyWorkerOptions {
+  /** BullMQ's connection: ioredis options or an ioredis client (with `maxRetriesPerRequest: null`). */
+  readonly connection: ConnectionOptions;
+  /**
+   * The agent that runs one job, **new for every job**, with the session's id and a shared
+   * `SessionStore`: it loads the session when the reply starts and saves it when the reply ends
+   * or suspends, so the next job — on any worker — continues from there.
+   */
+  readonly agent: (sessionId: string) => Agent | Promise<Agent>;
+  /** Where the replies' events go (a `RedisSessionEventBus` for listeners in other processes). */
+  readonly bus: SessionEventBus;
+  /** The queue's name (the producers' {@link ReplyQueue} uses the same). Default `'rxscope-replies'`. */
+  readonly name?: string;
+  /** BullMQ's key prefix. Default BullMQ's. */
+  readonly prefix?: string;
+  /** Replies this worker runs at once. Default 1. */
+  readonly concurrency?: number;
+  /**
+   * How long a job's lock lasts without renewal (ms, default 30,000): a worker that died stops
+   * renewing it, and once it expired another worker's stalled-job check gives the job to a worker again.
+   */
+  readonly lockDuration?: number;
+  /** How often this worker checks for stalled jobs (ms, default 30,000). */
+  readonly stalledInterval?: number;
+  /** How many times a job may stall (its worker dying) before it fails for good. Default 1. */
+  readonly maxStalledCount?: number;
+  /** Failures with no caller to report to (the bus failing while closing a dead attempt). Default `console.error`. */
+  readonly onError?: (error: unknown) => void;
+}
+
+/**
+ * Runs the replies enqueued with {@link ReplyQueue} as BullMQ jobs: for each job, a new agent
+ * of the session (which loads the session from its store), the reply to the job's input, every
+ * event appended to the session's {@link SessionEventBus}, the state saved by the agent when
+ * the reply ends or suspends. Run several, in several processes, on the same Redis: BullMQ
+ * gives each job to one worker, limits each worker to `concurrency` replies, and hands the job
+ * of a worker that died to another one (stalled-job recovery), which runs the reply again from
+ * the last saved state.
+ *
+ * @example
+ * ```ts
+ * const worker = new ReplyWorker({
+ *   connection: new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null }),
+ *   agent: (sessionId) => new Agent({ model, tools, sessionId, store }),
+ *   bus: new RedisSessionEventBus({ redis }),
+ *   concurrency: 4,
+ * });
+ * process.once('SIGTERM', async () => { await worker.shutdown({ graceMs: 10_000 }); process.exit(0); });
+ * ```
+ */
+export class ReplyWorker {
+  /** The BullMQ worker (for its events and API). */
+  readonly worker: Worker<ReplyJobData, ReplyJobResult>;
+  private readonly running = new Map<string, Agent>();
+  private readonly onError: (error: unknown) => void;
+  private closing: string | undefined;
+
+  constructor(private readonly options: ReplyWorkerOptions) {
+    this.onError = options.onError ?? ((error) => console.error('[rxscope] reply job:', error));
+    this.worker = new Worker<ReplyJobData, ReplyJobResult>(
+      options.name ?? DEFAULT_REPLY_QUEUE,
+      (job, _token, signal) => this.run(job, signal),
+      {
+        connection: options.connection,
+        concurrency: options.concurrency ?? 1,
+        ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),
+        ...(options.lockDuration !== undefined ? { lockDuration: options.lockDuration } : {}),
+        ...(options.stalledInterval !== undefined ? { stalledInterval: options.stalledInterval } : {}),
+        ...(options.maxStalledCount !== undefined ? { maxStalledCount: options.maxStalledCount } : {}),
+      },
+    );
+    // BullMQ reports connection and lock failures as 'error' events; unobserved they would throw.
+    this.worker.on('error', (error) => this.onError(error));
+  }
+
+  /** Ids of the sessions whose reply runs on this worker now. */
+  runningSessions(): string[] {
+    return [...this.running.values()].map((agent) => agent.sessionId ?? '');
+  }
+
+  /**
+   * Graceful shutdown (SIGTERM): takes no new job, stops the running replies at a safe point
+   * within `graceMs` and saves each to its store as a reply `{type: 'RESUME_REPLY'}` continues
+   * (their jobs complete with `finishReason: 'shutdown'`; enqueue the resume where it suits you,
+   * e.g. from the report's `suspended` sessions), then closes the worker.
+   */
+  async shutdown(options: Omit<ShutdownAgentsOptions, 'signal'> = {}): Promise<ShutdownReport> {
+    const reason = (this.closing ??= options.reason ?? 'the worker is shutting down');
+    const pausing = this.worker.pause(true);
+    const report = await shutdownAgents([...this.running.values()], { ...options, reason });
+    await pausing;
+    await this.worker.close();
+    return report;
+  }
+
+  /** Closes the worker after its running jobs finish (BullMQ's `close()`). */
+  close(): Promise<void> {
+    return this.worker.close();
+  }
+
+  private async run(job: Job<ReplyJobData, ReplyJobResult>, signal: AbortSignal | undefined): Promise<ReplyJobResult> {
+    const { sessionId, input } = job.data;
+    if (this.closing !== undefined) throw new AgentShutdownError(`The worker is shutting down (${this.closing}).`);
+    await this.closeDeadAttempt(job);
+    const agent = await this.options.agent(sessionId);
+    const key = `${job.id ?? ''}:${job.attemptsStarted}`;
+    this.running.set(key, agent);
+    const abort = () => agent.interrupt('the job was cancelled');
+    signal?.addEventListener('abort', abort, { once: true });
+    const tracker = new ReplyTracker();
+    let replyId: string | undefined;
+    let finishReason: ReplyFinishReason | undefined;
+    try {
+      await lastValueFrom(
+        agent.reply(input).pipe(
+          tap((event) => tracker.apply(event)),
+          concatMap((event) => from(this.record(job, sessionId, event)).pipe(map(() => event))),
+          tap((event) => {
+            if (event.type === 'REPLY_START' && replyId === undefined) replyId = event.replyId;
+            if (event.type === 'REPLY_END' && event.replyId === replyId) finishReason = event.finishReason;
+          }),
+        ),
+        { defaultValue: undefined },
+      );
+    } catch (error) {
+      if (replyId === undefined) {
+        // Refused before it started (a wrong confirmation, nothing to resume): running it again changes nothing.
+        throw error instanceof AgentUsageError ? new UnrecoverableError(error.message) : error;
+      }
+      await this.appendAll(sessionId, tracker.end('error', error, sessionId));
+      throw error;
+    } finally {
+      signal?.removeEventListener('abort', abort);
+      this.running.delete(key);
+    }
+    if (replyId === undefined || finishReason === undefined) throw new Error('the reply ended without REPLY_END');
+    return { replyId, finishReason };
+  }
+
+  /** Appends one event; at `REPLY_START`, records the reply's id on the job first. */
+  private async record(job: Job<ReplyJobData, ReplyJobResult>, sessionId: string, event: AgentEvent): Promise<void> {
+    if (event.type === 'REPLY_START' && !isReplyJobProgress(job.progress))
+      await job.updateProgress({ replyId: event.replyId, source: event.source });
+    await this.options.bus.append(sessionId, event);
+  }
+
+  /**
+   * A job that ran before (its worker died mid-reply) left a reply open on the bus: end it, so
+   * listeners see it ended before the new attempt's reply starts. Nothing of it was saved.
+   */
+  private async closeDeadAttempt(job: Job<ReplyJobData, ReplyJobResult>): Promise<void> {
+    if (!isReplyJobProgress(job.progress)) return;
+    const tracker = new ReplyTracker();
+    const { sessionId } = job.data;
+    const { replyId, source } = job.progress;
+    tracker.apply(createEvent('REPLY_START', { sessionId }, { replyId, source }));
+    const why = 'the worker running this reply stopped before it ended; the job runs again from the last saved state';
+    await this.appendAll(sessionId, tracker.end('error', new Error(why), sessionId));
+    await job.updateProgress({});
+  }
+
+  private async appendAll(sessionId: string, events: readonly AgentEvent[]): Promise<void> {
+    try {
+      for (const event of events) await this.options.bus.append(sessionId, event);
+    } catch (error) {
+      this.onError(error);
+    }
+  }
+}
