@@ -9,7 +9,12 @@ export { presets } from './presets.js';
 // workspace
 export { ensureWorkspace, WORKSPACE_LAYOUT } from './workspace/layout.js';
 export { LocalFileSystem } from './workspace/local-file-system.js';
-export type { WorkspaceEntry, WorkspaceFileSystem, WorkspaceGlobOptions, WorkspaceStat } from './workspace/workspace-file-system.js';
+export type {
+  WorkspaceEntry,
+  WorkspaceFileSystem,
+  WorkspaceGlobOptions,
+  WorkspaceStat,
+} from './workspace/workspace-file-system.js';
 export { WorkspacePathError } from './workspace/workspace-path-error.js';
 export type { WorkspacePathErrorCode } from './workspace/workspace-path-error.js';
 
@@ -71,8 +76,7 @@ export type { FrontMatterDocument } from './workspace/front-matter.js';
 export type { LogEntry, LogPage, LogReadOptions, MessageBus } from './bus/message-bus.js';
 export { InMemoryMessageBus } from './bus/in-memory-message-bus.js';
 export type { InMemoryMessageBusOptions } from './bus/in-memory-message-bus.js';
-export { RedisMessageBus } from './bus/redis-message-bus.js';
-export type { RedisMessageBusOptions } from './bus/redis-message-bus.js';
+// RedisMessageBus: @rxscope/harness/redis
 
 // the inbox: messages into a session's running reply, from any process on the bus
 export { inboxQueueOf, pushToInbox } from './inbox/inbox-message.js';
@@ -104,5 +108,11 @@ export type { SkillCurationPolicy, SkillCurationResult, SkillUsage } from './ski
 // workspace snapshots: the workspace's files travel with the session
 export { WorkspaceSnapshotMiddleware } from './middleware/workspace-snapshot/index.js';
 export type { WorkspaceSnapshotMiddlewareOptions } from './middleware/workspace-snapshot/index.js';
-export { restoreWorkspace, SNAPSHOT_EXCLUDED, SNAPSHOT_MARKER, snapshotIdOf, snapshotWorkspace } from './workspace/workspace-snapshot.js';
+export {
+  restoreWorkspace,
+  SNAPSHOT_EXCLUDED,
+  SNAPSHOT_MARKER,
+  snapshotIdOf,
+  snapshotWorkspace,
+} from './workspace/workspace-snapshot.js';
 export type { SnapshotFile, WorkspaceSnapshot, WorkspaceSnapshotOptions } from './workspace/workspace-snapshot.js';

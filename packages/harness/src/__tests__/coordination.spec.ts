@@ -15,7 +15,7 @@ import {
 } from '@rxscope/core/testing/node';
 import { Redis } from 'ioredis';
 import { z } from 'zod';
-import { RedisMessageBus } from '../bus/redis-message-bus.js';
+import { RedisMessageBus } from '../redis/index.js';
 import { createHarnessAgent } from '../create-harness-agent.js';
 import { pushToInbox } from '../inbox/inbox-message.js';
 import { presets } from '../presets.js';
@@ -87,9 +87,9 @@ describe('inbox, subagents and background tools in the assembled harness', () =>
     const parent: { agent?: ReturnType<typeof createHarnessAgent> } = {};
     const turns: ((request: RecordedRequest) => ServerTurn | Promise<ServerTurn>)[] = [
       () => ({
-        toolCalls: [{ id: 'sp1', name: 'agent_spawn', arguments: { name: 'reviewer', task: 'Review notes.md.' } }],
+        toolCalls: [{ id: 'sp1', name: 'agent_spawn', input: { name: 'reviewer', task: 'Review notes.md.' } }],
       }),
-      () => ({ toolCalls: [{ id: 'rf1', name: 'read_file', arguments: { path: 'notes.md' } }] }),
+      () => ({ toolCalls: [{ id: 'rf1', name: 'read_file', input: { path: 'notes.md' } }] }),
       async () => {
         // While the reviewer answers, a front process pushes into the parent's session.
         await pushToInbox(front, 's1', { text: 'Also check the README.', from: 'front' });
@@ -144,7 +144,7 @@ describe('inbox, subagents and background tools in the assembled harness', () =>
     });
     server = await startOpenAITestServer({
       script: [
-        { toolCalls: [{ id: 'c1', name: 'crawl', arguments: {} }] },
+        { toolCalls: [{ id: 'c1', name: 'crawl', input: {} }] },
         { text: 'The crawl runs in the background.' },
         { text: '42 pages.' },
       ],

@@ -46,7 +46,7 @@ describe('escape suite: file tools', () => {
   let server: OpenAITestServer;
   let events: AgentEvent[];
   const calls: (ServerToolCall & { id: string })[] = [];
-  const call = (id: string, name: string, args: object) => calls.push({ id, name, arguments: args });
+  const call = (id: string, name: string, args: object) => calls.push({ id, name, input: args });
 
   beforeAll(async () => {
     s = setup();
@@ -159,7 +159,7 @@ describe.each(['local', 'bubblewrap'] as const)('escape suite: the shell (%s san
 
   const agentWith = (script: { id: string; name: string; args: object }[]) =>
     startOpenAITestServer({
-      script: [...script.map((c) => ({ toolCalls: [{ id: c.id, name: c.name, arguments: c.args }] })), { text: 'done' }],
+      script: [...script.map((c) => ({ toolCalls: [{ id: c.id, name: c.name, input: c.args }] })), { text: 'done' }],
     }).then((srv) => {
       server = srv;
       return createHarnessAgent({ model: testServerModel(srv), workspace: s.ws, sandbox, execute: { askPermission: false } });

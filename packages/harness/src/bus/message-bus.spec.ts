@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import { concatMap, firstValueFrom, take, toArray } from 'rxjs';
 import { InMemoryMessageBus } from './in-memory-message-bus.js';
 import type { MessageBus } from './message-bus.js';
-import { RedisMessageBus } from './redis-message-bus.js';
+import { RedisMessageBus } from '../redis/index.js';
 
 let redisServer: RedisTestServer;
 const clients: Redis[] = [];

@@ -44,8 +44,8 @@ describe('loadWorkspaceMcp (tools.json in the workspace)', () => {
       });
       server.enqueue({
         toolCalls: [
-          { name: 'everything__get-sum', arguments: { a: 1, b: 2 } },
-          { name: 'everything__echo', arguments: { message: 'hi' } },
+          { name: 'everything__get-sum', input: { a: 1, b: 2 } },
+          { name: 'everything__echo', input: { message: 'hi' } },
         ],
       });
       const events: AgentEvent[] = await lastValueFrom(agent.reply('go').pipe(toArray()));

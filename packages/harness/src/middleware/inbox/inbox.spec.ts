@@ -8,7 +8,7 @@ import { Redis } from 'ioredis';
 import { z } from 'zod';
 import { InMemoryMessageBus } from '../../bus/in-memory-message-bus.js';
 import type { MessageBus } from '../../bus/message-bus.js';
-import { RedisMessageBus } from '../../bus/redis-message-bus.js';
+import { RedisMessageBus } from '../../redis/index.js';
 import { inboxQueueOf, pushToInbox } from '../../inbox/inbox-message.js';
 import { InboxMiddleware } from './index.js';
 

@@ -16,18 +16,18 @@ describe('PlanModeMiddleware', () => {
   it('plans with read-only tools only, persists the flag, and leaves plan mode only through a confirmed plan_exit', async () => {
     server = await startOpenAITestServer({
       script: [
-        { toolCalls: [{ id: 'enter', name: 'plan_enter', arguments: {} }] },
+        { toolCalls: [{ id: 'enter', name: 'plan_enter', input: {} }] },
         {
           toolCalls: [
-            { id: 'early_write', name: 'write_file', arguments: { path: 'a.txt', content: 'too early' } },
-            { id: 'plan', name: 'plan_write', arguments: { content: '# Plan\n1. write a.txt' } },
-            { id: 'look', name: 'list_files', arguments: {} },
+            { id: 'early_write', name: 'write_file', input: { path: 'a.txt', content: 'too early' } },
+            { id: 'plan', name: 'plan_write', input: { content: '# Plan\n1. write a.txt' } },
+            { id: 'look', name: 'list_files', input: {} },
           ],
         },
-        { toolCalls: [{ id: 'exit1', name: 'plan_exit', arguments: { summary: 'write a.txt' } }] },
+        { toolCalls: [{ id: 'exit1', name: 'plan_exit', input: { summary: 'write a.txt' } }] },
         { text: 'Understood, I keep planning.' },
-        { toolCalls: [{ id: 'exit2', name: 'plan_exit', arguments: { summary: 'write a.txt' } }] },
-        { toolCalls: [{ id: 'write', name: 'write_file', arguments: { path: 'a.txt', content: 'done' } }] },
+        { toolCalls: [{ id: 'exit2', name: 'plan_exit', input: { summary: 'write a.txt' } }] },
+        { toolCalls: [{ id: 'write', name: 'write_file', input: { path: 'a.txt', content: 'done' } }] },
         { text: 'Done.' },
       ],
     });
@@ -71,9 +71,9 @@ describe('PlanModeMiddleware', () => {
   it('restores plan mode from a saved state (banner and denial), in a new agent', async () => {
     server = await startOpenAITestServer({
       script: [
-        { toolCalls: [{ id: 'enter', name: 'plan_enter', arguments: {} }] },
+        { toolCalls: [{ id: 'enter', name: 'plan_enter', input: {} }] },
         { text: 'Planning.' },
-        { toolCalls: [{ id: 'w', name: 'write_file', arguments: { path: 'b.txt', content: 'x' } }] },
+        { toolCalls: [{ id: 'w', name: 'write_file', input: { path: 'b.txt', content: 'x' } }] },
         { text: 'Denied, as expected.' },
       ],
     });

@@ -39,7 +39,7 @@ const runTheMessage = (req: RecordedRequest): ServerTurn => {
   const sinceUser = messages.slice(messages.map((m) => m.role).lastIndexOf('user'));
   const result = sinceUser.find((m) => m.role === 'tool');
   if (result) return { text: `result: ${typeof result.content === 'string' ? result.content : ''}` };
-  return { toolCalls: [{ id: `call_${lastUserText(req).length}`, name: 'execute', arguments: { command: lastUserText(req) } }] };
+  return { toolCalls: [{ id: `call_${lastUserText(req).length}`, name: 'execute', input: { command: lastUserText(req) } }] };
 };
 const waitFor = async (check: () => boolean, ms = 5000) => {
   const until = Date.now() + ms;

@@ -19,9 +19,9 @@ describe('TodoListMiddleware', () => {
     ];
     server = await startOpenAITestServer({
       script: [
-        { toolCalls: [{ id: 't1', name: 'write_todos', arguments: { todos } }] },
+        { toolCalls: [{ id: 't1', name: 'write_todos', input: { todos } }] },
         { text: 'Working on it.' },
-        { toolCalls: [{ id: 'bad', name: 'write_todos', arguments: { todos: [{ content: 'x', status: 'started' }] } }] },
+        { toolCalls: [{ id: 'bad', name: 'write_todos', input: { todos: [{ content: 'x', status: 'started' }] } }] },
         { text: 'ok' },
       ],
     });

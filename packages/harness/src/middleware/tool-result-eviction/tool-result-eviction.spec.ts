@@ -40,7 +40,7 @@ describe('ToolResultEvictionMiddleware', () => {
 
   it('writes a large result to large_tool_results/ and leaves a pointer with head and tail in the step and the saved context', async () => {
     server = await startOpenAITestServer({
-      script: [{ toolCalls: [{ id: 'big', name: 'dump', arguments: { size: 5000 } }] }, { text: 'seen' }],
+      script: [{ toolCalls: [{ id: 'big', name: 'dump', input: { size: 5000 } }] }, { text: 'seen' }],
     });
     const agent = createHarnessAgent({ model: testServerModel(server), workspace: dir.path, tools: [dump], toolResultEviction: { maxResultChars: 1000 } });
     const { events } = await run(agent, 'dump');
@@ -63,13 +63,13 @@ describe('ToolResultEvictionMiddleware', () => {
     writeFileSync(join(dir.path, 'huge.txt'), `${'a'.repeat(60_000)}\n${'b'.repeat(60_000)}\n`);
     server = await startOpenAITestServer({
       handler: (req, i) => {
-        if (i === 0) return { toolCalls: [{ id: 'big', name: 'dump', arguments: { size: 50_000 } }] };
+        if (i === 0) return { toolCalls: [{ id: 'big', name: 'dump', input: { size: 50_000 } }] };
         if (i === 1) {
           // The model follows the pointer it was given.
           const path = /were saved to (\S+\.txt)/.exec(wireToolResults(req).get('big')!)![1]!;
-          return { toolCalls: [{ id: 'read_back', name: 'read_file', arguments: { path } }] };
+          return { toolCalls: [{ id: 'read_back', name: 'read_file', input: { path } }] };
         }
-        if (i === 2) return { toolCalls: [{ id: 'read_huge', name: 'read_file', arguments: { path: 'huge.txt' } }] };
+        if (i === 2) return { toolCalls: [{ id: 'read_huge', name: 'read_file', input: { path: 'huge.txt' } }] };
         return { text: 'done' };
       },
     });
@@ -88,7 +88,7 @@ describe('ToolResultEvictionMiddleware', () => {
 
   it('evicts the shell output like any other result', async () => {
     server = await startOpenAITestServer({
-      script: [{ toolCalls: [{ id: 'sh', name: 'execute', arguments: { command: 'seq 1 3000' } }] }, { text: 'ok' }],
+      script: [{ toolCalls: [{ id: 'sh', name: 'execute', input: { command: 'seq 1 3000' } }] }, { text: 'ok' }],
     });
     const agent = createHarnessAgent({
       model: testServerModel(server),

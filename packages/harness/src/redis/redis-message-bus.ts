@@ -1,7 +1,13 @@
 import { RedisChannels } from '@rxscope/core/node';
 import type { Redis } from 'ioredis';
 import { Observable, type Subscriber } from 'rxjs';
-import { checkBusName, encodeBusMessage, type LogPage, type LogReadOptions, type MessageBus } from './message-bus.js';
+import {
+  checkBusName,
+  encodeBusMessage,
+  type LogPage,
+  type LogReadOptions,
+  type MessageBus,
+} from '../bus/message-bus.js';
 
 /** Options of {@link RedisMessageBus}. */
 export interface RedisMessageBusOptions {
@@ -60,6 +66,7 @@ const STREAM_ID = /^\d+-\d+$/;
  * @example
  * ```ts
  * import { Redis } from 'ioredis';
+ * import { RedisMessageBus } from '@rxscope/harness/redis';
  * const bus = new RedisMessageBus({ redis: new Redis(process.env.REDIS_URL!) });
  * const agent = createHarnessAgent({ model, workspace: './ws', sessionId: 's1', bus });
  * // in another process, on the same Redis:
