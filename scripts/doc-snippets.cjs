@@ -10,7 +10,7 @@ const { existsSync, readdirSync, readFileSync, writeFileSync } = require('node:f
 const { dirname, join, resolve } = require('node:path');
 
 const ROOT = resolve(__dirname, '..');
-const MARKER = /<!-- snippet: (\S+) -->\n```(\w+)\n([\s\S]*?)\n```/g;
+const MARKER = /<!-- snippet: (\S+) -->\n+```(\w+)\n([\s\S]*?)\n```/g;
 
 /** Source file of each entry point of each workspace package → the specifier a user imports. */
 function entrySpecifiers(root = ROOT) {
