@@ -96,6 +96,7 @@ const config: Config = {
     program('bench', 'bench'),
     angularApp('angular-chat', 'examples/angular-chat'),
     program('node-service', 'examples/node-service'),
+    program('worker-pool', 'examples/worker-pool'),
     program('express-sse', 'examples/express-sse'),
     program('fastify-sse', 'examples/fastify-sse'),
     program('rag-assistant', 'examples/rag-assistant'),

@@ -6,7 +6,8 @@
  *
  * Environment: PORT (3000; 0 = any free port), HOST (127.0.0.1), STATIC_DIR, CORS_ORIGIN
  * (http://localhost:4200; comma-separated, or *), OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_MODEL,
- * REDIS_URL (keep the replay logs on Redis).
+ * REDIS_URL (keep the replay logs on Redis), SHUTDOWN_GRACE_MS (10000: on SIGTERM, how long running
+ * replies get to reach a safe point before they are cut off).
  */
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
@@ -42,13 +43,18 @@ async function main(): Promise<void> {
     port: Number(env['PORT'] ?? 3000),
     host: env['HOST'] || '127.0.0.1',
     staticDir: env['STATIC_DIR'] || join(here, '..', 'public'),
-    corsOrigins: (env['CORS_ORIGIN'] ?? 'http://localhost:4200').split(',').map((o) => o.trim()).filter(Boolean),
+    corsOrigins: (env['CORS_ORIGIN'] ?? 'http://localhost:4200')
+      .split(',')
+      .map((o) => o.trim())
+      .filter(Boolean),
     ...(redis ? { bus: new RedisSessionEventBus({ redis }) } : {}),
   });
   process.stdout.write(`listening on ${service.url} (model: ${modelLabel}${redis ? ', replay logs on Redis' : ''})\n`);
   const stop = () => {
     void (async () => {
-      await service.close();
+      const graceMs = Number(env['SHUTDOWN_GRACE_MS'] ?? 10_000);
+      const suspended = await service.shutdown({ graceMs, reason: 'the service received SIGTERM' });
+      process.stdout.write(`shut down; replies suspended: ${JSON.stringify(suspended)}\n`);
       await stopModel();
       redis?.disconnect();
       process.exit(0);
@@ -59,6 +65,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`node-service failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.stderr.write(
+    `node-service failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
   process.exitCode = 1;
 });

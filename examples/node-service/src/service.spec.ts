@@ -353,4 +353,42 @@ describe('node-service program', () => {
       if (child.exitCode === null) child.kill('SIGKILL');
     }
   }, 30_000);
+
+  it('shuts down gracefully on SIGTERM: a running reply ends on its stream with REPLY_END shutdown, then the process exits 0', async () => {
+    const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', SHUTDOWN_GRACE_MS: '300' };
+    delete env['OPENAI_API_KEY'];
+    delete env['REDIS_URL'];
+    const child = spawn(process.execPath, [join(ROOT, 'examples', 'node-service', 'dist', 'main.js')], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      let out = '';
+      child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
+      for (let i = 0; i < 600 && !/listening on (\S+)/.test(out); i++) await new Promise((r) => setTimeout(r, 25));
+      const url = /listening on (\S+)/.exec(out)![1]!;
+      const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+      const stream = lastValueFrom(fromAgentEventStream(`${url}/api/sessions/s-term/events`).pipe(untilEnd, toArray()));
+      await new Promise((r) => setTimeout(r, 150));
+      const res = await fetch(`${url}/api/sessions/s-term/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ text: 'Tell me a story' }),
+      });
+      expect(res.status).toBeLessThan(300);
+      await new Promise((r) => setTimeout(r, 300)); // the story is streaming
+      child.kill('SIGTERM');
+      const events = await stream;
+      expect(events.some((e) => e.type === 'TEXT_BLOCK_DELTA')).toBe(true);
+      expect(events.at(-1)).toMatchObject({
+        type: 'REPLY_END',
+        finishReason: 'shutdown',
+        stopReason: { code: 'shutdown' },
+      });
+      expect(await exited).toBe(0);
+      expect(out).toContain('replies suspended: ["s-term"]');
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  }, 30_000);
 });

@@ -45,6 +45,12 @@ export interface RunningService {
   readonly server: Server;
   readonly sessions: AgentSessions;
   readonly refunds: readonly Refund[];
+  /**
+   * Graceful shutdown (SIGTERM): new replies are refused with 503, running replies stop at a safe
+   * point within `graceMs` and end on their streams with `REPLY_END {finishReason: 'shutdown'}`;
+   * then the server closes. Resolves with the sessions whose reply was suspended.
+   */
+  shutdown(options: { readonly graceMs: number; readonly reason: string }): Promise<readonly string[]>;
   close(): Promise<void>;
 }
 
@@ -191,6 +197,16 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     server,
     sessions,
     refunds,
+    shutdown: async ({ graceMs, reason }) => {
+      const report = await sessions.shutdown({ graceMs, reason });
+      // No new connection; open streams get a moment to send the last events (REPLY_END) before they are cut.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      await new Promise((r) => setTimeout(r, 250));
+      await sessions.close();
+      server.closeAllConnections();
+      await closed;
+      return report.suspended;
+    },
     close: async () => {
       await sessions.close();
       server.closeAllConnections();
