@@ -80,6 +80,8 @@ export type { SpeechOptions, TextToSpeech } from './tts/text-to-speech.js';
 // --- long-term memory ---
 export { AgenticMemoryMiddleware } from './memory/index.js';
 export type { AgenticMemoryOptions } from './memory/index.js';
+export { StaticMemoryMiddleware } from './memory/static-memory.js';
+export type { MemoryExchange, MemoryExtractor, StaticMemoryOptions } from './memory/static-memory.js';
 export { KnowledgeMemoryBackend } from './memory/knowledge-memory-backend.js';
 export type { KnowledgeMemoryBackendOptions } from './memory/knowledge-memory-backend.js';
 export { formatMemoryFile, parseMemoryFile } from './memory/memory-backend.js';
