@@ -3,6 +3,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
+import { startOpenAITestServer, testSpeechWav, type OpenAITestServer } from '@rxscope/core/testing/node';
 import { APP_DIST, ensureAppBuilt } from './build';
 import { type Browser, launchChromium } from './chromium';
 import { type NodeService, startNodeService } from './node-service';
@@ -13,6 +14,8 @@ const SCREENSHOT = join(ROOT, 'test-results', 'angular-chat.png');
 jest.setTimeout(60_000);
 
 let service: NodeService;
+/** The speech server the service speaks its replies with (an OpenAI-compatible /v1/audio/speech). */
+let speech: OpenAITestServer;
 let browser: Browser;
 let page: Page;
 const pageErrors: string[] = [];
@@ -20,7 +23,8 @@ const pageErrors: string[] = [];
 beforeAll(async () => {
   browser = await launchChromium(); // first: without Chromium, fail before building anything
   ensureAppBuilt();
-  service = await startNodeService(APP_DIST);
+  speech = await startOpenAITestServer();
+  service = await startNodeService(APP_DIST, { TTS_BASE_URL: speech.url });
   page = browser.context.pages()[0] ?? (await browser.context.newPage());
   page.on('pageerror', (err) => pageErrors.push(err.message));
   page.on('console', (msg) => {
@@ -33,6 +37,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await service?.stop();
+  await speech?.close();
 });
 
 /** The last turn of the transcript. */
@@ -74,6 +79,35 @@ describe('angular-chat in Chromium', () => {
     const partial = (await snapshots()).filter((s) => s.status === 'streaming' && s.text.length > 0 && s.text.length < final.length);
     expect(partial.length).toBeGreaterThan(0);
     expect(final.startsWith(partial[0]!.text)).toBe(true);
+  });
+
+  it('speaks the reply: an audio element plays the WAV joined from its audio data blocks', async () => {
+    await send('say it aloud');
+    await lastTurn().and(page.locator('[data-status="completed"]')).waitFor();
+    const text = (await lastTurn().locator('.text').textContent())!;
+    const audio = lastTurn().locator('chat-audio audio');
+    await expect(audio.count()).resolves.toBe(1);
+    const played = await audio.evaluate(async (el: HTMLAudioElement) => {
+      if (el.readyState < 1) {
+        await new Promise((resolve, reject) => {
+          el.addEventListener('loadedmetadata', resolve, { once: true });
+          el.addEventListener('error', () => reject(new Error(`audio error ${el.error?.code}`)), { once: true });
+        });
+      }
+      await el.play();
+      const playing = !el.paused;
+      el.pause();
+      const bytes = new Uint8Array(await (await fetch(el.src)).arrayBuffer());
+      return { src: el.src, duration: el.duration, playing, bytes: [...bytes] };
+    });
+    expect(played.src).toMatch(/^blob:/);
+    expect(played.playing).toBe(true);
+    // The page plays exactly what the speech server produced for the reply's text.
+    const spoken = speech.requests.filter((r) => r.path === '/v1/audio/speech').at(-1)!;
+    expect(spoken.body['input']).toBe(text);
+    const wav = testSpeechWav(text);
+    expect(Buffer.from(played.bytes).equals(wav)).toBe(true);
+    expect(played.duration).toBeCloseTo((wav.length - 44) / 2 / wav.readUInt32LE(24), 2);
   });
 
   it('asks for confirmation in a dialog, and the approved tool call runs and the reply resumes', async () => {

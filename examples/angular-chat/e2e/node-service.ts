@@ -21,12 +21,14 @@ export interface NodeService {
 
 /**
  * Builds and starts `examples/node-service` as a child process — offline scripted model (no
- * `OPENAI_API_KEY`), any free port, serving `staticDir` — and resolves once it listens.
+ * `OPENAI_API_KEY`), any free port, serving `staticDir`, with `extraEnv` (e.g. `TTS_BASE_URL`) —
+ * and resolves once it listens.
  */
-export async function startNodeService(staticDir: string): Promise<NodeService> {
+export async function startNodeService(staticDir: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<NodeService> {
   execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', 'examples/node-service'], { cwd: ROOT, stdio: 'pipe' });
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', HOST: '127.0.0.1', STATIC_DIR: staticDir };
-  for (const name of ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENAI_MODEL', 'REDIS_URL']) delete env[name];
+  for (const name of ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENAI_MODEL', 'REDIS_URL', 'TTS_BASE_URL']) delete env[name];
+  Object.assign(env, extraEnv);
   const child = spawn(process.execPath, [join(ROOT, 'examples', 'node-service', 'dist', 'main.js')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));

@@ -7,11 +7,13 @@
  * Environment: PORT (3000; 0 = any free port), HOST (127.0.0.1), STATIC_DIR, CORS_ORIGIN
  * (http://localhost:4200; comma-separated, or *), OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_MODEL,
  * REDIS_URL (keep the replay logs on Redis), SHUTDOWN_GRACE_MS (10000: on SIGTERM, how long running
- * replies get to reach a safe point before they are cut off).
+ * replies get to reach a safe point before they are cut off), TTS_BASE_URL (speak replies: audio
+ * from this OpenAI-compatible /v1/audio/speech; with TTS_API_KEY, TTS_MODEL, TTS_VOICE).
  */
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { OpenAIChatModel } from '@rxscope/core/openai';
+import { OpenAITextToSpeech } from '@rxscope/middleware-builtin';
 import { RedisSessionEventBus } from '@rxscope/core/node';
 import { Redis } from 'ioredis';
 import { startOfflineModel } from './offline.js';
@@ -36,6 +38,14 @@ async function main(): Promise<void> {
     stopModel = () => offline.close();
   }
   const redis = env['REDIS_URL'] ? new Redis(env['REDIS_URL']) : undefined;
+  const tts = env['TTS_BASE_URL']
+    ? new OpenAITextToSpeech({
+        baseURL: env['TTS_BASE_URL'],
+        apiKey: env['TTS_API_KEY'] || env['OPENAI_API_KEY'] || 'none',
+        ...(env['TTS_MODEL'] ? { model: env['TTS_MODEL'] } : {}),
+        ...(env['TTS_VOICE'] ? { voice: env['TTS_VOICE'] } : {}),
+      })
+    : undefined;
   const service = await startService({
     model,
     modelLabel,
@@ -48,8 +58,9 @@ async function main(): Promise<void> {
       .map((o) => o.trim())
       .filter(Boolean),
     ...(redis ? { bus: new RedisSessionEventBus({ redis }) } : {}),
+    ...(tts ? { tts } : {}),
   });
-  process.stdout.write(`listening on ${service.url} (model: ${modelLabel}${redis ? ', replay logs on Redis' : ''})\n`);
+  process.stdout.write(`listening on ${service.url} (model: ${modelLabel}${redis ? ', replay logs on Redis' : ''}${tts ? ', speaking' : ''})\n`);
   const stop = () => {
     void (async () => {
       const graceMs = Number(env['SHUTDOWN_GRACE_MS'] ?? 10_000);

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { Agent, type ChatModel } from '@rxscope/core';
 import { TodoListMiddleware } from '@rxscope/harness';
+import { type TextToSpeech, TTSMiddleware } from '@rxscope/middleware-builtin';
 import {
   AgentSessions,
   createAgentSseHandler,
@@ -38,6 +39,8 @@ export interface ServiceOptions {
   readonly bus?: SessionEventBus;
   /** SSE heartbeat interval. Default 15 s. */
   readonly heartbeatMs?: number;
+  /** Speak every reply: each finished text block is followed by a WAV audio data block. */
+  readonly tts?: TextToSpeech;
 }
 
 export interface RunningService {
@@ -70,7 +73,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         sysPrompt: SYSTEM_PROMPT,
         model: options.model,
         tools,
-        middlewares: [new TodoListMiddleware()],
+        middlewares: [new TodoListMiddleware(), ...(options.tts ? [new TTSMiddleware({ tts: options.tts, mode: 'batch' })] : [])],
         sessionId,
       }),
     bus: options.bus ?? new InMemorySessionEventBus({ maxEvents: 1000 }),

@@ -1,4 +1,5 @@
 import { ChangeDetectionStrategy, Component, computed, input } from '@angular/core';
+import { AudioPlayer } from './audio-player';
 import { TaskList } from './task-list';
 import { ToolCall } from './tool-call';
 import type { Turn, TurnStatus } from './turn';
@@ -20,7 +21,7 @@ const STATUS: Record<TurnStatus, string> = {
 /** One exchange: the prompt, the reply as it streams (task list, text, thinking, tool calls), its status and token usage. */
 @Component({
   selector: 'chat-turn',
-  imports: [TaskList, ToolCall],
+  imports: [AudioPlayer, TaskList, ToolCall],
   changeDetection: ChangeDetectionStrategy.OnPush,
   template: `
     <div class="prompt">{{ turn().prompt }}</div>
@@ -38,6 +39,9 @@ const STATUS: Record<TurnStatus, string> = {
           }
           @case ('tool') {
             <chat-tool-call [call]="part.call" />
+          }
+          @case ('audio') {
+            <chat-audio [part]="part" />
           }
         }
       }

@@ -6,6 +6,24 @@ const ev = <T extends AgentEventType>(type: T, fields: EventFields[T]): AgentEve
 const fold = (events: AgentEvent[], turn: Turn = newTurn('t1', 'hi')) => events.reduce(applyEvent, turn);
 
 describe('turn view model', () => {
+  it('joins the spoken reply from its audio data blocks, between the text blocks, and ignores other data', () => {
+    const turn = fold([
+      ev('REPLY_START', {}),
+      ev('TEXT_BLOCK_START', { blockId: 'b1' }),
+      ev('TEXT_BLOCK_DELTA', { blockId: 'b1', delta: 'Hello.' }),
+      ev('TEXT_BLOCK_END', { blockId: 'b1' }),
+      ev('DATA_BLOCK_START', { blockId: 'a1', mediaType: 'audio/wav' }),
+      ev('DATA_BLOCK_DELTA', { blockId: 'a1', delta: 'UklG' }),
+      ev('DATA_BLOCK_START', { blockId: 'img', mediaType: 'image/png' }),
+      ev('DATA_BLOCK_END', { blockId: 'img' }),
+    ]);
+    expect(turn.parts.map((p) => p.kind)).toEqual(['text', 'audio']);
+    expect(turn.parts[1]).toEqual({ kind: 'audio', blockId: 'a1', mediaType: 'audio/wav', data: 'UklG', done: false });
+    const done = fold([ev('DATA_BLOCK_DELTA', { blockId: 'a1', delta: 'RiQA' }), ev('DATA_BLOCK_END', { blockId: 'a1' })], turn);
+    expect(done.parts[1]).toEqual({ kind: 'audio', blockId: 'a1', mediaType: 'audio/wav', data: 'UklGRiQA', done: true });
+    expect(textOf(done)).toBe('Hello.');
+  });
+
   it('shows text as it streams and sums usage over model calls', () => {
     const partial = fold([
       ev('REPLY_START', {}),

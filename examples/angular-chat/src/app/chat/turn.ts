@@ -31,10 +31,21 @@ export interface TodoView {
   readonly status: 'pending' | 'in_progress' | 'completed';
 }
 
+/** Audio of the reply (the service speaks with `TTSMiddleware`): base64 joined from the block's deltas. */
+export interface AudioPart {
+  readonly kind: 'audio';
+  readonly blockId: string;
+  readonly mediaType: string;
+  readonly data: string;
+  /** The block ended: `data` is complete and can be played. */
+  readonly done: boolean;
+}
+
 export type ReplyPart =
   | { readonly kind: 'text'; readonly blockId: string; readonly text: string }
   | { readonly kind: 'thinking'; readonly blockId: string; readonly text: string }
-  | { readonly kind: 'tool'; readonly call: ToolCallView };
+  | { readonly kind: 'tool'; readonly call: ToolCallView }
+  | AudioPart;
 
 export type TurnStatus =
   | 'sending'
@@ -92,6 +103,12 @@ export function applyEvent(turn: Turn, e: AgentEvent): Turn {
     case 'TEXT_BLOCK_DELTA':
     case 'THINKING_BLOCK_DELTA':
       return mapParts(turn, (p) => ((p.kind === 'text' || p.kind === 'thinking') && p.blockId === e.blockId ? { ...p, text: p.text + e.delta } : p));
+    case 'DATA_BLOCK_START':
+      return e.mediaType.startsWith('audio/') ? addPart(turn, { kind: 'audio', blockId: e.blockId, mediaType: e.mediaType, data: '', done: false }) : turn;
+    case 'DATA_BLOCK_DELTA':
+      return mapParts(turn, (p) => (p.kind === 'audio' && p.blockId === e.blockId ? { ...p, data: p.data + e.delta } : p));
+    case 'DATA_BLOCK_END':
+      return mapParts(turn, (p) => (p.kind === 'audio' && p.blockId === e.blockId ? { ...p, done: true } : p));
     case 'TOOL_CALL_START':
       return addPart(turn, { kind: 'tool', call: { id: e.toolCallId, name: e.name, args: '', status: 'streaming', output: '', blockId: e.blockId } });
     case 'TOOL_CALL_DELTA':
