@@ -2,7 +2,8 @@
  * `resilient(middleware, options)`: runs an auxiliary middleware (tracing, prompt context,
  * memory, analytics...) so that its own failures cannot break a reply. An exception the
  * middleware raises itself — a synchronous throw or an error notification, in any hook,
- * `onSystemPrompt` and `tools()` included — is reported to `onError` (and, in the onion hooks,
+ * `onSystemPrompt`, `tools()` (once, until it works again: agents read it at every step) and
+ * `onShutdown` included — is reported to `onError` (and, in the onion hooks,
  * as a `CUSTOM middleware.error` event), and the phase goes on as if the middleware were absent.
  *
  * Failures that come **from `next`** (inner layers, the model, the tools) are not the
@@ -71,14 +72,14 @@ import { type Layer, type OnionHook } from '@rxscope/core/internal';
 import { LimitExceededError } from '../limit-exceeded-error.js';
 
 /** The hook a failure happened in. */
-export type MiddlewareHook = 'onAgent' | 'onReasoning' | 'onActing' | 'onModelCall' | 'onSystemPrompt' | 'tools';
+export type MiddlewareHook = 'onAgent' | 'onReasoning' | 'onActing' | 'onModelCall' | 'onSystemPrompt' | 'tools' | 'onShutdown';
 
 /** Where a wrapped middleware failed. */
 export interface MiddlewareFailure {
   /** The wrapped middleware's key (`middlewareKey`). */
   readonly middleware: string;
   readonly hook: MiddlewareHook;
-  /** Absent for `tools()` (called by the agent's constructor). */
+  /** Absent for `tools()` (read by the agent outside any reply) and `onShutdown`. */
   readonly ctx?: RuntimeContext;
 }
 
@@ -93,6 +94,7 @@ export interface ResilientOptions {
 }
 
 const ONION_HOOKS: readonly OnionHook[] = ['onAgent', 'onReasoning', 'onActing', 'onModelCall'];
+const NO_TOOLS: readonly Tool[] = [];
 
 /**
  * Wraps `middleware` so that its own failures are reported and skipped instead of failing the
@@ -135,13 +137,29 @@ export function resilient(middleware: Middleware, options: ResilientOptions = {}
   }
   if (middleware.tools) {
     const fn = middleware.tools.bind(middleware);
+    // Agents read tools() at every step: a failure is reported once, until tools() works again.
+    let failing = false;
     wrapped.tools = (): readonly Tool[] => {
       try {
-        return fn();
+        const tools = fn();
+        failing = false;
+        return tools;
       } catch (err) {
         if (settings.propagate(err)) throw err;
-        settings.onError(err, { middleware: name, hook: 'tools' });
-        return [];
+        if (!failing) settings.onError(err, { middleware: name, hook: 'tools' });
+        failing = true;
+        return NO_TOOLS;
+      }
+    };
+  }
+  if (middleware.onShutdown) {
+    const fn = middleware.onShutdown.bind(middleware);
+    wrapped.onShutdown = async (agent) => {
+      try {
+        await fn(agent);
+      } catch (err) {
+        if (settings.propagate(err)) throw err;
+        settings.onError(err, { middleware: name, hook: 'onShutdown' });
       }
     };
   }

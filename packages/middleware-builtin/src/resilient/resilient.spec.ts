@@ -324,8 +324,42 @@ describe('resilient', () => {
     const agent = new Agent({ model: new ScriptedChatModel([]), middlewares: [wrapped] });
 
     expect(agent.tools).toEqual([]);
+    expect(agent.tools).toEqual([]); // read again: not reported again while it keeps failing
     expect(failures.map((f) => f.failure)).toEqual([{ middleware: 'Memory', hook: 'tools' }]);
     expect(middlewareKey(wrapped)).toBe('Memory');
+  });
+
+  it('reports a tools() that fails again after it worked, and passes onShutdown on, reporting its failure', async () => {
+    const { failures, onError } = recorder();
+    let broken = false;
+    let closed = 0;
+    const tool = defineTool({ name: 'probe', description: 'p', input: z.object({}), execute: () => 'ok' });
+    const flaky: Middleware = {
+      key: 'flaky',
+      tools: () => {
+        if (broken) throw bug();
+        return [tool];
+      },
+      onShutdown: () => {
+        closed++;
+        throw bug();
+      },
+    };
+    const agent = new Agent({ model: new ScriptedChatModel([]), middlewares: [resilient(flaky, { onError })] });
+    expect(agent.tools.map((t) => t.name)).toEqual(['probe']);
+    broken = true;
+    expect(agent.tools).toEqual([]);
+    broken = false;
+    expect(agent.tools.map((t) => t.name)).toEqual(['probe']);
+    broken = true;
+    expect(agent.tools).toEqual([]);
+    await agent.shutdown();
+    expect(closed).toBe(1);
+    expect(failures.map((f) => f.failure)).toEqual([
+      { middleware: 'flaky', hook: 'tools' },
+      { middleware: 'flaky', hook: 'tools' },
+      { middleware: 'flaky', hook: 'onShutdown' },
+    ]);
   });
 
   it('lets deliberate ends through: a wrapped limit still ends the reply', async () => {
