@@ -72,7 +72,6 @@ export interface McpServerDisconnectedValue {
  * ```
  */
 export class McpMiddleware implements Middleware {
-  readonly key = 'McpMiddleware';
   private readonly origins = new WeakMap<Tool, McpToolOrigin>();
   private readonly cache = new Map<string, { readonly signature: string; readonly tool: Tool }>();
   private current: readonly Tool[] = [];

@@ -246,10 +246,11 @@ describe('McpMiddleware over stdio', () => {
     const keptPid = Number(readFileSync(join(dir, 'kept.pid'), 'utf8'));
     try {
       server.enqueue({ toolCalls: [{ name: 'owned__echo', input: { message: 'hi' } }] }, { text: 'Echoed.' });
-      const agent = agentWith(closing);
+      // Two MCP middlewares in one agent (they keep no state, so they need no distinct keys).
+      const agent = agentWith(closing, { middlewares: [closing, kept] });
       expect((await run(agent)).end.finishReason).toBe('completed');
       expect(alive(ownedPid)).toBe(true);
-      await Promise.all([agent.shutdown(), agentWith(kept).shutdown()]);
+      await agent.shutdown();
       expect(closing.status()).toEqual({ owned: 'closed' });
       await waitFor(() => !alive(ownedPid), 'the stdio server process to exit');
       expect(kept.status()).toEqual({ kept: 'connected' });
