@@ -85,6 +85,20 @@ describe('middleware tools that change', () => {
   });
 });
 
+describe('middleware tools that clash mid-reply', () => {
+  it('a change during a reply that makes two tools share a name ends that reply with the error, the grammar intact', async () => {
+    const source = changingTools([]);
+    const clash = tool('clash', () => (source.set([tool('own')]), 'changed'));
+    source.set([clash]);
+    const model = new ScriptedChatModel([{ toolCalls: [{ id: 'c1', name: 'clash', input: {} }] }, { text: 'never' }]);
+    const agent = new Agent({ name: 'a', model, tools: [tool('own')], middlewares: [source.middleware] });
+    const end = assertReplyGrammar(await run(agent, 'go'));
+    expect(end.finishReason).toBe('error');
+    expect(end.error?.message).toContain('Two tools are named "own"');
+    expect(model.requests).toHaveLength(1);
+  });
+});
+
 describe('onShutdown', () => {
   it('is called once per agent after its running reply ended, and shutdown() waits for it', async () => {
     const order: string[] = [];
