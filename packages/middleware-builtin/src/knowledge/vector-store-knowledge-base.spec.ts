@@ -8,7 +8,8 @@ import { RAGMiddleware, type RagRetrievedValue } from '../rag/index.js';
 import { InMemoryKnowledgeBase } from './in-memory-knowledge-base.js';
 import { VectorStoreKnowledgeBase, type VectorStoreLike } from './vector-store-knowledge-base.js';
 
-const REFUNDS = '# Refunds\n\nCustomers get a refund within 14 days of returning the item.\nRefunds go back to the original payment method.';
+const REFUNDS =
+  '# Refunds\n\nCustomers get a refund within 14 days of returning the item.\nRefunds go back to the original payment method.';
 const SHIPPING = '# Shipping\n\nParcels ship from Lyon and arrive in three working days.';
 const docs = [
   { id: 'refunds', content: REFUNDS, metadata: { source: 'handbook/refunds.md', team: 'billing' } },
@@ -21,7 +22,11 @@ describe('VectorStoreKnowledgeBase (a LangChain VectorStore as a knowledge base)
   let embeddings: OpenAIEmbeddings;
   beforeEach(async () => {
     server = await startOpenAITestServer();
-    embeddings = new OpenAIEmbeddings({ model: 'text-embedding-3-small', apiKey: 'sk-test', configuration: { baseURL: server.url } });
+    embeddings = new OpenAIEmbeddings({
+      model: 'text-embedding-3-small',
+      apiKey: 'sk-test',
+      configuration: { baseURL: server.url },
+    });
   });
   afterEach(() => server.close());
 
@@ -48,15 +53,27 @@ describe('VectorStoreKnowledgeBase (a LangChain VectorStore as a knowledge base)
 
   it('applies topK, scoreThreshold and a metadata filter; finds documents put into the store without the adapter', async () => {
     const store = new MemoryVectorStore(embeddings);
-    await store.addDocuments([{ pageContent: 'The kettle has a two year warranty against defects.', metadata: { source: 'faq/kettle.md' } }]);
+    await store.addDocuments([
+      { pageContent: 'The kettle has a two year warranty against defects.', metadata: { source: 'faq/kettle.md' } },
+    ]);
     const kb = new VectorStoreKnowledgeBase({ store });
     await kb.add(docs);
     const one = await firstValueFrom(kb.search('kettle warranty defects', { topK: 1 }));
-    expect(one).toEqual([expect.objectContaining({ source: 'faq/kettle.md', documentId: 'faq/kettle.md', content: expect.stringContaining('kettle') as string })]);
-    const billing = await firstValueFrom(kb.search('kettle warranty defects', { topK: 3, filter: { team: 'billing' } }));
+    expect(one).toEqual([
+      expect.objectContaining({
+        source: 'faq/kettle.md',
+        documentId: 'faq/kettle.md',
+        content: expect.stringContaining('kettle') as string,
+      }),
+    ]);
+    const billing = await firstValueFrom(
+      kb.search('kettle warranty defects', { topK: 3, filter: { team: 'billing' } }),
+    );
     expect(billing.map((h) => h.source)).toEqual(['handbook/refunds.md']);
     const all = await firstValueFrom(kb.search('kettle warranty defects', { topK: 3 }));
-    const strict = await firstValueFrom(kb.search('kettle warranty defects', { topK: 3, scoreThreshold: all[0]!.score }));
+    const strict = await firstValueFrom(
+      kb.search('kettle warranty defects', { topK: 3, scoreThreshold: all[0]!.score }),
+    );
     expect(strict.map((h) => h.source)).toEqual(['faq/kettle.md']);
   });
 
@@ -74,7 +91,9 @@ describe('VectorStoreKnowledgeBase (a LangChain VectorStore as a knowledge base)
     };
     const kb = new VectorStoreKnowledgeBase({ store: deleting });
     await kb.add(docs);
-    await kb.add([{ id: 'refunds', content: 'Refunds now take 30 days.', metadata: { source: 'handbook/refunds.md' } }]);
+    await kb.add([
+      { id: 'refunds', content: 'Refunds now take 30 days.', metadata: { source: 'handbook/refunds.md' } },
+    ]);
     expect(deleted).toEqual([['refunds#0']]);
     const hits = await firstValueFrom(kb.search('refund days', { topK: 5 }));
     expect(hits.filter((h) => h.documentId === 'refunds').map((h) => h.content)).toEqual(['Refunds now take 30 days.']);
@@ -87,10 +106,14 @@ describe('VectorStoreKnowledgeBase (a LangChain VectorStore as a knowledge base)
   });
 
   it('refuses what is not a vector store, and stops an aborted search before the store is asked', async () => {
-    expect(() => new VectorStoreKnowledgeBase({ store: {} as VectorStoreLike })).toThrow(/store must be a LangChain VectorStore/);
+    expect(() => new VectorStoreKnowledgeBase({ store: {} as VectorStoreLike })).toThrow(
+      /store must be a LangChain VectorStore/,
+    );
     const kb = new VectorStoreKnowledgeBase({ store: new MemoryVectorStore(embeddings) });
     const before = server.requests.length;
-    await expect(firstValueFrom(kb.search('refund', { signal: AbortSignal.abort(new Error('gone')) }))).rejects.toThrow('gone');
+    await expect(firstValueFrom(kb.search('refund', { signal: AbortSignal.abort(new Error('gone')) }))).rejects.toThrow(
+      'gone',
+    );
     expect(server.requests.length).toBe(before);
   });
 
@@ -98,7 +121,13 @@ describe('VectorStoreKnowledgeBase (a LangChain VectorStore as a knowledge base)
     const vectors = new VectorStoreKnowledgeBase({ store: new MemoryVectorStore(embeddings) });
     await vectors.add(docs);
     const faq = new InMemoryKnowledgeBase({ embeddings });
-    await faq.add([{ id: 'receipts', content: 'Q: Can I get a refund without a receipt? A: Only as store credit.', metadata: { source: 'faq/receipts.md' } }]);
+    await faq.add([
+      {
+        id: 'receipts',
+        content: 'Q: Can I get a refund without a receipt? A: Only as store credit.',
+        metadata: { source: 'faq/receipts.md' },
+      },
+    ]);
     const agent = new Agent({
       model: testServerModel(server),
       middlewares: [new RAGMiddleware({ knowledgeBases: { handbook: vectors, faq }, mode: 'static', topK: 2 })],

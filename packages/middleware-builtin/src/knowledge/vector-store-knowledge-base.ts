@@ -95,26 +95,45 @@ export class VectorStoreKnowledgeBase implements KnowledgeBase {
 
   constructor(options: VectorStoreKnowledgeBaseOptions) {
     const owner = 'VectorStoreKnowledgeBase';
-    if (typeof options?.store?.similaritySearchWithScore !== 'function' || typeof options.store.addDocuments !== 'function') {
-      throw new TypeError(`${owner}: store must be a LangChain VectorStore (with similaritySearchWithScore and addDocuments).`);
+    if (
+      typeof options?.store?.similaritySearchWithScore !== 'function' ||
+      typeof options.store.addDocuments !== 'function'
+    ) {
+      throw new TypeError(
+        `${owner}: store must be a LangChain VectorStore (with similaritySearchWithScore and addDocuments).`,
+      );
     }
     if (options.scores !== undefined && options.scores !== 'similarity' && options.scores !== 'distance') {
-      throw new TypeError(`${owner}: scores must be 'similarity' or 'distance', got ${JSON.stringify(options.scores)}.`);
+      throw new TypeError(
+        `${owner}: scores must be 'similarity' or 'distance', got ${JSON.stringify(options.scores)}.`,
+      );
     }
     const { chunkSize = 1000, chunkOverlap = 150 } = options;
-    if (!Number.isInteger(chunkSize) || chunkSize < 1 || !Number.isInteger(chunkOverlap) || chunkOverlap < 0 || chunkOverlap >= chunkSize) {
-      throw new RangeError(`${owner}: chunkSize must be a positive integer and chunkOverlap an integer from 0 to chunkSize - 1.`);
+    if (
+      !Number.isInteger(chunkSize) ||
+      chunkSize < 1 ||
+      !Number.isInteger(chunkOverlap) ||
+      chunkOverlap < 0 ||
+      chunkOverlap >= chunkSize
+    ) {
+      throw new RangeError(
+        `${owner}: chunkSize must be a positive integer and chunkOverlap an integer from 0 to chunkSize - 1.`,
+      );
     }
     this.store = options.store;
     this.scores = options.scores ?? 'similarity';
     this.storeFilter = options.storeFilter;
     this.overfetch = options.filterOverfetch ?? 4;
-    this.splitter = options.splitter === false ? undefined : (options.splitter ?? new MarkdownTextSplitter({ chunkSize, chunkOverlap }));
+    this.splitter =
+      options.splitter === false
+        ? undefined
+        : (options.splitter ?? new MarkdownTextSplitter({ chunkSize, chunkOverlap }));
   }
 
   add(documents: readonly KnowledgeDocument[]): Promise<KnowledgeAddResult> {
     documents.forEach((d, i) => {
-      if (typeof d?.content !== 'string') throw new TypeError(`VectorStoreKnowledgeBase.add: document ${i} has no string 'content'.`);
+      if (typeof d?.content !== 'string')
+        throw new TypeError(`VectorStoreKnowledgeBase.add: document ${i} has no string 'content'.`);
     });
     const run = this.writes.then(() => this.addNow(documents));
     this.writes = run.catch(() => undefined);
@@ -137,7 +156,11 @@ export class VectorStoreKnowledgeBase implements KnowledgeBase {
         const id = `${documentId}#${n}`;
         ids.push(id);
         const loc = part.lines ? { loc: { lines: part.lines } } : {};
-        chunks.push({ id, pageContent: part.text, metadata: { ...doc.metadata, ...loc, [DOCUMENT_ID]: documentId, [CHUNK_ID]: id } });
+        chunks.push({
+          id,
+          pageContent: part.text,
+          metadata: { ...doc.metadata, ...loc, [DOCUMENT_ID]: documentId, [CHUNK_ID]: id },
+        });
       });
     }
     const stale = Object.keys(perDocument).flatMap((id) => this.chunkIdsOf.get(id) ?? []);
@@ -157,7 +180,10 @@ export class VectorStoreKnowledgeBase implements KnowledgeBase {
     }
     if (chunks.length) await this.store.addDocuments(chunks, { ids });
     for (const documentId of Object.keys(perDocument)) {
-      this.chunkIdsOf.set(documentId, ids.filter((id) => id.startsWith(`${documentId}#`)));
+      this.chunkIdsOf.set(
+        documentId,
+        ids.filter((id) => id.startsWith(`${documentId}#`)),
+      );
     }
     return { chunks: perDocument };
   }
@@ -200,7 +226,9 @@ function toHit(doc: StoreDocument, score: number, rank: number): KnowledgeHit {
     documentId: docId,
     content: doc.pageContent,
     source: sourceOf(docId, metadata),
-    ...(typeof lines?.from === 'number' && typeof lines.to === 'number' ? { lines: { from: lines.from, to: lines.to } } : {}),
+    ...(typeof lines?.from === 'number' && typeof lines.to === 'number'
+      ? { lines: { from: lines.from, to: lines.to } }
+      : {}),
     score,
     metadata,
   };

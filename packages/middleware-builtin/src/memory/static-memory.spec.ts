@@ -1,22 +1,40 @@
 import { OpenAIEmbeddings } from '@langchain/openai';
 import { Agent } from '@rxscope/core';
-import { startOpenAITestServer, type OpenAITestServer, type RecordedRequest, type ServerTurn } from '@rxscope/core/testing/node';
+import {
+  startOpenAITestServer,
+  type OpenAITestServer,
+  type RecordedRequest,
+  type ServerTurn,
+} from '@rxscope/core/testing/node';
 import { closeTestServer, customValues, ofType, run, testServerModel } from '../__tests__/helpers.js';
 import { KnowledgeMemoryBackend } from './knowledge-memory-backend.js';
 import type { Memory } from './memory-backend.js';
 import { StaticMemoryMiddleware } from './static-memory.js';
 
 const textOf = (content: unknown) =>
-  typeof content === 'string' ? content : Array.isArray(content) ? content.map((p: { text?: string }) => p.text ?? '').join('') : '';
-const isWriter = (r: RecordedRequest) => textOf(r.body.messages?.[0]?.content).startsWith('You keep long-term memories');
+  typeof content === 'string'
+    ? content
+    : Array.isArray(content)
+      ? content.map((p: { text?: string }) => p.text ?? '').join('')
+      : '';
+const isWriter = (r: RecordedRequest) =>
+  textOf(r.body.messages?.[0]?.content).startsWith('You keep long-term memories');
 
 /** The writer keeps a preference stated by the user (plus one invalid entry); the agent answers plainly. */
 function handler(request: RecordedRequest): ServerTurn {
-  if (!isWriter(request)) return JSON.stringify(request.body.messages).includes('fail please') ? { fault: 'unauthorized' } : { text: 'Answered.' };
+  if (!isWriter(request))
+    return JSON.stringify(request.body.messages).includes('fail please')
+      ? { fault: 'unauthorized' }
+      : { text: 'Answered.' };
   const exchange = textOf(request.body.messages!.at(-1)!.content);
   if (!exchange.includes('prefer')) return { text: '[]' };
   const memories = [
-    { name: 'user-preferences', description: 'How the user likes answers', type: 'user', content: 'Metric units. Short answers.' },
+    {
+      name: 'user-preferences',
+      description: 'How the user likes answers',
+      type: 'user',
+      content: 'Metric units. Short answers.',
+    },
     { name: 'bad name!', description: 'x', type: 'user', content: 'dropped' },
   ];
   return { text: JSON.stringify(memories) };
@@ -28,15 +46,27 @@ describe('StaticMemoryMiddleware', () => {
   let backend: KnowledgeMemoryBackend;
   beforeEach(async () => {
     server = await startOpenAITestServer({ handler });
-    const embeddings = new OpenAIEmbeddings({ model: 'text-embedding-3-small', apiKey: 'sk-test', configuration: { baseURL: server.url } });
+    const embeddings = new OpenAIEmbeddings({
+      model: 'text-embedding-3-small',
+      apiKey: 'sk-test',
+      configuration: { baseURL: server.url },
+    });
     backend = new KnowledgeMemoryBackend({
       embeddings,
-      memories: [{ name: 'project-billing', description: 'The billing service project', type: 'project', content: 'Billing runs on Postgres 16 in Lyon.' }],
+      memories: [
+        {
+          name: 'project-billing',
+          description: 'The billing service project',
+          type: 'project',
+          content: 'Billing runs on Postgres 16 in Lyon.',
+        },
+      ],
     });
   });
   afterEach(() => closeTestServer(server));
   const chat = () => server.requests.filter((r) => r.path === '/v1/chat/completions' && !isWriter(r));
-  const agentWith = (memory: StaticMemoryMiddleware) => new Agent({ name: 'a', model: testServerModel(server), middlewares: [memory] });
+  const agentWith = (memory: StaticMemoryMiddleware) =>
+    new Agent({ name: 'a', model: testServerModel(server), middlewares: [memory] });
 
   it('writes back what the reply taught after it, and a later reply of another agent gets it injected at its first step', async () => {
     const written: string[][] = [];
@@ -48,8 +78,12 @@ describe('StaticMemoryMiddleware', () => {
     expect(written).toEqual([['user-preferences']]);
     expect((await backend.list()).map((h) => h.name).sort()).toEqual(['project-billing', 'user-preferences']);
     const writerRequest = server.requests.find(isWriter)!;
-    expect(textOf(writerRequest.body.messages!.at(-1)!.content)).toBe('User: I prefer metric units and short answers.\n\nAssistant: Answered.');
-    expect(textOf(writerRequest.body.messages![0]!.content)).toContain('- project-billing (project): The billing service project');
+    expect(textOf(writerRequest.body.messages!.at(-1)!.content)).toBe(
+      'User: I prefer metric units and short answers.\n\nAssistant: Answered.',
+    );
+    expect(textOf(writerRequest.body.messages![0]!.content)).toContain(
+      '- project-billing (project): The billing service project',
+    );
 
     const second = await run(agentWith(memory), 'Which units should I use for the report?');
     expect(customValues(second.events, 'memory.recalled')).toEqual([{ names: ['user-preferences'], dropped: [] }]);
@@ -68,7 +102,11 @@ describe('StaticMemoryMiddleware', () => {
     const memory = new StaticMemoryMiddleware({
       backend,
       writeBack: (exchange) => {
-        expect(exchange).toMatchObject({ agentName: 'a', input: 'Remember: the deploy day is Tuesday.', answer: 'Answered.' });
+        expect(exchange).toMatchObject({
+          agentName: 'a',
+          input: 'Remember: the deploy day is Tuesday.',
+          answer: 'Answered.',
+        });
         return new Promise((resolve) => (release = resolve));
       },
       onError: (e) => errors.push(e),
@@ -84,10 +122,16 @@ describe('StaticMemoryMiddleware', () => {
     await memory.settled();
     expect((await backend.read(['deploy-day']))[0]!.content).toBe('Tuesday.');
 
-    const failing = new StaticMemoryMiddleware({ backend, writeBack: () => Promise.reject(new Error('writer offline')), onError: (e) => errors.push(e) });
+    const failing = new StaticMemoryMiddleware({
+      backend,
+      writeBack: () => Promise.reject(new Error('writer offline')),
+      onError: (e) => errors.push(e),
+    });
     expect((await run(agentWith(failing), 'Note this.')).end.finishReason).toBe('completed');
     await failing.settled();
-    expect(errors.map((e) => e.message)).toEqual([expect.stringMatching(/^The memories of reply \S+ could not be written back: writer offline$/) as string]);
+    expect(errors.map((e) => e.message)).toEqual([
+      expect.stringMatching(/^The memories of reply \S+ could not be written back: writer offline$/) as string,
+    ]);
   });
 
   it('writes nothing back for a reply that did not complete, and writeBack: false only injects', async () => {
@@ -101,6 +145,8 @@ describe('StaticMemoryMiddleware', () => {
     await run(agentWith(injectOnly), 'I prefer short answers.');
     await injectOnly.settled();
     expect(server.requests.some(isWriter)).toBe(false);
-    expect(() => new StaticMemoryMiddleware({ backend: {} as KnowledgeMemoryBackend })).toThrow(/backend must be a MemoryBackend/);
+    expect(() => new StaticMemoryMiddleware({ backend: {} as KnowledgeMemoryBackend })).toThrow(
+      /backend must be a MemoryBackend/,
+    );
   });
 });

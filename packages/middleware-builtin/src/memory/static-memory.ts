@@ -42,7 +42,11 @@ export interface MemoryExchange {
  *   /prefer/i.test(input) ? [{ name: 'user-preferences', description: 'What the user prefers', type: 'user', content: input }] : [];
  * ```
  */
-export type MemoryExtractor = (exchange: MemoryExchange, existing: readonly MemoryHeader[], signal: AbortSignal) => Promise<readonly Memory[]>;
+export type MemoryExtractor = (
+  exchange: MemoryExchange,
+  existing: readonly MemoryHeader[],
+  signal: AbortSignal,
+) => Promise<readonly Memory[]>;
 
 /**
  * Options of {@link StaticMemoryMiddleware}.
@@ -72,7 +76,10 @@ export interface StaticMemoryOptions {
   readonly key?: string;
 }
 
-const RECALL = new ContextToken<Promise<readonly Memory[]> | undefined>('StaticMemoryMiddleware.recall', () => undefined);
+const RECALL = new ContextToken<Promise<readonly Memory[]> | undefined>(
+  'StaticMemoryMiddleware.recall',
+  () => undefined,
+);
 const TYPES = ['user', 'project', 'feedback', 'reference'];
 
 /**
@@ -107,13 +114,23 @@ export class StaticMemoryMiddleware implements Middleware {
   constructor(options: StaticMemoryOptions) {
     const owner = 'StaticMemoryMiddleware';
     const b = options?.backend as Partial<MemoryBackend> | undefined;
-    if (!b || typeof b.list !== 'function' || typeof b.read !== 'function' || typeof b.write !== 'function' || typeof b.search !== 'function') {
-      throw new TypeError(`${owner}: backend must be a MemoryBackend (list, read, write, search), e.g. new KnowledgeMemoryBackend({ embeddings }).`);
+    if (
+      !b ||
+      typeof b.list !== 'function' ||
+      typeof b.read !== 'function' ||
+      typeof b.write !== 'function' ||
+      typeof b.search !== 'function'
+    ) {
+      throw new TypeError(
+        `${owner}: backend must be a MemoryBackend (list, read, write, search), e.g. new KnowledgeMemoryBackend({ embeddings }).`,
+      );
     }
     const topK = options.topK ?? 3;
-    if (!Number.isInteger(topK) || topK < 0) throw new RangeError(`${owner}: topK must be an integer >= 0, got ${topK}.`);
+    if (!Number.isInteger(topK) || topK < 0)
+      throw new RangeError(`${owner}: topK must be an integer >= 0, got ${topK}.`);
     const writeBack = options.writeBack ?? true;
-    if (typeof writeBack !== 'boolean' && typeof writeBack !== 'function') throw new TypeError(`${owner}: writeBack must be true, false or a function.`);
+    if (typeof writeBack !== 'boolean' && typeof writeBack !== 'function')
+      throw new TypeError(`${owner}: writeBack must be true, false or a function.`);
     this.key = options.key ?? owner;
     this.backend = options.backend;
     this.topK = topK;
@@ -131,7 +148,11 @@ export class StaticMemoryMiddleware implements Middleware {
 
   onAgent(agent: Agent, ctx: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent> {
     return defer(() => {
-      const question = input.messages.filter((m) => m.role === 'user').map(textOfMsg).join('\n').trim();
+      const question = input.messages
+        .filter((m) => m.role === 'user')
+        .map(textOfMsg)
+        .join('\n')
+        .trim();
       if (question && this.topK > 0) {
         // Started now, beside the reply's start; awaited at the first reasoning step.
         const recall = this.backend.search(question, this.topK);
@@ -144,14 +165,25 @@ export class StaticMemoryMiddleware implements Middleware {
         tap((event) => {
           if (event.type === 'TEXT_BLOCK_DELTA' && event.source === agent.name) answer += event.delta;
           if (event.type === 'REPLY_END' && event.finishReason === 'completed') {
-            this.writeBack(agent, { agentName: agent.name, sessionId: ctx.sessionId, replyId: ctx.replyId, input: question, answer });
+            this.writeBack(agent, {
+              agentName: agent.name,
+              sessionId: ctx.sessionId,
+              replyId: ctx.replyId,
+              input: question,
+              answer,
+            });
           }
         }),
       );
     });
   }
 
-  onReasoning(_agent: Agent, ctx: RuntimeContext, input: ReasoningInput, next: Next<ReasoningInput>): Observable<AgentEvent> {
+  onReasoning(
+    _agent: Agent,
+    ctx: RuntimeContext,
+    input: ReasoningInput,
+    next: Next<ReasoningInput>,
+  ): Observable<AgentEvent> {
     const recall = ctx.iteration === 1 ? ctx.get(RECALL) : undefined;
     if (!recall) return next(input);
     return from(
@@ -161,9 +193,16 @@ export class StaticMemoryMiddleware implements Middleware {
             const text = `Memories that may matter here:\n\n${memories.map((m) => `### ${m.name} (${m.type})\n${m.content}`).join('\n\n')}`;
             ctx.conversation.addHint(text, { id: `${this.key}:${ctx.replyId}`, lifetime: 'step', source: 'memory' });
           }
-          return ctx.event('CUSTOM', { name: 'memory.recalled', value: { names: memories.map((m) => m.name), dropped: [] } });
+          return ctx.event('CUSTOM', {
+            name: 'memory.recalled',
+            value: { names: memories.map((m) => m.name), dropped: [] },
+          });
         },
-        (err: unknown) => ctx.event('CUSTOM', { name: 'memory.error', value: { message: err instanceof Error ? err.message : String(err) } }),
+        (err: unknown) =>
+          ctx.event('CUSTOM', {
+            name: 'memory.error',
+            value: { message: err instanceof Error ? err.message : String(err) },
+          }),
       ),
     ).pipe(switchMap((event) => concat(of(event), next(input))));
   }
@@ -172,7 +211,10 @@ export class StaticMemoryMiddleware implements Middleware {
   private writeBack(agent: Agent, exchange: MemoryExchange): void {
     const run = (async () => {
       const existing = await this.backend.list();
-      const extract = this.extract ?? ((x: MemoryExchange, e: readonly MemoryHeader[], s: AbortSignal) => this.askWriter(this.writer ?? agent.model, x, e, s));
+      const extract =
+        this.extract ??
+        ((x: MemoryExchange, e: readonly MemoryHeader[], s: AbortSignal) =>
+          this.askWriter(this.writer ?? agent.model, x, e, s));
       const memories = await extract(exchange, existing, AbortSignal.timeout(120_000));
       const written: string[] = [];
       for (const memory of memories) {
@@ -180,13 +222,25 @@ export class StaticMemoryMiddleware implements Middleware {
         written.push(memory.name);
       }
       if (written.length) this.onWritten?.(written, exchange);
-    })().catch((e: unknown) => this.onError(new Error(`The memories of reply ${exchange.replyId} could not be written back: ${e instanceof Error ? e.message : String(e)}`, { cause: e })));
+    })().catch((e: unknown) =>
+      this.onError(
+        new Error(
+          `The memories of reply ${exchange.replyId} could not be written back: ${e instanceof Error ? e.message : String(e)}`,
+          { cause: e },
+        ),
+      ),
+    );
     this.writing.add(run);
     void run.finally(() => this.writing.delete(run));
   }
 
   /** The default extractor: a model lists what is worth remembering, as JSON; invalid entries are dropped. */
-  private async askWriter(model: ChatModel, exchange: MemoryExchange, existing: readonly MemoryHeader[], signal: AbortSignal): Promise<Memory[]> {
+  private async askWriter(
+    model: ChatModel,
+    exchange: MemoryExchange,
+    existing: readonly MemoryHeader[],
+    signal: AbortSignal,
+  ): Promise<Memory[]> {
     const system =
       'You keep long-term memories about the user and their projects. From the exchange below, list what is worth ' +
       'remembering in later conversations (preferences, facts, feedback), as a JSON array of objects ' +
@@ -194,7 +248,13 @@ export class StaticMemoryMiddleware implements Middleware {
       'Reuse the name of an existing memory to update it. Answer [] when nothing is worth keeping, and nothing but the JSON.' +
       `\n\nExisting memories:\n${existing.map((h) => `- ${h.name} (${h.type}): ${h.description}`).join('\n') || '(none)'}`;
     const user = `User: ${exchange.input}\n\nAssistant: ${exchange.answer}`;
-    const request = { messages: [createMsg('system', system), createMsg('user', user)], tools: [], toolChoice: 'none' as const, options: {}, signal };
+    const request = {
+      messages: [createMsg('system', system), createMsg('user', user)],
+      tools: [],
+      toolChoice: 'none' as const,
+      options: {},
+      signal,
+    };
     const answer = await new Promise<string>((resolve, reject) => {
       // The one subscription of this promise-based edge: the writer's text, joined.
       model
@@ -225,7 +285,14 @@ function parseMemories(answer: string): Memory[] {
     const m = v as Partial<Memory> | null;
     if (typeof m !== 'object' || m === null || !TYPES.includes(m.type ?? '')) return [];
     try {
-      return [checkMemory({ name: String(m.name), description: String(m.description), type: String(m.type), content: String(m.content ?? '') })];
+      return [
+        checkMemory({
+          name: String(m.name),
+          description: String(m.description),
+          type: String(m.type),
+          content: String(m.content ?? ''),
+        }),
+      ];
     } catch {
       return [];
     }

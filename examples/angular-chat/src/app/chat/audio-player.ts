@@ -17,9 +17,20 @@ import type { AudioPart } from './turn';
   `,
   host: { class: 'audio', '[attr.data-block-id]': 'part().blockId' },
   styles: `
-    :host { display: block; margin: 0.3rem 0; }
-    audio { width: 100%; max-width: 22rem; height: 2rem; }
-    .speaking, .unsupported { color: var(--muted); font-size: 0.8rem; }
+    :host {
+      display: block;
+      margin: 0.3rem 0;
+    }
+    audio {
+      width: 100%;
+      max-width: 22rem;
+      height: 2rem;
+    }
+    .speaking,
+    .unsupported {
+      color: var(--muted);
+      font-size: 0.8rem;
+    }
   `,
 })
 export class AudioPlayer {

@@ -1,7 +1,13 @@
 import { audioBlobOf, base64Bytes, wavHeader } from './audio';
 import type { AudioPart } from './turn';
 
-const part = (mediaType: string, bytes: Uint8Array): AudioPart => ({ kind: 'audio', blockId: 'a1', mediaType, data: Buffer.from(bytes).toString('base64'), done: true });
+const part = (mediaType: string, bytes: Uint8Array): AudioPart => ({
+  kind: 'audio',
+  blockId: 'a1',
+  mediaType,
+  data: Buffer.from(bytes).toString('base64'),
+  done: true,
+});
 
 describe('audio of a spoken reply', () => {
   it('a WAV block is played as the file it is', async () => {
@@ -19,7 +25,12 @@ describe('audio of a spoken reply', () => {
     expect(blob.type).toBe('audio/wav');
     expect(Buffer.from(bytes.slice(0, 4)).toString()).toBe('RIFF');
     expect(Buffer.from(bytes.slice(8, 16)).toString()).toBe('WAVEfmt ');
-    expect([view.getUint16(22, true), view.getUint32(24, true), view.getUint16(34, true), view.getUint32(40, true)]).toEqual([1, 24000, 16, 6]);
+    expect([
+      view.getUint16(22, true),
+      view.getUint32(24, true),
+      view.getUint16(34, true),
+      view.getUint32(40, true),
+    ]).toEqual([1, 24000, 16, 6]);
     expect(bytes.slice(44)).toEqual(pcm);
   });
 

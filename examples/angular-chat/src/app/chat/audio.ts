@@ -18,14 +18,23 @@ export function base64Bytes(base64: string): Uint8Array<ArrayBuffer> {
 export function audioBlobOf(part: AudioPart): Blob | undefined {
   const [type, ...params] = part.mediaType.split(';').map((s) => s.trim());
   const bytes = base64Bytes(part.data);
-  if (type === 'audio/wav' || type === 'audio/x-wav' || type === 'audio/mpeg' || type === 'audio/ogg') return new Blob([bytes], { type });
+  if (type === 'audio/wav' || type === 'audio/x-wav' || type === 'audio/mpeg' || type === 'audio/ogg')
+    return new Blob([bytes], { type });
   if (type !== 'audio/pcm') return undefined;
-  const param = (name: string, fallback: number) => Number(params.find((p) => p.startsWith(`${name}=`))?.slice(name.length + 1) ?? fallback);
-  return new Blob([wavHeader(bytes.length, param('rate', 24_000), param('bits', 16), param('channels', 1)), bytes], { type: 'audio/wav' });
+  const param = (name: string, fallback: number) =>
+    Number(params.find((p) => p.startsWith(`${name}=`))?.slice(name.length + 1) ?? fallback);
+  return new Blob([wavHeader(bytes.length, param('rate', 24_000), param('bits', 16), param('channels', 1)), bytes], {
+    type: 'audio/wav',
+  });
 }
 
 /** The 44-byte header of a PCM WAV file. */
-export function wavHeader(dataBytes: number, sampleRate: number, bits: number, channels: number): Uint8Array<ArrayBuffer> {
+export function wavHeader(
+  dataBytes: number,
+  sampleRate: number,
+  bits: number,
+  channels: number,
+): Uint8Array<ArrayBuffer> {
   const header = new DataView(new ArrayBuffer(44));
   const text = (at: number, s: string) => [...s].forEach((c, i) => header.setUint8(at + i, c.charCodeAt(0)));
   const blockAlign = (channels * bits) / 8;
