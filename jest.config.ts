@@ -52,7 +52,10 @@ function project(name: string): Project {
  * program (`tsc -b` output) as a child process; imports of the workspace packages map to their sources.
  */
 function program(name: string, dir: string): Project {
-  const root = `<rootDir>/${dir.split('/').map(() => '..').join('/')}`;
+  const root = `<rootDir>/${dir
+    .split('/')
+    .map(() => '..')
+    .join('/')}`;
   return {
     displayName: name,
     rootDir: `<rootDir>/${dir}`,

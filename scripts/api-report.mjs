@@ -27,7 +27,13 @@ function entryPoints() {
       const types = typeof target === 'string' ? undefined : target.types;
       if (!types) continue; // ./package.json
       const suffix = subpath === '.' ? '' : `-${subpath.slice(2).replaceAll('/', '-')}`;
-      out.push({ dir, name: pkg.name, subpath, types: join(root, 'packages', dir, types), report: `${dir}${suffix}.api.md` });
+      out.push({
+        dir,
+        name: pkg.name,
+        subpath,
+        types: join(root, 'packages', dir, types),
+        report: `${dir}${suffix}.api.md`,
+      });
     }
   }
   return out;
@@ -77,13 +83,19 @@ for (const entry of entryPoints()) {
     configObjectFullPath: join(packageFolder, 'api-extractor.json'), // virtual: paths resolve from the package
     packageJsonFullPath: join(packageFolder, 'package.json'),
   });
-  const result = Extractor.invoke(config, { localBuild: update, showVerboseMessages: false, messageCallback: (m) => {
-    if (m.logLevel === 'warning' || m.logLevel === 'error') m.handled = true; // recorded in the report instead
-  } });
+  const result = Extractor.invoke(config, {
+    localBuild: update,
+    showVerboseMessages: false,
+    messageCallback: (m) => {
+      if (m.logLevel === 'warning' || m.logLevel === 'error') m.handled = true; // recorded in the report instead
+    },
+  });
   const label = `${entry.name}${entry.subpath === '.' ? '' : entry.subpath.slice(1)}`;
   if (!result.succeeded || (!update && result.apiReportChanged)) {
     failed++;
-    console.error(`${label}: the API report api/${entry.report} is out of date (run npm run api:update and commit it).`);
+    console.error(
+      `${label}: the API report api/${entry.report} is out of date (run npm run api:update and commit it).`,
+    );
   } else {
     console.log(`${label}: ${update && result.apiReportChanged ? 'report updated' : 'report up to date'}`);
   }

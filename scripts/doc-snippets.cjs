@@ -45,7 +45,9 @@ function asDocs(file, root = ROOT) {
 function check(root = ROOT) {
   const results = [];
   const docs = join(root, 'docs');
-  for (const page of readdirSync(docs).filter((f) => f.endsWith('.md')).sort()) {
+  for (const page of readdirSync(docs)
+    .filter((f) => f.endsWith('.md'))
+    .sort()) {
     const text = readFileSync(join(docs, page), 'utf8');
     for (const m of text.matchAll(MARKER)) {
       const [, file, , body] = m;
@@ -54,7 +56,12 @@ function check(root = ROOT) {
         continue;
       }
       const expected = asDocs(file, root);
-      results.push({ page, file, ok: body === expected, why: body === expected ? '' : 'the block differs from the file' });
+      results.push({
+        page,
+        file,
+        ok: body === expected,
+        why: body === expected ? '' : 'the block differs from the file',
+      });
     }
   }
   return results;
@@ -67,7 +74,10 @@ function write(root = ROOT) {
   for (const page of readdirSync(docs).filter((f) => f.endsWith('.md'))) {
     const path = join(docs, page);
     const text = readFileSync(path, 'utf8');
-    const next = text.replace(MARKER, (whole, file, lang) => `<!-- snippet: ${file} -->\n\`\`\`${lang}\n${asDocs(file, root)}\n\`\`\``);
+    const next = text.replace(
+      MARKER,
+      (whole, file, lang) => `<!-- snippet: ${file} -->\n\`\`\`${lang}\n${asDocs(file, root)}\n\`\`\``,
+    );
     if (next !== text) {
       writeFileSync(path, next);
       changed.push(page);
@@ -82,7 +92,8 @@ if (require.main === module) {
     console.log(changed.length ? `updated: ${changed.join(', ')}` : 'every snippet is up to date');
   } else {
     const bad = check().filter((r) => !r.ok);
-    for (const r of bad) console.error(`docs/${r.page}: snippet ${r.file}: ${r.why} (run: node scripts/doc-snippets.cjs --write)`);
+    for (const r of bad)
+      console.error(`docs/${r.page}: snippet ${r.file}: ${r.why} (run: node scripts/doc-snippets.cjs --write)`);
     process.exitCode = bad.length ? 1 : 0;
   }
 }

@@ -26,12 +26,24 @@ describe('doc snippets', () => {
     const copy = mkdtempSync(join(tmpdir(), 'rxscope-snippets-'));
     try {
       cpSync(join(root, 'packages', 'core', 'package.json'), join(copy, 'packages', 'core', 'package.json'));
-      cpSync(join(root, 'packages', 'core', 'src', '__tests__', 'docs'), join(copy, 'packages', 'core', 'src', '__tests__', 'docs'), { recursive: true });
+      cpSync(
+        join(root, 'packages', 'core', 'src', '__tests__', 'docs'),
+        join(copy, 'packages', 'core', 'src', '__tests__', 'docs'),
+        { recursive: true },
+      );
       cpSync(join(root, 'docs', 'middleware.md'), join(copy, 'docs', 'middleware.md'));
       const page = join(copy, 'docs', 'middleware.md');
-      writeFileSync(page, readFileSync(page, 'utf8').replace("readonly key = 'silence-guard';", "readonly key = 'silence';"));
+      writeFileSync(
+        page,
+        readFileSync(page, 'utf8').replace("readonly key = 'silence-guard';", "readonly key = 'silence';"),
+      );
       expect(check(copy).filter((r) => !r.ok)).toEqual([
-        { page: 'middleware.md', file: 'packages/core/src/__tests__/docs/silence-guard.ts', ok: false, why: 'the block differs from the file' },
+        {
+          page: 'middleware.md',
+          file: 'packages/core/src/__tests__/docs/silence-guard.ts',
+          ok: false,
+          why: 'the block differs from the file',
+        },
       ]);
       expect(write(copy)).toEqual(['middleware.md']);
       expect(check(copy).every((r) => r.ok)).toBe(true);

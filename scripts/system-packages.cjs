@@ -67,7 +67,13 @@ function plan(facts) {
   }
   if (facts.isRoot) return { kind: 'install', commands: [['apt-get', 'update', '-qq'], aptInstall] };
   if (facts.passwordlessSudo) {
-    return { kind: 'install', commands: [['sudo', '-n', 'apt-get', 'update', '-qq'], ['sudo', '-n', ...aptInstall]] };
+    return {
+      kind: 'install',
+      commands: [
+        ['sudo', '-n', 'apt-get', 'update', '-qq'],
+        ['sudo', '-n', ...aptInstall],
+      ],
+    };
   }
   return {
     kind: 'stop',
@@ -83,7 +89,10 @@ function probe(env = process.env) {
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   const hasAptGet = onPath('apt-get', env);
   const passwordlessSudo =
-    !isRoot && missing.length > 0 && onPath('sudo', env) && spawnSync('sudo', ['-n', 'true'], { stdio: 'ignore' }).status === 0;
+    !isRoot &&
+    missing.length > 0 &&
+    onPath('sudo', env) &&
+    spawnSync('sudo', ['-n', 'true'], { stdio: 'ignore' }).status === 0;
   return { missing, isRoot, passwordlessSudo, hasAptGet };
 }
 
@@ -100,7 +109,9 @@ function main() {
   for (const [cmd, ...args] of decision.commands) {
     const res = spawnSync(cmd, args, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
     if (res.status !== 0) {
-      console.error(`"${[cmd, ...args].join(' ')}" failed (exit ${res.status ?? res.signal}); npm test cannot run without ${facts.missing.join(', ')}.`);
+      console.error(
+        `"${[cmd, ...args].join(' ')}" failed (exit ${res.status ?? res.signal}); npm test cannot run without ${facts.missing.join(', ')}.`,
+      );
       return 1;
     }
   }

@@ -42,7 +42,9 @@ describe('plan', () => {
     expect(decision.kind).toBe('stop');
     const message = decision.kind === 'stop' ? decision.message : '';
     expect(message).toContain('redis-server, chromium');
-    expect(message).toContain('sudo apt-get update && sudo apt-get install -y --no-install-recommends redis-server chromium');
+    expect(message).toContain(
+      'sudo apt-get update && sudo apt-get install -y --no-install-recommends redis-server chromium',
+    );
   });
 
   it('without apt-get stops even as root, and still names the packages and the Debian command', () => {
@@ -75,7 +77,11 @@ describe('probe and the script', () => {
     const chromium = fake('chromium');
     expect(probe({ PATH: dir, CHROMIUM_PATH: chromium }).missing).toEqual([]);
     expect(probe({ PATH: dir, CHROMIUM_PATH: join(dir, 'absent') }).missing).toEqual(['chromium']);
-    expect(probe({ PATH: '', CHROMIUM_PATH: join(dir, 'absent') }).missing).toEqual(['redis-server', 'chromium', 'bubblewrap']);
+    expect(probe({ PATH: '', CHROMIUM_PATH: join(dir, 'absent') }).missing).toEqual([
+      'redis-server',
+      'chromium',
+      'bubblewrap',
+    ]);
   });
 
   it('a file that is not executable does not count', () => {
@@ -90,7 +96,11 @@ describe('probe and the script', () => {
       env: { PATH: dir, CHROMIUM_PATH: fake('chromium') },
       encoding: 'utf8',
     });
-    expect({ status: res.status, stdout: res.stdout, stderr: res.stderr }).toEqual({ status: 0, stdout: '', stderr: '' });
+    expect({ status: res.status, stdout: res.stdout, stderr: res.stderr }).toEqual({
+      status: 0,
+      stdout: '',
+      stderr: '',
+    });
   });
 
   it('stops at once with the one message when it cannot install (no apt-get on this PATH)', () => {

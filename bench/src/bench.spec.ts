@@ -30,24 +30,40 @@ let report: QuickReport;
 let docBefore: number | undefined;
 
 beforeAll(() => {
-  execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', 'bench'], { cwd: ROOT, stdio: 'pipe' });
+  execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', 'bench'], {
+    cwd: ROOT,
+    stdio: 'pipe',
+  });
 }, 120_000);
 
 describe('bench --quick', () => {
   beforeAll(() => {
     docBefore = existsSync(DOC) ? statSync(DOC).mtimeMs : undefined;
-    const stdout = execFileSync(process.execPath, ['--expose-gc', join(ROOT, 'bench', 'dist', 'main.js'), '--quick', '--json'], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
-      timeout: 100_000,
-    });
+    const stdout = execFileSync(
+      process.execPath,
+      ['--expose-gc', join(ROOT, 'bench', 'dist', 'main.js'), '--quick', '--json'],
+      {
+        cwd: ROOT,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+        timeout: 100_000,
+      },
+    );
     report = JSON.parse(stdout) as QuickReport;
   }, 120_000);
 
   it('runs every scenario, in order, and writes nothing', () => {
     expect(report.machine).toMatch(/cores, .* GiB memory, Node v\d+/);
-    expect(report.results.map((r) => r.id)).toEqual(['agent-loop-memory', 'model-overhead', 'agent-loop', 'per-event', 'concurrency', 'leaks', 'first-token', 'harness-overhead']);
+    expect(report.results.map((r) => r.id)).toEqual([
+      'agent-loop-memory',
+      'model-overhead',
+      'agent-loop',
+      'per-event',
+      'concurrency',
+      'leaks',
+      'first-token',
+      'harness-overhead',
+    ]);
     for (const r of report.results) {
       expect(r.config.quick).toBe(true);
       expect(r.load.start).toEqual(expect.any(Number));
@@ -68,12 +84,23 @@ describe('bench --quick', () => {
       ['rxscope', 'openai'],
       ['langchain', 'openai'],
     ]);
-    expect(overhead.requirements).toEqual([expect.objectContaining({ contender: 'rxscope', met: expect.any(Boolean) })]);
+    expect(overhead.requirements).toEqual([
+      expect.objectContaining({ contender: 'rxscope', met: expect.any(Boolean) }),
+    ]);
   });
 
   it('measures the floor, rxscope and the three other agent loops in S1, with overhead targets', () => {
     const s1 = report.results.find((r) => r.id === 'agent-loop')!;
-    expect(s1.contenders.map((c) => c.name)).toEqual(['openai', 'openai-model', 'rxscope', 'rxscope+10mw', 'rxscope+builtins', 'langchain', 'ai-sdk', 'openai-agents']);
+    expect(s1.contenders.map((c) => c.name)).toEqual([
+      'openai',
+      'openai-model',
+      'rxscope',
+      'rxscope+10mw',
+      'rxscope+builtins',
+      'langchain',
+      'ai-sdk',
+      'openai-agents',
+    ]);
     for (const c of s1.contenders) expect(c.ms.median).toBeGreaterThan(0);
     expect(s1.checks.map((c) => c.text)).toEqual([
       expect.stringContaining('at most 0.5 ms'),
@@ -111,7 +138,17 @@ describe('bench --quick', () => {
     const s3 = report.results.find((r) => r.id === 'concurrency')!;
     expect(s3.tables[0]!.rows.map((row) => row[0])).toEqual(['openai', 'rxscope', 'rxscope+10next', 'rxscope+10mw']);
     // Memory, wall at 1,000 (here: the quick size) and wall where the machine keeps up, for each rxscope contender.
-    expect(s3.checks.map((c) => c.text.split(':')[0])).toEqual(['rxscope', 'rxscope', 'rxscope', 'rxscope+10next', 'rxscope+10next', 'rxscope+10next', 'rxscope+10mw', 'rxscope+10mw', 'rxscope+10mw']);
+    expect(s3.checks.map((c) => c.text.split(':')[0])).toEqual([
+      'rxscope',
+      'rxscope',
+      'rxscope',
+      'rxscope+10next',
+      'rxscope+10next',
+      'rxscope+10next',
+      'rxscope+10mw',
+      'rxscope+10mw',
+      'rxscope+10mw',
+    ]);
     const s4 = report.results.find((r) => r.id === 'leaks')!;
     expect(s4.tables.map((t) => t.rows.length)).toEqual([3, 3]);
     expect(s4.checks.length).toBe(4);
@@ -131,7 +168,10 @@ describe('harness', () => {
       `const bad = await runInChild('${url('stats.js')}', 'nothing', []).then(() => 'resolved', (e) => e.message);`,
       'console.log(JSON.stringify({ ok, bad }));',
     ].join('\n');
-    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 30_000 });
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
     const { ok, bad } = JSON.parse(out) as { ok: unknown; bad: string };
     expect(ok).toEqual({ result: 2, alive: 20 });
     expect(bad).toMatch(/exports no function nothing/);

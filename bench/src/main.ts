@@ -44,7 +44,8 @@ async function main(): Promise<number> {
   }
   const selected = values.scenario?.length ? scenarios.filter((s) => values.scenario!.includes(s.id)) : scenarios;
   const unknown = (values.scenario ?? []).filter((id) => !scenarios.some((s) => s.id === id));
-  if (unknown.length) throw new Error(`unknown scenario ${unknown.join(', ')}; known: ${scenarios.map((s) => s.id).join(', ')}`);
+  if (unknown.length)
+    throw new Error(`unknown scenario ${unknown.join(', ')}; known: ${scenarios.map((s) => s.id).join(', ')}`);
   // A quick or partial run is not a result worth keeping.
   const resized = values.rounds !== undefined || values.warmup !== undefined || values.batch !== undefined;
   const write = !values['no-write'] && (values.write ?? (!values.quick && !values.only?.length && !resized));
@@ -80,20 +81,26 @@ async function main(): Promise<number> {
   }
 
   if (write) {
-    writeSections(DOC, new Map(results.map((r) => [r.id, formatSection(r, { machine, command, nodeCommand, revision })])));
+    writeSections(
+      DOC,
+      new Map(results.map((r) => [r.id, formatSection(r, { machine, command, nodeCommand, revision })])),
+    );
     log(`wrote ${DOC}\n`);
   }
-  if (values.json) process.stdout.write(`${JSON.stringify({ machine, command: nodeCommand, revision, results }, null, 2)}\n`);
-  const missed = [...results.flatMap((r) => (r.kind === 'timed' ? r.requirements : [])), ...results.flatMap((r) => r.checks)].filter(
-    (r) => !r.met,
-  );
+  if (values.json)
+    process.stdout.write(`${JSON.stringify({ machine, command: nodeCommand, revision, results }, null, 2)}\n`);
+  const missed = [
+    ...results.flatMap((r) => (r.kind === 'timed' ? r.requirements : [])),
+    ...results.flatMap((r) => r.checks),
+  ].filter((r) => !r.met);
   return values.strict && missed.length ? 1 : 0;
 }
 
 /** The commit measured, and whether packages/ or bench/ had uncommitted changes. */
 function sourceRevision(): string {
   try {
-    const git = (...args: string[]) => execFileSync('git', args, { cwd: fileURLToPath(new URL('../..', import.meta.url)), encoding: 'utf8' }).trim();
+    const git = (...args: string[]) =>
+      execFileSync('git', args, { cwd: fileURLToPath(new URL('../..', import.meta.url)), encoding: 'utf8' }).trim();
     const dirty = git('status', '--porcelain', '--', 'packages', 'bench') !== '';
     return `${git('rev-parse', '--short', 'HEAD')}${dirty ? ' with uncommitted changes in packages/ or bench/' : ''}`;
   } catch {

@@ -45,9 +45,13 @@ export async function runInChild<R, A = undefined>(
     };
     child.once('error', (e) => finish(() => reject(e)));
     child.once('message', (msg: { ok: boolean; result?: R; error?: string }) => {
-      finish(() => (msg.ok ? resolve(msg.result as R) : reject(new Error(`${fn} failed in its child process: ${msg.error}`))));
+      finish(() =>
+        msg.ok ? resolve(msg.result as R) : reject(new Error(`${fn} failed in its child process: ${msg.error}`)),
+      );
     });
-    child.once('exit', (code) => finish(() => reject(new Error(`${fn}: the child process exited (code ${code}) without a result`))));
+    child.once('exit', (code) =>
+      finish(() => reject(new Error(`${fn}: the child process exited (code ${code}) without a result`))),
+    );
     child.send({ module: moduleUrl, fn, args });
   });
   try {

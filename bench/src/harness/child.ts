@@ -22,7 +22,9 @@ process.once('message', (request: ChildRequest) => {
       process.once('message', () => process.exit(0));
       process.send!({ ok: true, result });
     } catch (e) {
-      process.send!({ ok: false, error: e instanceof Error ? (e.stack ?? e.message) : String(e) }, () => process.exit(1));
+      process.send!({ ok: false, error: e instanceof Error ? (e.stack ?? e.message) : String(e) }, () =>
+        process.exit(1),
+      );
     }
   })();
 });

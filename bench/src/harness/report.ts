@@ -49,7 +49,9 @@ export function formatConsole(r: ScenarioResult): string {
   if (r.kind === 'timed') {
     const ratio = new Map(r.ratios.map((q) => [q.contender, q]));
     const unit = r.selfTimed ? 'ms (self-timed)' : 'median ms';
-    lines.push(`  ${pad('contender', 18)} ${pad(unit, 10)} ${pad('p10–p90 ms', 16)} ${pad('CPU ms/op', 10)} × ${r.baseline}`);
+    lines.push(
+      `  ${pad('contender', 18)} ${pad(unit, 10)} ${pad('p10–p90 ms', 16)} ${pad('CPU ms/op', 10)} × ${r.baseline}`,
+    );
     for (const c of r.contenders) {
       const q = ratio.get(c.name);
       const vs = q
@@ -58,15 +60,22 @@ export function formatConsole(r: ScenarioResult): string {
         : c.name === r.baseline
           ? '1.00× (baseline)'
           : '—';
-      lines.push(`  ${pad(c.name, 18)} ${pad(ms(c.ms.median), 10)} ${pad(`${ms(c.ms.p10)}–${ms(c.ms.p90)}`, 16)} ${pad(ms(c.cpuMs.median), 10)} ${vs}`);
+      lines.push(
+        `  ${pad(c.name, 18)} ${pad(ms(c.ms.median), 10)} ${pad(`${ms(c.ms.p10)}–${ms(c.ms.p90)}`, 16)} ${pad(ms(c.cpuMs.median), 10)} ${vs}`,
+      );
     }
     for (const req of r.requirements) {
-      lines.push(`  ${req.met ? '✓ met' : '✗ MISSED'}: ${req.text} (${req.contender} ${x(req.ratio)} ${req.baseline}, limit ${x(req.maxRatio)})`);
+      lines.push(
+        `  ${req.met ? '✓ met' : '✗ MISSED'}: ${req.text} (${req.contender} ${x(req.ratio)} ${req.baseline}, limit ${x(req.maxRatio)})`,
+      );
     }
   }
   for (const t of r.tables) lines.push(...consoleTable(t));
   for (const c of r.checks) lines.push(`  ${checkLine(c)}`);
-  if (r.kind === 'timed') lines.push(`  ${r.contenders[0]?.ms.n ?? 0} measured operations of the first contender, ${(r.durationMs / 1000).toFixed(1)} s`);
+  if (r.kind === 'timed')
+    lines.push(
+      `  ${r.contenders[0]?.ms.n ?? 0} measured operations of the first contender, ${(r.durationMs / 1000).toFixed(1)} s`,
+    );
   else lines.push(`  ${(r.durationMs / 1000).toFixed(1)} s`);
   return lines.join('\n');
 }
@@ -105,7 +114,8 @@ export function formatSection(r: ScenarioResult, info: RunInfo): string {
   }
   if (r.checks.length) {
     out.push('**Targets**', '');
-    for (const k of r.checks) out.push(`- ${k.met ? '✓ **met**' : '✗ **missed**'} — ${k.text}: **${k.value}** (target ${k.limit})`);
+    for (const k of r.checks)
+      out.push(`- ${k.met ? '✓ **met**' : '✗ **missed**'} — ${k.text}: **${k.value}** (target ${k.limit})`);
     out.push('');
   }
   while (out[out.length - 1] === '') out.pop();

@@ -95,7 +95,8 @@ export type ScenarioResult = TimedScenarioResult | CustomScenarioResult;
  * recompiles (measured: a 2 ms operation takes 10–30 ms right after it). `{type: 'major'}`
  * collects the whole heap without that.
  */
-const exposed = (globalThis as { gc?: (options?: { type: 'major' | 'minor'; execution: 'sync' | 'async' }) => void }).gc;
+const exposed = (globalThis as { gc?: (options?: { type: 'major' | 'minor'; execution: 'sync' | 'async' }) => void })
+  .gc;
 const gc = exposed ? () => exposed({ type: 'major', execution: 'sync' }) : undefined;
 
 /** Runs a scenario of either kind. */
@@ -106,7 +107,9 @@ export function runAny(
   log: (line: string) => void,
   only?: readonly string[],
 ): Promise<ScenarioResult> {
-  return scenario.kind === 'custom' ? runCustom(scenario, config, log, only) : runScenario(scenario, config, progress, only);
+  return scenario.kind === 'custom'
+    ? runCustom(scenario, config, log, only)
+    : runScenario(scenario, config, progress, only);
 }
 
 /** Runs a custom scenario and stamps its result with the date, duration and load. */
@@ -161,7 +164,8 @@ export async function runScenario(
     const timeOf = (result: unknown, wallMs: number): number => {
       if (!scenario.selfTimed) return wallMs;
       const ms = (result as SelfTimed | undefined)?.elapsedMs;
-      if (typeof ms !== 'number' || !Number.isFinite(ms)) throw new Error(`${scenario.id}: a self-timed contender returned no elapsedMs`);
+      if (typeof ms !== 'number' || !Number.isFinite(ms))
+        throw new Error(`${scenario.id}: a self-timed contender returned no elapsedMs`);
       return ms;
     };
     for (const c of contenders) {

@@ -30,15 +30,22 @@ function keepAliveFor(ms: number): void {
 
 process.once('message', (options: ServerProcessOptions) => {
   if (options.keepAliveTimeoutMs !== undefined) keepAliveFor(options.keepAliveTimeoutMs);
-  void startOpenAITestServer({ handler: (request) => turnOf(options, request), chunkDelayMs: options.chunkDelayMs ?? 0, keepAlive: true }).then(
-    (server) => {
-      process.on('message', (msg: { type?: string }) => {
-        if (msg.type === 'connections') process.send!({ type: 'connections', open: server.openConnections({ includeUnused: true }), requests: server.requests.length });
-      });
-      process.once('disconnect', () => {
-        void server.close().then(() => process.exit(0));
-      });
-      process.send!({ url: server.url });
-    },
-  );
+  void startOpenAITestServer({
+    handler: (request) => turnOf(options, request),
+    chunkDelayMs: options.chunkDelayMs ?? 0,
+    keepAlive: true,
+  }).then((server) => {
+    process.on('message', (msg: { type?: string }) => {
+      if (msg.type === 'connections')
+        process.send!({
+          type: 'connections',
+          open: server.openConnections({ includeUnused: true }),
+          requests: server.requests.length,
+        });
+    });
+    process.once('disconnect', () => {
+      void server.close().then(() => process.exit(0));
+    });
+    process.send!({ url: server.url });
+  });
 });

@@ -29,7 +29,10 @@ export interface ServerProcessOptions {
  * loopback round trip, as against a real server. Connections are kept alive, as real clients do.
  */
 export function startServerProcess(options: ServerProcessOptions): Promise<ServerProcess> {
-  const child = fork(new URL('./server-process.js', import.meta.url), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [] });
+  const child = fork(new URL('./server-process.js', import.meta.url), [], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    execArgv: [],
+  });
   return new Promise<ServerProcess>((resolve, reject) => {
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`the test server process exited early (code ${code})`)));

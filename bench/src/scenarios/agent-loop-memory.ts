@@ -10,7 +10,19 @@ import type { ChatModel, ModelEvent, ModelRequest } from '@rxscope/core';
 import { Observable } from 'rxjs';
 import type { Analysis, Check, Scenario, TimedResultView } from '../harness/scenario.js';
 import { fmt, pairedOverhead } from './agent-loop.js';
-import { BUILTINS_LABEL, builtins, checkOutcome, exchangeAgent, FINAL_TEXT, FIRST_TEXT, MODEL, modelReply, type Outcome, passThrough, rxscopeReply } from './exchange.js';
+import {
+  BUILTINS_LABEL,
+  builtins,
+  checkOutcome,
+  exchangeAgent,
+  FINAL_TEXT,
+  FIRST_TEXT,
+  MODEL,
+  modelReply,
+  type Outcome,
+  passThrough,
+  rxscopeReply,
+} from './exchange.js';
 
 const MAX_OVERHEAD_MS = 0.5;
 
@@ -28,13 +40,25 @@ const FIRST_CALL: readonly ModelEvent[] = [
   { type: 'TOOL_CALL_DELTA', blockId: 'blk_call_1', delta: '2,"b"' },
   { type: 'TOOL_CALL_DELTA', blockId: 'blk_call_1', delta: ':3}' },
   { type: 'TOOL_CALL_END', blockId: 'blk_call_1' },
-  { type: 'MODEL_CALL_END', model: MODEL, usage: { inputTokens: 60, outputTokens: 40 }, finishReason: 'tool_calls', responseModel: MODEL },
+  {
+    type: 'MODEL_CALL_END',
+    model: MODEL,
+    usage: { inputTokens: 60, outputTokens: 40 },
+    finishReason: 'tool_calls',
+    responseModel: MODEL,
+  },
 ];
 
 /** The second call's events (after the tool result): 20 text deltas. */
 const FINAL_CALL: readonly ModelEvent[] = [
   ...textEvents('blk_text_2', FINAL_TEXT),
-  { type: 'MODEL_CALL_END', model: MODEL, usage: { inputTokens: 110, outputTokens: 20 }, finishReason: 'stop', responseModel: MODEL },
+  {
+    type: 'MODEL_CALL_END',
+    model: MODEL,
+    usage: { inputTokens: 110, outputTokens: 20 },
+    finishReason: 'stop',
+    responseModel: MODEL,
+  },
 ];
 
 const macrotask = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -89,10 +113,22 @@ export const agentLoopMemory: Scenario = {
     const stack = builtins();
     return Promise.resolve({
       contenders: [
-        { name: 'replay', label: 'the floor: the replayed exchange driven by hand (no agent)', run: () => modelReply(model) },
+        {
+          name: 'replay',
+          label: 'the floor: the replayed exchange driven by hand (no agent)',
+          run: () => modelReply(model),
+        },
         { name: 'rxscope', label: '`Agent.reply()`, no middleware', run: () => rxscopeReply(exchangeAgent(model, [])) },
-        { name: 'rxscope+10mw', label: '`Agent.reply()`, 10 pass-through middlewares on every hook', run: () => rxscopeReply(exchangeAgent(model, ten)) },
-        { name: 'rxscope+builtins', label: `\`Agent.reply()\` with ${BUILTINS_LABEL}`, run: () => rxscopeReply(exchangeAgent(model, stack)) },
+        {
+          name: 'rxscope+10mw',
+          label: '`Agent.reply()`, 10 pass-through middlewares on every hook',
+          run: () => rxscopeReply(exchangeAgent(model, ten)),
+        },
+        {
+          name: 'rxscope+builtins',
+          label: `\`Agent.reply()\` with ${BUILTINS_LABEL}`,
+          run: () => rxscopeReply(exchangeAgent(model, stack)),
+        },
       ],
       check: (name: string, result: unknown) => checkOutcome(name, result as Outcome),
       teardown: () => Promise.resolve(),

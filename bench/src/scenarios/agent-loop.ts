@@ -7,7 +7,13 @@
  */
 import { createOpenAI } from '@ai-sdk/openai';
 import { ChatOpenAI } from '@langchain/openai';
-import { Agent as OpenAIAgent, OpenAIChatCompletionsModel, run as runOpenAIAgent, setTracingDisabled, tool as openAITool } from '@openai/agents';
+import {
+  Agent as OpenAIAgent,
+  OpenAIChatCompletionsModel,
+  run as runOpenAIAgent,
+  setTracingDisabled,
+  tool as openAITool,
+} from '@openai/agents';
 import { OpenAIChatModel } from '@rxscope/core/openai';
 import { stepCountIs, streamText, tool as aiTool } from 'ai';
 import { createAgent, tool as langchainTool } from 'langchain';
@@ -67,21 +73,45 @@ export const agentLoop: Scenario = {
     const stack = builtins();
 
     // LangChain: createAgent over ChatOpenAI, tokens streamed with streamMode 'messages'.
-    const lcModel = new ChatOpenAI({ model: MODEL, apiKey, configuration: { baseURL: server.url }, maxRetries: 0, streaming: true, streamUsage: true });
-    const lcAdd = langchainTool(({ a, b }: { a: number; b: number }) => add(a, b), { name: 'add', description: ADD_DESCRIPTION, schema: addInput });
+    const lcModel = new ChatOpenAI({
+      model: MODEL,
+      apiKey,
+      configuration: { baseURL: server.url },
+      maxRetries: 0,
+      streaming: true,
+      streamUsage: true,
+    });
+    const lcAdd = langchainTool(({ a, b }: { a: number; b: number }) => add(a, b), {
+      name: 'add',
+      description: ADD_DESCRIPTION,
+      schema: addInput,
+    });
     const lcAgent = createAgent({ model: lcModel, tools: [lcAdd], systemPrompt: SYSTEM });
 
     // AI SDK: the OpenAI provider's chat-completions model, streamText with the tool and up to 5 steps.
     const provider = createOpenAI({ apiKey, baseURL: server.url });
     const aiModel = provider.chat(MODEL);
-    const aiTools = { add: aiTool({ description: ADD_DESCRIPTION, inputSchema: addInput, execute: ({ a, b }) => Promise.resolve(add(a, b)) }) };
+    const aiTools = {
+      add: aiTool({
+        description: ADD_DESCRIPTION,
+        inputSchema: addInput,
+        execute: ({ a, b }) => Promise.resolve(add(a, b)),
+      }),
+    };
 
     // OpenAI Agents: a chat-completions model over its own openai client (tracing disabled: no exporter).
     const agentsAgent = new OpenAIAgent({
       name: 'assistant',
       instructions: SYSTEM,
       model: new OpenAIChatCompletionsModel(new OpenAI({ apiKey, baseURL: server.url, maxRetries: 0 }), MODEL),
-      tools: [openAITool({ name: 'add', description: ADD_DESCRIPTION, parameters: addInput, execute: ({ a, b }) => Promise.resolve(add(a, b)) })],
+      tools: [
+        openAITool({
+          name: 'add',
+          description: ADD_DESCRIPTION,
+          parameters: addInput,
+          execute: ({ a, b }) => Promise.resolve(add(a, b)),
+        }),
+      ],
     });
 
     const counted = async (f: () => Promise<string>): Promise<Outcome> => {
@@ -92,22 +122,38 @@ export const agentLoop: Scenario = {
 
     return {
       contenders: [
-        { name: 'openai', label: 'the floor: plain `openai` client, the exchange by hand', run: () => floorReply(client) },
+        {
+          name: 'openai',
+          label: 'the floor: plain `openai` client, the exchange by hand',
+          run: () => floorReply(client),
+        },
         {
           name: 'openai-model',
           label: "rxscope's model adapter without the agent: the exchange by hand over `OpenAIChatModel.stream()`",
           run: () => modelReply(model),
         },
         { name: 'rxscope', label: '`Agent.reply()`, no middleware', run: () => rxscopeReply(exchangeAgent(model, [])) },
-        { name: 'rxscope+10mw', label: '`Agent.reply()`, 10 pass-through middlewares on every hook', run: () => rxscopeReply(exchangeAgent(model, ten)) },
-        { name: 'rxscope+builtins', label: `\`Agent.reply()\` with ${BUILTINS_LABEL}`, run: () => rxscopeReply(exchangeAgent(model, stack)) },
+        {
+          name: 'rxscope+10mw',
+          label: '`Agent.reply()`, 10 pass-through middlewares on every hook',
+          run: () => rxscopeReply(exchangeAgent(model, ten)),
+        },
+        {
+          name: 'rxscope+builtins',
+          label: `\`Agent.reply()\` with ${BUILTINS_LABEL}`,
+          run: () => rxscopeReply(exchangeAgent(model, stack)),
+        },
         {
           name: 'langchain',
-          label: '`createAgent({model: ChatOpenAI, tools})` (langchain 1.5), `agent.stream(…, {streamMode: "messages"})`',
+          label:
+            '`createAgent({model: ChatOpenAI, tools})` (langchain 1.5), `agent.stream(…, {streamMode: "messages"})`',
           run: () =>
             counted(async () => {
               let text = '';
-              const stream = await lcAgent.stream({ messages: [{ role: 'user', content: USER }] }, { streamMode: 'messages' });
+              const stream = await lcAgent.stream(
+                { messages: [{ role: 'user', content: USER }] },
+                { streamMode: 'messages' },
+              );
               for await (const [chunk] of stream) {
                 if (chunk.type === 'ai' && typeof chunk.content === 'string') text += chunk.content;
               }
@@ -120,7 +166,14 @@ export const agentLoop: Scenario = {
           run: () =>
             counted(async () => {
               let text = '';
-              const result = streamText({ model: aiModel, system: SYSTEM, prompt: USER, tools: aiTools, stopWhen: stepCountIs(5), maxRetries: 0 });
+              const result = streamText({
+                model: aiModel,
+                system: SYSTEM,
+                prompt: USER,
+                tools: aiTools,
+                stopWhen: stepCountIs(5),
+                maxRetries: 0,
+              });
               for await (const part of result.fullStream) {
                 if (part.type === 'text-delta') text += part.text;
                 else if (part.type === 'error') throw part.error;
@@ -130,13 +183,15 @@ export const agentLoop: Scenario = {
         },
         {
           name: 'openai-agents',
-          label: '`run(agent, input, {stream: true})` with `OpenAIChatCompletionsModel`, events iterated, `completed` awaited',
+          label:
+            '`run(agent, input, {stream: true})` with `OpenAIChatCompletionsModel`, events iterated, `completed` awaited',
           run: () =>
             counted(async () => {
               let text = '';
               const result = await runOpenAIAgent(agentsAgent, USER, { stream: true });
               for await (const event of result) {
-                if (event.type === 'raw_model_stream_event' && event.data.type === 'output_text_delta') text += event.data.delta;
+                if (event.type === 'raw_model_stream_event' && event.data.type === 'output_text_delta')
+                  text += event.data.delta;
               }
               await result.completed;
               return text;

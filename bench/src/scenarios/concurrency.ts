@@ -9,7 +9,18 @@ import OpenAI from 'openai';
 import { runInChild } from '../harness/child-process.js';
 import type { Check, CustomScenario, Table } from '../harness/scenario.js';
 import { startServerProcess } from '../harness/server.js';
-import { EXCHANGE_LINES, EXCHANGE_SERVER, EXPECTED_TEXT, exchangeAgent, floorReply, MODEL, nextOnly, passThrough, rxscopeReply, type Outcome } from './exchange.js';
+import {
+  EXCHANGE_LINES,
+  EXCHANGE_SERVER,
+  EXPECTED_TEXT,
+  exchangeAgent,
+  floorReply,
+  MODEL,
+  nextOnly,
+  passThrough,
+  rxscopeReply,
+  type Outcome,
+} from './exchange.js';
 
 const DELAY_MS = 5;
 const MAX_KB_PER_REPLY = 20;
@@ -20,7 +31,7 @@ const KINDS: readonly Kind[] = ['openai', 'rxscope', 'rxscope+10next', 'rxscope+
 const LABELS: Record<Kind, string> = {
   openai: 'plain `openai` client, the exchange by hand (the floor)',
   rxscope: '`Agent.reply()`, no middleware (one agent per reply)',
-  'rxscope+10next': '`Agent.reply()`, 10 middlewares whose hooks return `next(input)` (the chain\'s own cost per layer)',
+  'rxscope+10next': "`Agent.reply()`, 10 middlewares whose hooks return `next(input)` (the chain's own cost per layer)",
   'rxscope+10mw': '`Agent.reply()`, 10 pass-through middlewares (each hook adds a `map`)',
 };
 /** Replies in flight of the smaller run (C), where the machine is not the bottleneck. */
@@ -83,7 +94,11 @@ export async function concurrencyChild(args: ChildArgs): Promise<ConcurrencyFigu
   const fail = (e: unknown) => {
     failed++;
     const cause = (e as { cause?: { cause?: { code?: string }; code?: string; message?: string } })?.cause;
-    const why = `${e instanceof Error ? e.message : String(e)}${cause ? ` (${cause.cause?.code ?? cause.code ?? cause.message})` : ''}`.slice(0, 160);
+    const why =
+      `${e instanceof Error ? e.message : String(e)}${cause ? ` (${cause.cause?.code ?? cause.code ?? cause.message})` : ''}`.slice(
+        0,
+        160,
+      );
     errors.set(why, (errors.get(why) ?? 0) + 1);
   };
   for (const n of [...new Set([100, 250, 500, 750, args.replies].map((w) => Math.min(w, args.replies)))]) {
@@ -184,7 +199,7 @@ export const concurrency: CustomScenario = {
     "Each contender runs in a fresh child process (`--expose-gc`): a warm-up in waves of 100, 250, 500, 750 and 1,000 concurrent replies (so that the pool holds a keep-alive connection per reply, as in a service in steady state; 1,000 simultaneous connects overflow the server's listen backlog of 511 and get some reset), then run A (all replies at once: wall time, RSS sampled every 10 ms), run B " +
     '(all replies at once again; when every reply has streamed its first text chunk, two forced GCs and `process.memoryUsage()`: live heap per in-flight reply, and external + array-buffer memory, where undici keeps socket and body buffers), ' +
     `then run C (${FEW} replies at once, three times, the median wall time: the same exchange where the machine keeps up), and last 5 replies one at a time (“alone”). ` +
-    'The server keeps connections alive for 30 s (Node\'s default 5 s let a loaded client reuse connections the server was closing: ECONNRESET). ' +
+    "The server keeps connections alive for 30 s (Node's default 5 s let a loaded client reuse connections the server was closing: ECONNRESET). " +
     'rxscope replies each have their own `Agent` (sharing the model and middleware instances), as a service with 1,000 sessions would. ' +
     "`rxscope+10next` has 10 middlewares whose hooks return `next(input)` itself (what the chain costs per layer); `rxscope+10mw` the pass-through middlewares of S1, each onion hook adding a `map` operator (an Observable and a subscriber per layer per reply: the middleware's own cost). " +
     "“Memory besides the HTTP client's own” is rxscope's live heap per reply minus the floor's: both use the same `openai` client over the same fetch.",
@@ -202,7 +217,13 @@ export const concurrency: CustomScenario = {
       const server = await startServerProcess({ ...EXCHANGE_SERVER, chunkDelayMs: delay, keepAliveTimeoutMs: 30_000 });
       try {
         ctx.log(`${kind}: ${replies} replies in flight`);
-        const { result } = await runInChild<ConcurrencyFigures>(import.meta.url, 'concurrencyChild', { url: server.url, kind, replies, alone, quick: ctx.config.quick } satisfies ChildArgs, undefined, { inProcess: ctx.config.quick });
+        const { result } = await runInChild<ConcurrencyFigures>(
+          import.meta.url,
+          'concurrencyChild',
+          { url: server.url, kind, replies, alone, quick: ctx.config.quick } satisfies ChildArgs,
+          undefined,
+          { inProcess: ctx.config.quick },
+        );
         figures.set(kind, result);
       } finally {
         await server.close();
@@ -213,8 +234,40 @@ export const concurrency: CustomScenario = {
     const f = (v: number, d = 1) => v.toFixed(d);
     const table: Table = {
       title: `${replies} replies in flight (ideal ${ideal} ms per reply)`,
-      columns: ['contender', 'what', 'one reply alone (ms)', 'wall, all at once (ms)', 'wall / ideal', 'wall / alone', 'client CPU per reply (ms)', `wall, ${Math.min(FEW, replies)} at once (ms)`, 'its wall / ideal', 'reply median / max (ms)', 'peak RSS (MiB)', 'RSS growth (MiB)', 'live heap per reply (KB)', 'external + buffers per reply (KB)', 'failed replies'],
-      align: ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
+      columns: [
+        'contender',
+        'what',
+        'one reply alone (ms)',
+        'wall, all at once (ms)',
+        'wall / ideal',
+        'wall / alone',
+        'client CPU per reply (ms)',
+        `wall, ${Math.min(FEW, replies)} at once (ms)`,
+        'its wall / ideal',
+        'reply median / max (ms)',
+        'peak RSS (MiB)',
+        'RSS growth (MiB)',
+        'live heap per reply (KB)',
+        'external + buffers per reply (KB)',
+        'failed replies',
+      ],
+      align: [
+        'left',
+        'left',
+        'right',
+        'right',
+        'right',
+        'right',
+        'right',
+        'right',
+        'right',
+        'right',
+        'right',
+        'right',
+        'right',
+        'right',
+        'right',
+      ],
       rows: [...figures].map(([k, x]) => [
         k,
         LABELS[k],
@@ -270,6 +323,13 @@ export const concurrency: CustomScenario = {
         met: x.fewWallMs / ideal <= MAX_WALL_RATIO,
       });
     }
-    return { tables: [table], checks, notes: [`Replies in flight: ${replies}; server delay ${delay} ms before each streamed line; ${alone} replies alone`], data: Object.fromEntries(figures) };
+    return {
+      tables: [table],
+      checks,
+      notes: [
+        `Replies in flight: ${replies}; server delay ${delay} ms before each streamed line; ${alone} replies alone`,
+      ],
+      data: Object.fromEntries(figures),
+    };
   },
 };

@@ -22,7 +22,12 @@ import {
   type RuntimeContext,
 } from '@rxscope/core';
 import type { ServerTurn } from '@rxscope/core/testing/node';
-import { RateLimitMiddleware, ReplyBudgetMiddleware, RetryMiddleware, TracingMiddleware } from '@rxscope/middleware-builtin';
+import {
+  RateLimitMiddleware,
+  ReplyBudgetMiddleware,
+  RetryMiddleware,
+  TracingMiddleware,
+} from '@rxscope/middleware-builtin';
 import type OpenAI from 'openai';
 import { map, type Observable } from 'rxjs';
 import { z } from 'zod';
@@ -53,7 +58,7 @@ export const EXCHANGE_SERVER: ServerProcessOptions = { turn: FIRST_TURN, afterTo
  * usage chunk, `[DONE]`): with a delay before each, the exchange's ideal duration is
  * `EXCHANGE_LINES × delay`.
  */
-export const EXCHANGE_LINES = (1 + 20 + 1 + 3 + 1 + 1 + 1) + (1 + 20 + 1 + 1 + 1);
+export const EXCHANGE_LINES = 1 + 20 + 1 + 3 + 1 + 1 + 1 + (1 + 20 + 1 + 1 + 1);
 
 /** Times the tool ran in this process (a contender's result reports how many runs it caused). */
 let toolRuns = 0;
@@ -107,13 +112,23 @@ export class PassThroughMiddleware implements Middleware {
   onAgent(_a: Agent, _c: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent> {
     return next(input).pipe(map((e) => e));
   }
-  onReasoning(_a: Agent, _c: RuntimeContext, input: ReasoningInput, next: Next<ReasoningInput>): Observable<AgentEvent> {
+  onReasoning(
+    _a: Agent,
+    _c: RuntimeContext,
+    input: ReasoningInput,
+    next: Next<ReasoningInput>,
+  ): Observable<AgentEvent> {
     return next(input).pipe(map((e) => e));
   }
   onActing(_a: Agent, _c: RuntimeContext, input: ActingInput, next: Next<ActingInput>): Observable<AgentEvent> {
     return next(input).pipe(map((e) => e));
   }
-  onModelCall(_a: Agent, _c: RuntimeContext, input: ModelCallInput, next: Next<ModelCallInput>): Observable<AgentEvent> {
+  onModelCall(
+    _a: Agent,
+    _c: RuntimeContext,
+    input: ModelCallInput,
+    next: Next<ModelCallInput>,
+  ): Observable<AgentEvent> {
     return next(input).pipe(map((e) => e));
   }
   onSystemPrompt(_a: Agent, _c: RuntimeContext, prompt: string): string {
@@ -130,13 +145,23 @@ export class NextMiddleware implements Middleware {
   onAgent(_a: Agent, _c: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent> {
     return next(input);
   }
-  onReasoning(_a: Agent, _c: RuntimeContext, input: ReasoningInput, next: Next<ReasoningInput>): Observable<AgentEvent> {
+  onReasoning(
+    _a: Agent,
+    _c: RuntimeContext,
+    input: ReasoningInput,
+    next: Next<ReasoningInput>,
+  ): Observable<AgentEvent> {
     return next(input);
   }
   onActing(_a: Agent, _c: RuntimeContext, input: ActingInput, next: Next<ActingInput>): Observable<AgentEvent> {
     return next(input);
   }
-  onModelCall(_a: Agent, _c: RuntimeContext, input: ModelCallInput, next: Next<ModelCallInput>): Observable<AgentEvent> {
+  onModelCall(
+    _a: Agent,
+    _c: RuntimeContext,
+    input: ModelCallInput,
+    next: Next<ModelCallInput>,
+  ): Observable<AgentEvent> {
     return next(input);
   }
   onSystemPrompt(_a: Agent, _c: RuntimeContext, prompt: string): string {
@@ -145,10 +170,12 @@ export class NextMiddleware implements Middleware {
 }
 
 /** `n` middlewares that return `next(input)` on every hook. */
-export const nextOnly = (n: number): Middleware[] => Array.from({ length: n }, (_, i) => new NextMiddleware(`next${i + 1}`));
+export const nextOnly = (n: number): Middleware[] =>
+  Array.from({ length: n }, (_, i) => new NextMiddleware(`next${i + 1}`));
 
 /** `n` pass-through middlewares (instances are stateless and shared by every agent). */
-export const passThrough = (n: number): Middleware[] => Array.from({ length: n }, (_, i) => new PassThroughMiddleware(`pass${i + 1}`));
+export const passThrough = (n: number): Middleware[] =>
+  Array.from({ length: n }, (_, i) => new PassThroughMiddleware(`pass${i + 1}`));
 
 /**
  * The built-ins a production agent would carry, in the documented order: tracing (no
@@ -210,7 +237,11 @@ export async function floorReply(client: OpenAI, hooks: ReplyHooks = {}): Promis
     messages.push({
       role: 'assistant',
       content: content || null,
-      tool_calls: calls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.args } })),
+      tool_calls: calls.map((c) => ({
+        id: c.id,
+        type: 'function' as const,
+        function: { name: c.name, arguments: c.args },
+      })),
     });
     for (const c of calls) {
       const input = addInput.parse(JSON.parse(c.args));
@@ -257,7 +288,13 @@ export async function modelReply(model: ChatModel): Promise<Outcome> {
     for (const c of calls.values()) blocks.push({ type: 'tool_call', id: c.id, name: c.name, arguments: c.args });
     for (const c of calls.values()) {
       const input = addInput.parse(JSON.parse(c.args));
-      blocks.push({ type: 'tool_result', toolCallId: c.id, name: c.name, status: 'success', output: [{ type: 'text', text: add(input.a, input.b) }] });
+      blocks.push({
+        type: 'tool_result',
+        toolCallId: c.id,
+        name: c.name,
+        status: 'success',
+        output: [{ type: 'text', text: add(input.a, input.b) }],
+      });
     }
     messages.push(createMsg('assistant', blocks));
   }
@@ -289,7 +326,9 @@ export function rxscopeReply(agent: Agent, hooks: ReplyHooks = {}): Promise<Outc
       complete: () =>
         finish === 'completed'
           ? resolve({ text, toolRuns: toolRuns - runs0 })
-          : reject(new Error(`the reply ended ${finish ?? 'without REPLY_END'}${error ? `: ${JSON.stringify(error)}` : ''}`)),
+          : reject(
+              new Error(`the reply ended ${finish ?? 'without REPLY_END'}${error ? `: ${JSON.stringify(error)}` : ''}`),
+            ),
     });
   });
 }

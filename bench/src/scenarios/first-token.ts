@@ -10,7 +10,18 @@ import OpenAI from 'openai';
 import { packageVersion } from '../harness/machine.js';
 import type { Scenario, SelfTimed } from '../harness/scenario.js';
 import { startServerProcess } from '../harness/server.js';
-import { BUILTINS_LABEL, builtins, checkOutcome, EXCHANGE_SERVER, exchangeAgent, floorReply, MODEL, type Outcome, passThrough, rxscopeReply } from './exchange.js';
+import {
+  BUILTINS_LABEL,
+  builtins,
+  checkOutcome,
+  EXCHANGE_SERVER,
+  exchangeAgent,
+  floorReply,
+  MODEL,
+  type Outcome,
+  passThrough,
+  rxscopeReply,
+} from './exchange.js';
 
 type Timed = SelfTimed & { readonly outcome: Outcome };
 

@@ -12,7 +12,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { lastValueFrom, Observable, toArray } from 'rxjs';
 import { z } from 'zod';
-import { Agent, type ChatModel, createMsg, defineTool, type Middleware, type ModelEvent, type ModelRequest, type Msg } from '@rxscope/core';
+import {
+  Agent,
+  type ChatModel,
+  createMsg,
+  defineTool,
+  type Middleware,
+  type ModelEvent,
+  type ModelRequest,
+  type Msg,
+} from '@rxscope/core';
 import { createHarnessAgent, presets } from '@rxscope/harness';
 import type { Analysis, Check, Scenario, TimedResultView } from '../harness/scenario.js';
 import { fmt, pairedOverhead } from './agent-loop.js';
@@ -32,13 +41,23 @@ class StepModel implements ChatModel {
           { type: 'TEXT_BLOCK_START', blockId: 't' },
           { type: 'TEXT_BLOCK_DELTA', blockId: 't', delta: 'The answer is 42.' },
           { type: 'TEXT_BLOCK_END', blockId: 't' },
-          { type: 'MODEL_CALL_END', model: this.modelName, usage: { inputTokens: 100, outputTokens: 5 }, finishReason: 'stop' },
+          {
+            type: 'MODEL_CALL_END',
+            model: this.modelName,
+            usage: { inputTokens: 100, outputTokens: 5 },
+            finishReason: 'stop',
+          },
         ]
       : [
           { type: 'TOOL_CALL_START', blockId: 'c', toolCallId: `call_${request.messages.length}`, name: 'lookup' },
           { type: 'TOOL_CALL_DELTA', blockId: 'c', delta: '{"key":"answer"}' },
           { type: 'TOOL_CALL_END', blockId: 'c' },
-          { type: 'MODEL_CALL_END', model: this.modelName, usage: { inputTokens: 100, outputTokens: 5 }, finishReason: 'tool_calls' },
+          {
+            type: 'MODEL_CALL_END',
+            model: this.modelName,
+            usage: { inputTokens: 100, outputTokens: 5 },
+            finishReason: 'tool_calls',
+          },
         ];
     return new Observable<ModelEvent>((subscriber) => {
       let stopped = false;
@@ -68,12 +87,21 @@ const lookup = defineTool({
 function conversation(n: number): Msg[] {
   const out: Msg[] = [];
   for (let i = 0; i < n; i++) {
-    if (i % 2 === 0) out.push(createMsg('user', `Question ${i}: what does module ${i} do, and where is it used? ${'context '.repeat(20)}`));
+    if (i % 2 === 0)
+      out.push(
+        createMsg('user', `Question ${i}: what does module ${i} do, and where is it used? ${'context '.repeat(20)}`),
+      );
     else if (i % 4 === 1) {
       out.push(
         createMsg('assistant', [
           { type: 'tool_call', id: `old_${i}`, name: 'lookup', arguments: `{"key":"module${i}"}` },
-          { type: 'tool_result', toolCallId: `old_${i}`, name: 'lookup', status: 'success', output: [{ type: 'text', text: `module${i} = ${'x'.repeat(120)}` }] },
+          {
+            type: 'tool_result',
+            toolCallId: `old_${i}`,
+            name: 'lookup',
+            status: 'success',
+            output: [{ type: 'text', text: `module${i} = ${'x'.repeat(120)}` }],
+          },
           { type: 'text', text: `Module ${i} parses input; it is used by the loader. ${'detail '.repeat(15)}` },
         ]),
       );
@@ -95,7 +123,8 @@ const trimTo = (n: number): Middleware => ({
 const reply = async (agent: Agent): Promise<unknown> => {
   const events = await lastValueFrom(agent.reply('What is the answer?').pipe(toArray()), { defaultValue: [] });
   const end = events[events.length - 1];
-  if (end?.type !== 'REPLY_END' || end.finishReason !== 'completed') throw new Error(`reply ended ${JSON.stringify(end)}`);
+  if (end?.type !== 'REPLY_END' || end.finishReason !== 'completed')
+    throw new Error(`reply ended ${JSON.stringify(end)}`);
   return events.length;
 };
 
@@ -104,7 +133,7 @@ export const harnessOverhead: Scenario = {
   title: 'Harness overhead per reasoning step as the conversation grows (10, 100, 1,000 messages)',
   description:
     `One reply of ${STEPS} reasoning steps (a \`lookup\` tool call, then a text answer; the model replays from memory) on a conversation of 10, 100 or 1,000 messages. ` +
-    '`bare-N`: `new Agent` with the tool. `harness-N`: `createHarnessAgent({...presets.coding(), sandbox: \'local\'})` with the same tool (sandbox lifecycle, `@path`, workspace context, task list, plan mode, compaction, eviction, file tools). ' +
+    "`bare-N`: `new Agent` with the tool. `harness-N`: `createHarnessAgent({...presets.coding(), sandbox: 'local'})` with the same tool (sandbox lifecycle, `@path`, workspace context, task list, plan mode, compaction, eviction, file tools). " +
     'An outermost bench middleware trims the conversation back to N messages before each reply, in both. ' +
     `Harness overhead per step = (harness-N − bare-N) / ${STEPS}, paired per round. Target: the 1,000-message step costs at most 2× the 10-message step.`,
   baseline: 'bare-10',
@@ -116,8 +145,21 @@ export const harnessOverhead: Scenario = {
     const model = new StepModel();
     const workspace = mkdtempSync(join(tmpdir(), 'rxscope-bench-harness-'));
     const contenders = SIZES.flatMap((n) => {
-      const state = { version: 1, agentName: 'bench', sessionId: `bench-${n}`, context: conversation(n), middlewareState: {}, permissions: { mode: 'default', rules: [] } };
-      const bare = new Agent({ name: 'bench', model, tools: [lookup], middlewares: [trimTo(n)], state: structuredClone(state) });
+      const state = {
+        version: 1,
+        agentName: 'bench',
+        sessionId: `bench-${n}`,
+        context: conversation(n),
+        middlewareState: {},
+        permissions: { mode: 'default', rules: [] },
+      };
+      const bare = new Agent({
+        name: 'bench',
+        model,
+        tools: [lookup],
+        middlewares: [trimTo(n)],
+        state: structuredClone(state),
+      });
       const harness = createHarnessAgent({
         ...presets.coding(),
         name: 'bench',
@@ -130,7 +172,11 @@ export const harnessOverhead: Scenario = {
       });
       return [
         { name: `bare-${n}`, label: `\`new Agent\`, ${n} messages`, run: () => reply(bare) },
-        { name: `harness-${n}`, label: `\`createHarnessAgent\` (coding preset, local sandbox), ${n} messages`, run: () => reply(harness) },
+        {
+          name: `harness-${n}`,
+          label: `\`createHarnessAgent\` (coding preset, local sandbox), ${n} messages`,
+          run: () => reply(harness),
+        },
       ];
     });
     return Promise.resolve({
@@ -160,7 +206,14 @@ export const harnessOverhead: Scenario = {
       });
     }
     return {
-      tables: [{ title: 'Harness overhead per reasoning step (paired per round)', columns: ['messages', 'harness − bare, per step'], align: ['right', 'right'], rows }],
+      tables: [
+        {
+          title: 'Harness overhead per reasoning step (paired per round)',
+          columns: ['messages', 'harness − bare, per step'],
+          align: ['right', 'right'],
+          rows,
+        },
+      ],
       checks,
     };
   },

@@ -13,4 +13,13 @@ import { perEvent } from './per-event.js';
  * loop in memory runs first, in a process that has run nothing else yet: after S1's contenders
  * (LangChain, the AI SDK, OpenAI Agents and their heaps) its figures came out about twice as high.
  */
-export const scenarios: readonly AnyScenario[] = [agentLoopMemory, modelOverhead, agentLoop, perEvent, concurrency, leaks, firstToken, harnessOverhead];
+export const scenarios: readonly AnyScenario[] = [
+  agentLoopMemory,
+  modelOverhead,
+  agentLoop,
+  perEvent,
+  concurrency,
+  leaks,
+  firstToken,
+  harnessOverhead,
+];

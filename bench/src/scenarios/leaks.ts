@@ -9,7 +9,16 @@ import OpenAI from 'openai';
 import { runInChild } from '../harness/child-process.js';
 import type { Check, CustomScenario, Table } from '../harness/scenario.js';
 import { startServerProcess } from '../harness/server.js';
-import { BUILTINS_LABEL, builtins, EXCHANGE_SERVER, exchangeAgent, floorReply, MODEL, passThrough, rxscopeReply } from './exchange.js';
+import {
+  BUILTINS_LABEL,
+  builtins,
+  EXCHANGE_SERVER,
+  exchangeAgent,
+  floorReply,
+  MODEL,
+  passThrough,
+  rxscopeReply,
+} from './exchange.js';
 
 const MAX_GROWTH = 0.05;
 
@@ -93,7 +102,12 @@ export async function leakChild(args: ChildArgs): Promise<LeakFigures> {
     if (r.toolRuns !== 1) throw new Error(`${args.kind}: reply ${i} ran the tool ${r.toolRuns} times`);
     if (args.checkpoints.includes(i)) {
       const heap = await settledHeap(args.quick ? 1 : 5);
-      checkpoints.push({ replies: i, heapMiB: heap / 2 ** 20, resources: resources(), processListeners: processListeners() });
+      checkpoints.push({
+        replies: i,
+        heapMiB: heap / 2 ** 20,
+        resources: resources(),
+        processListeners: processListeners(),
+      });
     }
   }
   const msPerReply = (performance.now() - t0) / last;
@@ -114,8 +128,8 @@ export const leaks: CustomScenario = {
   description:
     'The S1 exchange (two streamed calls, a tool call between; zero latency) repeated 20,000 times one after the other, each contender in a fresh child process against its own test server, the three side by side (the floor, for reference, 5,000 times). ' +
     'rxscope contenders create an `Agent` per reply and share one `OpenAIChatModel` and the middleware instances, so anything a reply leaves behind in a shared object (the model, a middleware, rxjs, the HTTP client) accumulates. ' +
-    'At each checkpoint: forced GCs until the heap stops shrinking (`heapUsed`), the process\'s active handles by type (`process.getActiveResourcesInfo()`: sockets, timers), and the listeners on `process`; warnings (e.g. `MaxListenersExceededWarning`) are counted over the whole run. ' +
-    'After the last reply, while the child is still alive, the test server reports how many sockets are open: the HTTP client\'s pool keeps its idle keep-alive connections (the floor shows how many; undici unrefs idle sockets, so they do not appear among the child\'s active handles); more than the floor\'s would be connections left open.',
+    "At each checkpoint: forced GCs until the heap stops shrinking (`heapUsed`), the process's active handles by type (`process.getActiveResourcesInfo()`: sockets, timers), and the listeners on `process`; warnings (e.g. `MaxListenersExceededWarning`) are counted over the whole run. " +
+    "After the last reply, while the child is still alive, the test server reports how many sockets are open: the HTTP client's pool keeps its idle keep-alive connections (the floor shows how many; undici unrefs idle sockets, so they do not appear among the child's active handles); more than the floor's would be connections left open.",
   run: async (ctx) => {
     const checkpoints = ctx.config.quick ? [20, 50] : [1000, 5000, 10_000, 20_000];
     const kinds = ctx.only?.length ? KINDS.filter((k) => ctx.only!.includes(k)) : KINDS;
@@ -124,10 +138,21 @@ export const leaks: CustomScenario = {
     const each = async (kind: Kind) => {
       const server = await startServerProcess(EXCHANGE_SERVER);
       try {
-        ctx.log(`${kind}: ${kind === 'openai' && !ctx.config.quick ? checkpoints.at(-1)! * FLOOR_SHARE : checkpoints.at(-1)} replies`);
+        ctx.log(
+          `${kind}: ${kind === 'openai' && !ctx.config.quick ? checkpoints.at(-1)! * FLOOR_SHARE : checkpoints.at(-1)} replies`,
+        );
         // While the child is still alive: how many of its connections does the server see open?
-        const own = kind === 'openai' && !ctx.config.quick ? checkpoints.filter((c) => c <= checkpoints.at(-1)! * FLOOR_SHARE) : checkpoints;
-        const { result, alive } = await runInChild(import.meta.url, 'leakChild', { url: server.url, kind, checkpoints: own, quick: ctx.config.quick } satisfies ChildArgs, () => server.connections(), { inProcess: ctx.config.quick });
+        const own =
+          kind === 'openai' && !ctx.config.quick
+            ? checkpoints.filter((c) => c <= checkpoints.at(-1)! * FLOOR_SHARE)
+            : checkpoints;
+        const { result, alive } = await runInChild(
+          import.meta.url,
+          'leakChild',
+          { url: server.url, kind, checkpoints: own, quick: ctx.config.quick } satisfies ChildArgs,
+          () => server.connections(),
+          { inProcess: ctx.config.quick },
+        );
         figures.set(kind, { ...(result as LeakFigures), serverSockets: alive!.open, requests: alive!.requests });
       } finally {
         await server.close();
@@ -145,25 +170,46 @@ export const leaks: CustomScenario = {
     const f = (v: number, d = 2) => v.toFixed(d);
     const heapTable: Table = {
       title: 'Heap after forced GC (MiB) by replies done',
-      columns: ['contender', 'what', ...checkpoints.map((c) => c.toLocaleString('en-US')), `growth ${first.toLocaleString('en-US')} → ${lastCount.toLocaleString('en-US')}`, 'ms per reply'],
+      columns: [
+        'contender',
+        'what',
+        ...checkpoints.map((c) => c.toLocaleString('en-US')),
+        `growth ${first.toLocaleString('en-US')} → ${lastCount.toLocaleString('en-US')}`,
+        'ms per reply',
+      ],
       align: ['left', 'left', ...checkpoints.map(() => 'right' as const), 'right', 'right'],
       rows: [...figures].map(([k, x]) => {
         const a = x.checkpoints[0]!.heapMiB;
         const b = x.checkpoints.at(-1)!.heapMiB;
         const at = (n: number) => x.checkpoints.find((c) => c.replies === n);
-        return [k, LABELS[k], ...checkpoints.map((n) => (at(n) ? f(at(n)!.heapMiB) : '—')), `${f(((b - a) / a) * 100, 1)}% (to ${x.checkpoints.at(-1)!.replies.toLocaleString('en-US')})`, f(x.msPerReply)];
+        return [
+          k,
+          LABELS[k],
+          ...checkpoints.map((n) => (at(n) ? f(at(n)!.heapMiB) : '—')),
+          `${f(((b - a) / a) * 100, 1)}% (to ${x.checkpoints.at(-1)!.replies.toLocaleString('en-US')})`,
+          f(x.msPerReply),
+        ];
       }),
     };
     const openTable: Table = {
       title: `Left open at ${first.toLocaleString('en-US')} and at ${lastCount.toLocaleString('en-US')} replies`,
-      columns: ['contender', `active handles at ${first}`, 'active handles at the end', 'process listeners', 'warnings', 'sockets open on the server at the end (requests served)'],
+      columns: [
+        'contender',
+        `active handles at ${first}`,
+        'active handles at the end',
+        'process listeners',
+        'warnings',
+        'sockets open on the server at the end (requests served)',
+      ],
       align: ['left', 'left', 'left', 'right', 'left', 'right'],
       rows: [...figures].map(([k, x]) => [
         k,
         fmtResources(x.checkpoints[0]!.resources),
         fmtResources(x.checkpoints.at(-1)!.resources),
         `${x.checkpoints[0]!.processListeners} → ${x.checkpoints.at(-1)!.processListeners}`,
-        Object.entries(x.warnings).map(([n, c]) => `${n} ${c}`).join(', ') || 'none',
+        Object.entries(x.warnings)
+          .map(([n, c]) => `${n} ${c}`)
+          .join(', ') || 'none',
         `${x.serverSockets} (${x.requests.toLocaleString('en-US')})`,
       ]),
     };
@@ -179,9 +225,17 @@ export const leaks: CustomScenario = {
         limit: `< ${MAX_GROWTH * 100}%`,
         met: growth < MAX_GROWTH,
       });
-      const count = (c: Checkpoint) => Object.entries(c.resources).reduce((n, [t, v]) => n + (t === 'PipeWrap' || t === 'ProcessWrap' || t === 'TTYWrap' ? 0 : v), 0);
+      const count = (c: Checkpoint) =>
+        Object.entries(c.resources).reduce(
+          (n, [t, v]) => n + (t === 'PipeWrap' || t === 'ProcessWrap' || t === 'TTYWrap' ? 0 : v),
+          0,
+        );
       const poolSize = figures.get('openai')?.serverSockets ?? 2;
-      const ok = count(b) <= count(a) && x.serverSockets <= poolSize && b.processListeners <= a.processListeners && !Object.keys(x.warnings).length;
+      const ok =
+        count(b) <= count(a) &&
+        x.serverSockets <= poolSize &&
+        b.processListeners <= a.processListeners &&
+        !Object.keys(x.warnings).length;
       checks.push({
         text: `${k}: nothing left open (active handles and process listeners do not grow; the server sees no more open sockets than the floor's idle keep-alive pool; no warnings)`,
         value: `handles: ${fmtResources(b.resources)}; ${b.processListeners} process listeners; ${x.serverSockets} socket(s) open on the server; ${Object.keys(x.warnings).length ? JSON.stringify(x.warnings) : 'no warnings'}`,
@@ -189,6 +243,11 @@ export const leaks: CustomScenario = {
         met: ok,
       });
     }
-    return { tables: [heapTable, openTable], checks, notes: [`Checkpoints: ${checkpoints.join(', ')} replies`], data: Object.fromEntries(figures) };
+    return {
+      tables: [heapTable, openTable],
+      checks,
+      notes: [`Checkpoints: ${checkpoints.join(', ')} replies`],
+      data: Object.fromEntries(figures),
+    };
   },
 };

@@ -18,8 +18,26 @@ const MODEL = 'gpt-4o-mini';
 const SYSTEM = 'You are a helpful assistant.';
 const USER = 'Count from one to twenty, one word per number.';
 const CHUNKS = [
-  'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten',
-  'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen', 'twenty',
+  'one',
+  'two',
+  'three',
+  'four',
+  'five',
+  'six',
+  'seven',
+  'eight',
+  'nine',
+  'ten',
+  'eleven',
+  'twelve',
+  'thirteen',
+  'fourteen',
+  'fifteen',
+  'sixteen',
+  'seventeen',
+  'eighteen',
+  'nineteen',
+  'twenty',
 ].map((w, i) => (i === 0 ? w : ` ${w}`));
 const TURN: ServerTurn = { text: CHUNKS, usage: { inputTokens: 27, outputTokens: 20 } };
 const EXPECTED_TEXT = CHUNKS.join('');
@@ -37,7 +55,7 @@ export const modelOverhead: Scenario = {
     'One streamed chat completion (system + user message; the reply is 20 text chunks, then a usage chunk, `stream_options: {include_usage: true}`) ' +
     "from rxscope's OpenAI-compatible test server on 127.0.0.1 with zero added latency (in a child process, HTTP keep-alive), consumed to the end: " +
     'the text concatenated and the usage read. `openai` drives the plain client; `openai+signal` does the same with an `AbortSignal`, as a caller who wants cancellation must; `rxscope` subscribes to `OpenAIChatModel.stream(request)` ' +
-    '(what the agent loop calls, with the reply\'s never-aborted signal) until it completes; `langchain` iterates `ChatOpenAI.stream(messages)` for reference. ' +
+    "(what the agent loop calls, with the reply's never-aborted signal) until it completes; `langchain` iterates `ChatOpenAI.stream(messages)` for reference. " +
     'Each operation is a whole HTTP exchange, so the ratios are what a caller pays end to end.',
   baseline: 'openai',
   requirements: [
@@ -82,7 +100,13 @@ export const modelOverhead: Scenario = {
       return { text, outputTokens };
     };
 
-    const chat = new ChatOpenAI({ model: MODEL, apiKey, configuration: { baseURL: server.url }, maxRetries: 0, streamUsage: true });
+    const chat = new ChatOpenAI({
+      model: MODEL,
+      apiKey,
+      configuration: { baseURL: server.url },
+      maxRetries: 0,
+      streamUsage: true,
+    });
     const lcMessages = [new SystemMessage(SYSTEM), new HumanMessage(USER)];
 
     return {

@@ -62,12 +62,14 @@ function reply(model: ChatModel, middlewares: readonly Middleware[]): Promise<{ 
         else if (e.type === 'REPLY_END') finish = e.finishReason;
       },
       error: reject,
-      complete: () => (finish === 'completed' ? resolve({ events, chars }) : reject(new Error(`reply ended ${finish}`))),
+      complete: () =>
+        finish === 'completed' ? resolve({ events, chars }) : reject(new Error(`reply ended ${finish}`)),
     });
   });
 }
 
-const name = (path: 'http' | 'memory', layers: number, n: number) => `${path === 'http' ? 'rxscope' : 'memory'}+${layers}/${n}`;
+const name = (path: 'http' | 'memory', layers: number, n: number) =>
+  `${path === 'http' ? 'rxscope' : 'memory'}+${layers}/${n}`;
 
 export const perEvent: Scenario = {
   id: 'per-event',
@@ -77,7 +79,7 @@ export const perEvent: Scenario = {
     '(each of `onAgent`, `onReasoning`, `onActing`, `onModelCall` returns `next(input).pipe(map((e) => e))`, so a model event passes 3 × M operators). ' +
     '`rxscope+M/N` streams from the test server over HTTP (127.0.0.1, zero latency, own process) through `OpenAIChatModel`; `openai/N` is the plain `openai` client streaming the same N chunks (the floor). ' +
     '`memory+M/N` uses an in-memory model that emits the same model events synchronously: the framework alone, no I/O. ' +
-    'ns per event = time per reply / (N + 6); over HTTP the framework\'s share is (rxscope − openai) / (N + 6). ' +
+    "ns per event = time per reply / (N + 6); over HTTP the framework's share is (rxscope − openai) / (N + 6). " +
     'The 10,000/100 ratio compares ns per event at the two lengths: a per-event cost that grows with the stream would push it above 1 (fixed per-reply costs spread over more events pull it below 1).',
   baseline: 'openai/100',
   rewarm: 1,
@@ -87,7 +89,10 @@ export const perEvent: Scenario = {
   },
   async setup(config) {
     const sizes = config.quick ? ([20, 200] as const) : SIZES;
-    const server = await startServerProcess({ turn: turnOf(100), byModel: Object.fromEntries(sizes.map((n) => [modelFor(n), turnOf(n)])) });
+    const server = await startServerProcess({
+      turn: turnOf(100),
+      byModel: Object.fromEntries(sizes.map((n) => [modelFor(n), turnOf(n)])),
+    });
     const apiKey = 'bench';
     const client = new OpenAI({ apiKey, baseURL: server.url, maxRetries: 0 });
     const stacks = new Map(LAYERS.map((m) => [m, passThrough(m)]));
@@ -121,10 +126,20 @@ export const perEvent: Scenario = {
       const http = new OpenAIChatModel({ model: modelFor(n), apiKey, baseURL: server.url, maxRetries: 0 });
       const memory = new MemoryModel(modelFor(n), n);
       for (const m of LAYERS) {
-        contenders.push({ name: name('http', m, n), label: `\`OpenAIChatModel\` over HTTP, ${m} middlewares, ${n} chunks`, batch, run: () => reply(http, stacks.get(m)!) });
+        contenders.push({
+          name: name('http', m, n),
+          label: `\`OpenAIChatModel\` over HTTP, ${m} middlewares, ${n} chunks`,
+          batch,
+          run: () => reply(http, stacks.get(m)!),
+        });
       }
       for (const m of LAYERS) {
-        contenders.push({ name: name('memory', m, n), label: `in-memory model, ${m} middlewares, ${n} chunks`, batch, run: () => reply(memory, stacks.get(m)!) });
+        contenders.push({
+          name: name('memory', m, n),
+          label: `in-memory model, ${m} middlewares, ${n} chunks`,
+          batch,
+          run: () => reply(memory, stacks.get(m)!),
+        });
       }
     }
     return {
@@ -134,7 +149,8 @@ export const perEvent: Scenario = {
         const r = result as { events: number; chars: number };
         const chars = chunks(n).join('').length;
         if (r.chars !== chars) throw new Error(`${c} streamed ${r.chars} characters, expected ${chars}`);
-        if (!c.startsWith('openai/') && r.events !== eventsOf(n)) throw new Error(`${c} emitted ${r.events} events, expected ${eventsOf(n)}`);
+        if (!c.startsWith('openai/') && r.events !== eventsOf(n))
+          throw new Error(`${c} emitted ${r.events} events, expected ${eventsOf(n)}`);
       },
       notes: [`Packages: ${['openai', '@langchain/openai', 'rxjs'].map(packageVersion).join(', ')}`],
       teardown: () => server.close(),
@@ -202,7 +218,13 @@ function analyzePerEvent(r: TimedResultView): Analysis {
   }
   const table: Table = {
     title: 'ns per event (median reply time / events)',
-    columns: ['path', `${small} chunks`, `${large} chunks`, `${large}/${small}`, `ns per event per middleware (${large}, HTTP)`],
+    columns: [
+      'path',
+      `${small} chunks`,
+      `${large} chunks`,
+      `${large}/${small}`,
+      `ns per event per middleware (${large}, HTTP)`,
+    ],
     rows,
   };
   return { tables: [table], checks };

@@ -59,11 +59,17 @@ async function recordLastTurn(): Promise<void> {
       if (!turn) return;
       const text = [...turn.querySelectorAll('.text')].map((p) => p.textContent ?? '').join('');
       w.snapshots.push({ status: turn.getAttribute('data-status') ?? '', text });
-    }).observe(document.querySelector('main')!, { subtree: true, childList: true, characterData: true, attributes: true });
+    }).observe(document.querySelector('main')!, {
+      subtree: true,
+      childList: true,
+      characterData: true,
+      attributes: true,
+    });
   });
 }
 
-const snapshots = () => page.evaluate(() => (window as unknown as { snapshots: { status: string; text: string }[] }).snapshots);
+const snapshots = () =>
+  page.evaluate(() => (window as unknown as { snapshots: { status: string; text: string }[] }).snapshots);
 
 describe('angular-chat in Chromium', () => {
   it('streams a reply into the page as it arrives and shows its token usage', async () => {
@@ -76,7 +82,9 @@ describe('angular-chat in Chromium', () => {
     await expect(lastTurn().locator('.usage').textContent()).resolves.toMatch(/\d+ in · \d+ out tokens/);
 
     // Text was on screen, incomplete, while the reply was still streaming.
-    const partial = (await snapshots()).filter((s) => s.status === 'streaming' && s.text.length > 0 && s.text.length < final.length);
+    const partial = (await snapshots()).filter(
+      (s) => s.status === 'streaming' && s.text.length > 0 && s.text.length < final.length,
+    );
     expect(partial.length).toBeGreaterThan(0);
     expect(final.startsWith(partial[0]!.text)).toBe(true);
   });
@@ -118,7 +126,9 @@ describe('angular-chat in Chromium', () => {
     await expect(dialog.locator('.name').textContent()).resolves.toBe('refund_order');
     await expect(dialog.locator('.input').textContent()).resolves.toContain('A-17');
     await expect(lastTurn().getAttribute('data-status')).resolves.toBe('awaiting_confirmation');
-    await expect(lastTurn().locator('chat-tool-call').getAttribute('data-status')).resolves.toBe('awaiting_confirmation');
+    await expect(lastTurn().locator('chat-tool-call').getAttribute('data-status')).resolves.toBe(
+      'awaiting_confirmation',
+    );
     await page.screenshot({ path: join(ROOT, 'test-results', 'angular-chat-confirm.png') });
 
     await dialog.getByRole('button', { name: 'Approve' }).click();
@@ -128,7 +138,9 @@ describe('angular-chat in Chromium', () => {
     const tool = lastTurn().locator('chat-tool-call');
     await expect(tool.getAttribute('data-status')).resolves.toBe('success');
     await expect(tool.locator('.output').textContent()).resolves.toBe('Refunded 80 EUR on order A-17.');
-    await expect(lastTurn().locator('.text').last().textContent()).resolves.toBe('Done: refunded 80 EUR on order A-17.');
+    await expect(lastTurn().locator('.text').last().textContent()).resolves.toBe(
+      'Done: refunded 80 EUR on order A-17.',
+    );
     // The tool really ran on the server, once.
     expect((await service.diagnostics()).refunds).toEqual([expect.objectContaining({ orderId: 'A-17', amount: 80 })]);
   });
@@ -141,7 +153,9 @@ describe('angular-chat in Chromium', () => {
 
     await lastTurn().and(page.locator('[data-status="completed"]')).waitFor();
     await expect(lastTurn().locator('chat-tool-call').getAttribute('data-status')).resolves.toBe('denied');
-    await expect(lastTurn().locator('chat-tool-call .output').textContent()).resolves.toBe('The user rejected this call.');
+    await expect(lastTurn().locator('chat-tool-call .output').textContent()).resolves.toBe(
+      'The user rejected this call.',
+    );
     await expect(lastTurn().locator('.text').last().textContent()).resolves.toBe('OK, I did not refund order B-2.');
     expect((await service.diagnostics()).refunds.map((r) => r.orderId)).toEqual(['A-17']);
   });
@@ -152,12 +166,18 @@ describe('angular-chat in Chromium', () => {
     await lastTurn().and(page.locator('[data-status="completed"]')).waitFor();
     const tasks = lastTurn().locator('chat-task-list');
     const texts = await tasks.locator('.todo').allTextContents();
-    expect(texts.map((t) => t.replace(/^\s*[○◐✓]\s*/u, '').trim())).toEqual(['Pack the boxes', 'Book the van', 'Change the address']);
+    expect(texts.map((t) => t.replace(/^\s*[○◐✓]\s*/u, '').trim())).toEqual([
+      'Pack the boxes',
+      'Book the van',
+      'Change the address',
+    ]);
     // The list shown is the last one written: every task ticked off.
     await expect(tasks.locator('.todo[data-status="completed"]').count()).resolves.toBe(3);
     await expect(tasks.locator('.count').textContent()).resolves.toBe('3/3');
     await expect(lastTurn().locator('chat-tool-call').count()).resolves.toBe(2);
-    await expect(lastTurn().locator('.text').last().textContent()).resolves.toBe('Your move is planned: boxes packed, van booked, address changed.');
+    await expect(lastTurn().locator('.text').last().textContent()).resolves.toBe(
+      'Your move is planned: boxes packed, van booked, address changed.',
+    );
   });
 
   it('cancels a long reply: the stream stops in the page and the server stops the reply', async () => {
@@ -187,7 +207,10 @@ describe('angular-chat in Chromium', () => {
       const after = await service.diagnostics();
       return after.running.length === 0 && after.modelRequests[storyRequest.index]?.clientClosed === true;
     });
-    expect((await service.diagnostics()).modelRequests[storyRequest.index]).toMatchObject({ completed: false, clientClosed: true });
+    expect((await service.diagnostics()).modelRequests[storyRequest.index]).toMatchObject({
+      completed: false,
+      clientClosed: true,
+    });
     // Nothing more arrives in the page after the cancel.
     await page.waitForTimeout(400);
     await expect(lastTurn().locator('.text').textContent()).resolves.toBe(cut);

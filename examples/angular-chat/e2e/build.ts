@@ -14,9 +14,17 @@ export const APP_DIST = join(APP, 'dist', 'browser');
  * itself usually only checks.
  */
 export function ensureAppBuilt(): void {
-  execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', 'packages/core'], { cwd: ROOT, stdio: 'pipe' });
+  execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', 'packages/core'], {
+    cwd: ROOT,
+    stdio: 'pipe',
+  });
   const built = join(APP_DIST, 'index.html');
-  const inputs = [join(APP, 'src'), join(APP, 'angular.json'), join(APP, 'tsconfig.app.json'), join(ROOT, 'packages', 'core', 'dist', '.tsbuildinfo')];
+  const inputs = [
+    join(APP, 'src'),
+    join(APP, 'angular.json'),
+    join(APP, 'tsconfig.app.json'),
+    join(ROOT, 'packages', 'core', 'dist', '.tsbuildinfo'),
+  ];
   if (existsSync(built) && statSync(built).mtimeMs > Math.max(...inputs.map(newest))) return;
   execFileSync(process.execPath, [join(APP, 'node_modules', '@angular', 'cli', 'bin', 'ng.js'), 'build'], {
     cwd: APP,

@@ -32,7 +32,9 @@ export interface Browser {
  */
 export async function launchChromium(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium not found at ${CHROMIUM}: install it with "apt-get install -y --no-install-recommends chromium" (.ci/run does).`);
+    throw new Error(
+      `Chromium not found at ${CHROMIUM}: install it with "apt-get install -y --no-install-recommends chromium" (.ci/run does).`,
+    );
   }
   const profile = mkdtempSync(join(tmpdir(), 'angular-chat-e2e-'));
   const context = await chromium.launchPersistentContext(profile, {

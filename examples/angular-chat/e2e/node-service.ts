@@ -6,7 +6,11 @@ const ROOT = join(__dirname, '..', '..', '..');
 /** What `GET /api/diagnostics` reports (docs/node-services.md). */
 export interface Diagnostics {
   readonly model: string;
-  readonly modelRequests: readonly { readonly index: number; readonly completed: boolean; readonly clientClosed: boolean }[];
+  readonly modelRequests: readonly {
+    readonly index: number;
+    readonly completed: boolean;
+    readonly clientClosed: boolean;
+  }[];
   readonly running: readonly string[];
   readonly refunds: readonly { readonly orderId: string; readonly amount: number }[];
 }
@@ -25,11 +29,20 @@ export interface NodeService {
  * and resolves once it listens.
  */
 export async function startNodeService(staticDir: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<NodeService> {
-  execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', 'examples/node-service'], { cwd: ROOT, stdio: 'pipe' });
+  execFileSync(
+    process.execPath,
+    [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', 'examples/node-service'],
+    { cwd: ROOT, stdio: 'pipe' },
+  );
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', HOST: '127.0.0.1', STATIC_DIR: staticDir };
-  for (const name of ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENAI_MODEL', 'REDIS_URL', 'TTS_BASE_URL']) delete env[name];
+  for (const name of ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENAI_MODEL', 'REDIS_URL', 'TTS_BASE_URL'])
+    delete env[name];
   Object.assign(env, extraEnv);
-  const child = spawn(process.execPath, [join(ROOT, 'examples', 'node-service', 'dist', 'main.js')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(ROOT, 'examples', 'node-service', 'dist', 'main.js')], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   const url = await new Promise<string>((resolve, reject) => {

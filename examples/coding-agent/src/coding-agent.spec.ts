@@ -22,7 +22,11 @@ function runAgent(...args: string[]): Promise<{ code: number | null; stdout: str
 }
 
 beforeAll(() => {
-  execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', 'examples/coding-agent'], { cwd: ROOT, stdio: 'pipe' });
+  execFileSync(
+    process.execPath,
+    [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', 'examples/coding-agent'],
+    { cwd: ROOT, stdio: 'pipe' },
+  );
 }, 120_000);
 
 describe.each(['bubblewrap', 'local'])('the coding agent example (%s sandbox)', (sandbox) => {

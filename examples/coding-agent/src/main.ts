@@ -39,7 +39,11 @@ async function main(argv: readonly string[]): Promise<number> {
   const out = (s: string) => process.stdout.write(s);
   const yes = argv.includes('--yes');
   const sandboxArg = argv[argv.indexOf('--sandbox') + 1];
-  const sandbox = argv.includes('--sandbox') ? (sandboxArg as 'local' | 'bubblewrap') : hasBwrap() ? 'bubblewrap' : 'local';
+  const sandbox = argv.includes('--sandbox')
+    ? (sandboxArg as 'local' | 'bubblewrap')
+    : hasBwrap()
+      ? 'bubblewrap'
+      : 'local';
   const workspace = mkdtempSync(join(tmpdir(), 'rxscope-coding-agent-'));
   writeProject(workspace);
 
@@ -55,7 +59,9 @@ async function main(argv: readonly string[]): Promise<number> {
     const server = await startOfflineModel();
     stop = () => server.close();
     model = new OpenAIChatModel({ model: 'offline-scripted', apiKey: 'offline', baseURL: server.url });
-    out('rxscope coding agent · offline scripted model (set OPENAI_API_KEY for a real one); the tools, sandbox and harness are real\n');
+    out(
+      'rxscope coding agent · offline scripted model (set OPENAI_API_KEY for a real one); the tools, sandbox and harness are real\n',
+    );
   }
 
   const agent = createHarnessAgent({
@@ -69,7 +75,8 @@ async function main(argv: readonly string[]): Promise<number> {
     compaction: { triggerMessages: 2, keepTokens: 400 },
   });
   out(`workspace: ${workspace} · sandbox: ${sandbox}\n`);
-  for (const part of describeHarness(agent).parts) out(`  ${part.enabled ? 'on ' : 'off'} ${part.name}: ${part.reason}\n`);
+  for (const part of describeHarness(agent).parts)
+    out(`  ${part.enabled ? 'on ' : 'off'} ${part.name}: ${part.reason}\n`);
 
   // Approvals: asked on a terminal, automatic offline or with --yes, refused otherwise.
   const ask = async (question: string): Promise<boolean> => {

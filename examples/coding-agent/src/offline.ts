@@ -3,7 +3,12 @@
  * assistant. The agent talks to it through the real OpenAIChatModel over real HTTP/SSE; the
  * tools, the sandbox, compaction and plan mode are real.
  */
-import { startOpenAITestServer, type OpenAITestServer, type RecordedRequest, type ServerTurn } from '@rxscope/core/testing/node';
+import {
+  startOpenAITestServer,
+  type OpenAITestServer,
+  type RecordedRequest,
+  type ServerTurn,
+} from '@rxscope/core/testing/node';
 
 const CHUNK_DELAY_MS = 8;
 
@@ -35,10 +40,16 @@ function scriptedTurn(request: RecordedRequest): ServerTurn {
   });
   if (task.includes('README')) {
     if (!done.has('c_readme')) {
-      return call('c_readme', 'write_file', {
-        path: 'README.md',
-        content: "# tiny-math\n\n```js\nconst { sum } = require('./sum.js');\nsum(2, 3); // 5\n```\n\nTests: `node test.js`.\n",
-      }, 'I will write the README.');
+      return call(
+        'c_readme',
+        'write_file',
+        {
+          path: 'README.md',
+          content:
+            "# tiny-math\n\n```js\nconst { sum } = require('./sum.js');\nsum(2, 3); // 5\n```\n\nTests: `node test.js`.\n",
+        },
+        'I will write the README.',
+      );
     }
     return { text: words('README.md is written, with a usage example and how to run the tests.') };
   }
@@ -52,11 +63,17 @@ function scriptedTurn(request: RecordedRequest): ServerTurn {
     };
   }
   if (!done.has('c_plan')) {
-    return call('c_plan', 'plan_write', {
-      content: '# Fix sum\n1. sum.js returns `a - b`: change it to `a + b`.\n2. Run `node test.js`.\n',
-    }, 'sum() subtracts. Here is the plan.');
+    return call(
+      'c_plan',
+      'plan_write',
+      {
+        content: '# Fix sum\n1. sum.js returns `a - b`: change it to `a + b`.\n2. Run `node test.js`.\n',
+      },
+      'sum() subtracts. Here is the plan.',
+    );
   }
-  if (!done.has('c_exit')) return call('c_exit', 'plan_exit', { summary: 'Change `a - b` to `a + b` in sum.js, then run the tests.' });
+  if (!done.has('c_exit'))
+    return call('c_exit', 'plan_exit', { summary: 'Change `a - b` to `a + b` in sum.js, then run the tests.' });
   if (!done.has('c_todos1')) {
     return call('c_todos1', 'write_todos', {
       todos: [
@@ -65,8 +82,10 @@ function scriptedTurn(request: RecordedRequest): ServerTurn {
       ],
     });
   }
-  if (!done.has('c_edit')) return call('c_edit', 'edit_file', { path: 'sum.js', old_string: 'return a - b;', new_string: 'return a + b;' });
-  if (!done.has('c_test')) return call('c_test', 'execute', { command: 'node test.js', timeout_s: 60 }, 'Now the tests.');
+  if (!done.has('c_edit'))
+    return call('c_edit', 'edit_file', { path: 'sum.js', old_string: 'return a - b;', new_string: 'return a + b;' });
+  if (!done.has('c_test'))
+    return call('c_test', 'execute', { command: 'node test.js', timeout_s: 60 }, 'Now the tests.');
   if (!done.has('c_todos2')) {
     return call('c_todos2', 'write_todos', {
       todos: [

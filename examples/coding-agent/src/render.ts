@@ -32,7 +32,9 @@ export function renderEvent(e: AgentEvent, color: boolean): string {
       return `  ${mark} ${c(2, short(text))}\n`;
     }
     case 'REQUIRE_USER_CONFIRM':
-      return e.toolCalls.map((t) => c(33, `? ${t.name} needs your approval: ${short(JSON.stringify(t.input), 120)}\n`)).join('');
+      return e.toolCalls
+        .map((t) => c(33, `? ${t.name} needs your approval: ${short(JSON.stringify(t.input), 120)}\n`))
+        .join('');
     case 'CUSTOM':
       return renderCustom(e.name, e.value, c);
     case 'REPLY_END':
@@ -51,9 +53,15 @@ function renderCustom(name: string, value: unknown, c: (code: number, s: string)
       return c(35, `  tasks: ${todos.map((t) => `${mark(t.status)} ${t.content}`).join('  ')}\n`);
     }
     case 'plan_mode_changed':
-      return c(35, `  plan mode ${v['active'] ? 'ON: only read-only tools until the plan is approved' : 'OFF: the plan was approved'}\n`);
+      return c(
+        35,
+        `  plan mode ${v['active'] ? 'ON: only read-only tools until the plan is approved' : 'OFF: the plan was approved'}\n`,
+      );
     case 'compaction_start':
-      return c(35, `  compacting: ${String(v['messages'])} messages, ~${String(v['tokens'])} tokens (${String(v['reason'])})\n`);
+      return c(
+        35,
+        `  compacting: ${String(v['messages'])} messages, ~${String(v['tokens'])} tokens (${String(v['reason'])})\n`,
+      );
     case 'compaction_end':
       return c(
         35,

@@ -18,7 +18,10 @@ describe('express-sse', () => {
   let model: ScriptedChatModel;
   let agent: ReturnType<typeof createApp>['agent'];
   beforeEach(async () => {
-    model = new ScriptedChatModel([{ text: ['Hello ', 'from ', 'Express.'] }, { text: Array.from({ length: 100 }, (_, i) => `w${i} `) }], { delayMs: 20 });
+    model = new ScriptedChatModel(
+      [{ text: ['Hello ', 'from ', 'Express.'] }, { text: Array.from({ length: 100 }, (_, i) => `w${i} `) }],
+      { delayMs: 20 },
+    );
     const created = createApp(model);
     agent = created.agent;
     server = await new Promise<Server>((resolve) => {
@@ -31,7 +34,9 @@ describe('express-sse', () => {
     await new Promise((r) => server.close(r));
   });
   const chat = (body: unknown) =>
-    fromAgentEventStream(`${url}/chat`, { init: { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } });
+    fromAgentEventStream(`${url}/chat`, {
+      init: { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
+    });
 
   it('streams a reply to POST /chat as server-sent events', async () => {
     const events = await lastValueFrom(chat({ message: 'Hi' }).pipe(toArray()));
@@ -41,7 +46,10 @@ describe('express-sse', () => {
   });
 
   it('answers a bad body with 400 before the stream', async () => {
-    await expect(lastValueFrom(chat({}))).rejects.toMatchObject({ status: 400, details: { body: expect.stringContaining('invalid_body') as string } });
+    await expect(lastValueFrom(chat({}))).rejects.toMatchObject({
+      status: 400,
+      details: { body: expect.stringContaining('invalid_body') as string },
+    });
   });
 
   it('cancels the reply when the client goes away', async () => {
@@ -57,13 +65,20 @@ describe('express-sse', () => {
 
 describe('express-sse program', () => {
   beforeAll(() => {
-    execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', 'examples/express-sse'], { cwd: ROOT, stdio: 'pipe' });
+    execFileSync(
+      process.execPath,
+      [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', 'examples/express-sse'],
+      { cwd: ROOT, stdio: 'pipe' },
+    );
   }, 120_000);
 
   it('serves the offline model on PORT', async () => {
     const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0' };
     delete env['OPENAI_API_KEY'];
-    const child = spawn(process.execPath, [join(ROOT, 'examples', 'express-sse', 'dist', 'main.js')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [join(ROOT, 'examples', 'express-sse', 'dist', 'main.js')], {
+      env,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     try {
       const base = await new Promise<string>((resolve) => {
         let out = '';
@@ -74,7 +89,9 @@ describe('express-sse program', () => {
         });
       });
       const text = await lastValueFrom(
-        fromAgentEventStream(`${base}/chat`, { init: { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"message":"ping"}' } }).pipe(toText()),
+        fromAgentEventStream(`${base}/chat`, {
+          init: { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"message":"ping"}' },
+        }).pipe(toText()),
       );
       expect(text).toBe('You said: ping');
     } finally {

@@ -17,7 +17,8 @@ export function createApp(model: ChatModel): { app: Express; agent: Agent } {
       heartbeatMs: 15_000,
       events: async (_req, { body }) => {
         const { message } = ((await body()) ?? {}) as { message?: unknown };
-        if (typeof message !== 'string' || !message) throw new HttpError(400, 'The body needs "message": a non-empty string.', 'invalid_body');
+        if (typeof message !== 'string' || !message)
+          throw new HttpError(400, 'The body needs "message": a non-empty string.', 'invalid_body');
         return agent.reply(message); // the client going away cancels this reply
       },
     }),

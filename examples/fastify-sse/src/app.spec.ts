@@ -16,7 +16,10 @@ describe('fastify-sse', () => {
   let model: ScriptedChatModel;
   let agent: ReturnType<typeof createApp>['agent'];
   beforeEach(async () => {
-    model = new ScriptedChatModel([{ text: ['Hello ', 'from ', 'Fastify.'] }, { text: Array.from({ length: 100 }, (_, i) => `w${i} `) }], { delayMs: 20 });
+    model = new ScriptedChatModel(
+      [{ text: ['Hello ', 'from ', 'Fastify.'] }, { text: Array.from({ length: 100 }, (_, i) => `w${i} `) }],
+      { delayMs: 20 },
+    );
     const created = createApp(model);
     agent = created.agent;
     app = created.app;
@@ -27,7 +30,9 @@ describe('fastify-sse', () => {
     await app.close();
   });
   const chat = (body: unknown) =>
-    fromAgentEventStream(`${url}/chat`, { init: { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } });
+    fromAgentEventStream(`${url}/chat`, {
+      init: { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
+    });
 
   it('streams a reply to POST /chat as server-sent events', async () => {
     const events = await lastValueFrom(chat({ message: 'Hi' }).pipe(toArray()));
@@ -37,7 +42,10 @@ describe('fastify-sse', () => {
   });
 
   it('answers a bad body with 400 before the stream', async () => {
-    await expect(lastValueFrom(chat({}))).rejects.toMatchObject({ status: 400, details: { body: expect.stringContaining('invalid_body') as string } });
+    await expect(lastValueFrom(chat({}))).rejects.toMatchObject({
+      status: 400,
+      details: { body: expect.stringContaining('invalid_body') as string },
+    });
   });
 
   it('cancels the reply when the client goes away', async () => {
@@ -53,13 +61,20 @@ describe('fastify-sse', () => {
 
 describe('fastify-sse program', () => {
   beforeAll(() => {
-    execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', 'examples/fastify-sse'], { cwd: ROOT, stdio: 'pipe' });
+    execFileSync(
+      process.execPath,
+      [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', 'examples/fastify-sse'],
+      { cwd: ROOT, stdio: 'pipe' },
+    );
   }, 120_000);
 
   it('serves the offline model on PORT', async () => {
     const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0' };
     delete env['OPENAI_API_KEY'];
-    const child = spawn(process.execPath, [join(ROOT, 'examples', 'fastify-sse', 'dist', 'main.js')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [join(ROOT, 'examples', 'fastify-sse', 'dist', 'main.js')], {
+      env,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     try {
       const base = await new Promise<string>((resolve) => {
         let out = '';
@@ -70,7 +85,9 @@ describe('fastify-sse program', () => {
         });
       });
       const text = await lastValueFrom(
-        fromAgentEventStream(`${base}/chat`, { init: { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"message":"ping"}' } }).pipe(toText()),
+        fromAgentEventStream(`${base}/chat`, {
+          init: { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"message":"ping"}' },
+        }).pipe(toText()),
       );
       expect(text).toBe('You said: ping');
     } finally {

@@ -16,7 +16,8 @@ export function createApp(model: ChatModel): { app: FastifyInstance; agent: Agen
     reply.hijack(); // from here on the raw response is ours
     const events$ = defer(() => {
       const { message } = (request.body ?? {}) as { message?: unknown };
-      if (typeof message !== 'string' || !message) throw new HttpError(400, 'The body needs "message": a non-empty string.', 'invalid_body');
+      if (typeof message !== 'string' || !message)
+        throw new HttpError(400, 'The body needs "message": a non-empty string.', 'invalid_body');
       return agent.reply(message); // the client going away cancels this reply
     });
     await streamAgentEvents(reply.raw, events$, { heartbeatMs: 15_000 });

@@ -18,7 +18,11 @@ import { lastValueFrom, tap } from 'rxjs';
 import { startOfflineModel } from './offline.js';
 
 const require = createRequire(import.meta.url);
-const EVERYTHING = join(dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')), 'dist', 'index.js');
+const EVERYTHING = join(
+  dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')),
+  'dist',
+  'index.js',
+);
 const QUESTION = 'What is 2 + 3? And show me the MCP logo.';
 
 async function model(): Promise<{ model: OpenAIChatModel; stop: () => Promise<void> }> {
@@ -26,12 +30,19 @@ async function model(): Promise<{ model: OpenAIChatModel; stop: () => Promise<vo
   if (env['OPENAI_API_KEY']) {
     const baseURL = env['OPENAI_BASE_URL'] || undefined;
     return {
-      model: new OpenAIChatModel({ model: env['OPENAI_MODEL'] || 'gpt-4o-mini', apiKey: env['OPENAI_API_KEY'], ...(baseURL ? { baseURL } : {}) }),
+      model: new OpenAIChatModel({
+        model: env['OPENAI_MODEL'] || 'gpt-4o-mini',
+        apiKey: env['OPENAI_API_KEY'],
+        ...(baseURL ? { baseURL } : {}),
+      }),
       stop: async () => {},
     };
   }
   const server = await startOfflineModel();
-  return { model: new OpenAIChatModel({ model: 'offline-scripted', apiKey: 'offline', baseURL: server.url }), stop: () => server.close() };
+  return {
+    model: new OpenAIChatModel({ model: 'offline-scripted', apiKey: 'offline', baseURL: server.url }),
+    stop: () => server.close(),
+  };
 }
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -43,7 +54,8 @@ async function main(argv: readonly string[]): Promise<number> {
   const { model: chatModel, stop } = await model();
   const agent = new Agent({
     name: 'calculator',
-    sysPrompt: 'You answer with the tools of the "everything" MCP server: get-sum for additions, get-tiny-image for the logo.',
+    sysPrompt:
+      'You answer with the tools of the "everything" MCP server: get-sum for additions, get-tiny-image for the logo.',
     model: chatModel,
     middlewares: [mcp],
     // Served over MCP nobody can answer a confirmation: these tools are allowed.
@@ -62,7 +74,9 @@ async function main(argv: readonly string[]): Promise<number> {
         tap((e) => {
           if (e.type === 'TOOL_CALL_START') process.stdout.write(`[calling ${e.name}]\n`);
           if (e.type === 'TOOL_RESULT_END') {
-            const shown = e.output.map((b) => (b.type === 'text' ? b.text : `<${b.mediaType}, ${b.data?.length ?? 0} base64 chars>`));
+            const shown = e.output.map((b) =>
+              b.type === 'text' ? b.text : `<${b.mediaType}, ${b.data?.length ?? 0} base64 chars>`,
+            );
             process.stdout.write(`[${e.status}] ${shown.join(' | ')}\n`);
           }
           if (e.type === 'TEXT_BLOCK_DELTA') process.stdout.write(e.delta);

@@ -26,7 +26,12 @@ function scriptedTurn(request: RecordedRequest): ServerTurn {
       ],
     };
   }
-  const sawImage = messages.some((m) => Array.isArray(m.content) && (m.content as readonly RecordedContentPart[]).some((p) => p.type === 'image_url'));
+  const sawImage = messages.some(
+    (m) =>
+      Array.isArray(m.content) && (m.content as readonly RecordedContentPart[]).some((p) => p.type === 'image_url'),
+  );
   const sumText = typeof sum.content === 'string' ? sum.content : '';
-  return { text: `${sumText} ${sawImage ? 'I can see the MCP logo: a small black and white emblem.' : ''}`.split(/(?<= )/) };
+  return {
+    text: `${sumText} ${sawImage ? 'I can see the MCP logo: a small black and white emblem.' : ''}`.split(/(?<= )/),
+  };
 }

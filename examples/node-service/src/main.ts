@@ -60,7 +60,9 @@ async function main(): Promise<void> {
     ...(redis ? { bus: new RedisSessionEventBus({ redis }) } : {}),
     ...(tts ? { tts } : {}),
   });
-  process.stdout.write(`listening on ${service.url} (model: ${modelLabel}${redis ? ', replay logs on Redis' : ''}${tts ? ', speaking' : ''})\n`);
+  process.stdout.write(
+    `listening on ${service.url} (model: ${modelLabel}${redis ? ', replay logs on Redis' : ''}${tts ? ', speaking' : ''})\n`,
+  );
   const stop = () => {
     void (async () => {
       const graceMs = Number(env['SHUTDOWN_GRACE_MS'] ?? 10_000);

@@ -10,7 +10,12 @@
  *   short answer — the Angular app shows the list as it changes;
  * - anything else → a short answer quoting the message.
  */
-import { startOpenAITestServer, type OpenAITestServer, type RecordedRequest, type ServerTurn } from '@rxscope/core/testing/node';
+import {
+  startOpenAITestServer,
+  type OpenAITestServer,
+  type RecordedRequest,
+  type ServerTurn,
+} from '@rxscope/core/testing/node';
 
 const WORD_DELAY_MS = 30;
 const STORY_DELAY_MS = 100;
@@ -21,7 +26,10 @@ export function startOfflineModel(): Promise<OpenAITestServer> {
 
 export function scriptedTurn(request: RecordedRequest): ServerTurn {
   const messages = request.body.messages ?? [];
-  const lastUser = messages.map((m, i) => ({ m, i })).filter(({ m }) => m.role === 'user').at(-1);
+  const lastUser = messages
+    .map((m, i) => ({ m, i }))
+    .filter(({ m }) => m.role === 'user')
+    .at(-1);
   const text = lastUser ? contentText(lastUser.m.content) : '';
   const after = lastUser ? messages.slice(lastUser.i + 1) : [];
   const toolResult = after.find((m) => m.role === 'tool');
@@ -30,11 +38,18 @@ export function scriptedTurn(request: RecordedRequest): ServerTurn {
     const orderId = /\b([A-Z]-\d+)\b/.exec(text)?.[1] ?? 'A-17';
     const amount = Number(/(\d+(?:\.\d+)?)\s*(?:EUR|€|euros?)/i.exec(text)?.[1] ?? 80);
     if (!toolResult) {
-      return { text: words('Let me refund that for you.'), toolCalls: [{ name: 'refund_order', input: { orderId, amount } }] };
+      return {
+        text: words('Let me refund that for you.'),
+        toolCalls: [{ name: 'refund_order', input: { orderId, amount } }],
+      };
     }
     const result = contentText(toolResult.content);
     return {
-      text: words(result.startsWith('Refunded') ? `Done: refunded ${amount} EUR on order ${orderId}.` : `OK, I did not refund order ${orderId}.`),
+      text: words(
+        result.startsWith('Refunded')
+          ? `Done: refunded ${amount} EUR on order ${orderId}.`
+          : `OK, I did not refund order ${orderId}.`,
+      ),
     };
   }
   if (/\bplan\b/i.test(text)) {
@@ -45,12 +60,15 @@ export function scriptedTurn(request: RecordedRequest): ServerTurn {
   if (/story/i.test(text)) {
     return { text: words(STORY), chunkDelayMs: STORY_DELAY_MS };
   }
-  return { text: words(`You said: "${text}". I am the offline scripted model; set OPENAI_API_KEY to talk to a real one.`) };
+  return {
+    text: words(`You said: "${text}". I am the offline scripted model; set OPENAI_API_KEY to talk to a real one.`),
+  };
 }
 
 function contentText(content: unknown): string {
   if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return content.map((p: { text?: unknown }) => (typeof p.text === 'string' ? p.text : '')).join('');
+  if (Array.isArray(content))
+    return content.map((p: { text?: unknown }) => (typeof p.text === 'string' ? p.text : '')).join('');
   return '';
 }
 

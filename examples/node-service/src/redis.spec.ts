@@ -21,14 +21,23 @@ async function startRedisServer(): Promise<{ url: string; stop: () => void }> {
       probe.close(() => resolve(free));
     });
   });
-  const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  const failed = new Promise<never>((_, reject) => child.once('error', (e) => reject(new Error(`redis-server could not start: ${e.message}`))));
+  const child: ChildProcess = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
+  const failed = new Promise<never>((_, reject) =>
+    child.once('error', (e) => reject(new Error(`redis-server could not start: ${e.message}`))),
+  );
   const url = `redis://127.0.0.1:${port}`;
   const ready = (async () => {
     for (let attempt = 0; attempt < 100; attempt++) {
       const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
       probe.on('error', () => undefined);
-      const up = await probe.connect().then(() => probe.ping().then(() => true), () => false);
+      const up = await probe.connect().then(
+        () => probe.ping().then(() => true),
+        () => false,
+      );
       probe.disconnect();
       if (up) return;
       await new Promise((r) => setTimeout(r, 50));
@@ -71,9 +80,16 @@ describe('node-service on Redis (REDIS_URL)', () => {
 
   it('streams through instance B a reply started through instance A, and resumes it there after a disconnect', async () => {
     const [a, b] = services as [RunningService, RunningService];
-    const stream = (lastEventId?: string) => fromAgentEventStream(`${b.url}/api/sessions/shared-1/events`, lastEventId ? { lastEventId } : {});
+    const stream = (lastEventId?: string) =>
+      fromAgentEventStream(`${b.url}/api/sessions/shared-1/events`, lastEventId ? { lastEventId } : {});
     const witness = lastValueFrom(b.sessions.events('shared-1').pipe(untilEnd, toArray()));
-    const firstPart = firstValueFrom(stream().pipe(filter((e) => e.type === 'TEXT_BLOCK_DELTA'), take(3), toArray()));
+    const firstPart = firstValueFrom(
+      stream().pipe(
+        filter((e) => e.type === 'TEXT_BLOCK_DELTA'),
+        take(3),
+        toArray(),
+      ),
+    );
     await new Promise((r) => setTimeout(r, 150));
     const res = await fetch(`${a.url}/api/sessions/shared-1/messages`, {
       method: 'POST',

@@ -73,7 +73,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         sysPrompt: SYSTEM_PROMPT,
         model: options.model,
         tools,
-        middlewares: [new TodoListMiddleware(), ...(options.tts ? [new TTSMiddleware({ tts: options.tts, mode: 'batch' })] : [])],
+        middlewares: [
+          new TodoListMiddleware(),
+          ...(options.tts ? [new TTSMiddleware({ tts: options.tts, mode: 'batch' })] : []),
+        ],
         sessionId,
       }),
     bus: options.bus ?? new InMemorySessionEventBus({ maxEvents: 1000 }),

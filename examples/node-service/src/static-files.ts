@@ -23,7 +23,12 @@ const TYPES: Record<string, string> = {
  * single-page app's client-side routes), a path escaping `dir` a 404. Resolves false when it
  * sent nothing (no such file and no index.html).
  */
-export async function serveStatic(dir: string, req: IncomingMessage, res: ServerResponse, pathname: string): Promise<boolean> {
+export async function serveStatic(
+  dir: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+  pathname: string,
+): Promise<boolean> {
   const root = resolve(dir);
   let path: string;
   try {
@@ -32,7 +37,11 @@ export async function serveStatic(dir: string, req: IncomingMessage, res: Server
     return false;
   }
   if (path !== root && !path.startsWith(root + sep)) return false;
-  const file = (await isFile(path)) ? path : (await isFile(join(path, 'index.html'))) ? join(path, 'index.html') : join(root, 'index.html');
+  const file = (await isFile(path))
+    ? path
+    : (await isFile(join(path, 'index.html')))
+      ? join(path, 'index.html')
+      : join(root, 'index.html');
   const info = await stat(file).catch(() => undefined);
   if (!info?.isFile()) return false;
   // Content-hashed build output (Angular: main-ABCDEF12.js) never changes under its name.

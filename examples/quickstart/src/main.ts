@@ -24,7 +24,10 @@ async function main(argv: readonly string[]): Promise<number> {
     return 0;
   }
   const json = argv.includes('--json');
-  const question = argv.filter((a) => !a.startsWith('--')).join(' ').trim();
+  const question = argv
+    .filter((a) => !a.startsWith('--'))
+    .join(' ')
+    .trim();
   const env = process.env;
   const term = terminalSupport(process.stdout, env);
   const c = (code: number, s: string) => (term.color && !json ? `\x1b[${code}m${s}\x1b[0m` : s);
@@ -46,7 +49,12 @@ async function main(argv: readonly string[]): Promise<number> {
     model = new OpenAIChatModel({ model: 'offline-scripted', apiKey: 'offline', baseURL: server.url });
     prompt = OFFLINE_PROMPT;
     say(`${c(1, 'rxscope quickstart')} · ${c(33, 'offline scripted model')}\n`);
-    say(c(2, `A local OpenAI-compatible test server (${server.url}) replays a scripted conversation; the tools are real.\nSet OPENAI_API_KEY to talk to a real model.\n`));
+    say(
+      c(
+        2,
+        `A local OpenAI-compatible test server (${server.url}) replays a scripted conversation; the tools are real.\nSet OPENAI_API_KEY to talk to a real model.\n`,
+      ),
+    );
     if (question) say(c(33, `(The scripted model only knows its own question, so "${question}" is ignored.)\n`));
     say('\n');
   }
@@ -61,7 +69,11 @@ async function main(argv: readonly string[]): Promise<number> {
     const summary = await lastValueFrom(
       json
         ? renderJson(events, (s) => process.stdout.write(s))
-        : renderReply(events, { write: (s) => process.stdout.write(s), ...term, columns: process.stdout.columns ?? 200 }),
+        : renderReply(events, {
+            write: (s) => process.stdout.write(s),
+            ...term,
+            columns: process.stdout.columns ?? 200,
+          }),
       { defaultValue: undefined },
     );
     return summary?.finishReason === 'completed' ? 0 : 1;

@@ -3,7 +3,12 @@
  * one scripted conversation. The agent talks to it through the real `OpenAIChatModel` over real
  * HTTP/SSE, runs the real tools, and the server writes its final answer from their results.
  */
-import { startOpenAITestServer, type OpenAITestServer, type RecordedRequest, type ServerTurn } from '@rxscope/core/testing/node';
+import {
+  startOpenAITestServer,
+  type OpenAITestServer,
+  type RecordedRequest,
+  type ServerTurn,
+} from '@rxscope/core/testing/node';
 
 /** The question the scripted conversation answers. */
 export const OFFLINE_PROMPT =
@@ -23,7 +28,8 @@ async function scriptedTurn(request: RecordedRequest): Promise<ServerTurn> {
   await new Promise((resolve) => setTimeout(resolve, THINK_MS));
   const results = new Map<string, string>();
   for (const m of request.body.messages ?? []) {
-    if (m.role === 'tool' && m.tool_call_id) results.set(m.tool_call_id, typeof m.content === 'string' ? m.content : '');
+    if (m.role === 'tool' && m.tool_call_id)
+      results.set(m.tool_call_id, typeof m.content === 'string' ? m.content : '');
   }
 
   if (!results.has('call_ny')) {
@@ -41,8 +47,16 @@ async function scriptedTurn(request: RecordedRequest): Promise<ServerTurn> {
   const tokyo = parseTime(results.get('call_tokyo'));
   if (!results.has('call_diff') && ny && tokyo) {
     return {
-      text: words(`Tokyo is at UTC${tokyo.utcOffset} and New York at UTC${ny.utcOffset}; let me work out the difference.`),
-      toolCalls: [{ id: 'call_diff', name: 'calculator', input: { expression: `${hours(tokyo.utcOffset)} - (${hours(ny.utcOffset)})` } }],
+      text: words(
+        `Tokyo is at UTC${tokyo.utcOffset} and New York at UTC${ny.utcOffset}; let me work out the difference.`,
+      ),
+      toolCalls: [
+        {
+          id: 'call_diff',
+          name: 'calculator',
+          input: { expression: `${hours(tokyo.utcOffset)} - (${hours(ny.utcOffset)})` },
+        },
+      ],
     };
   }
 

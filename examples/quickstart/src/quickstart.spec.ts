@@ -38,10 +38,16 @@ function chunkAt(chunks: readonly string[], offset: number): number {
 
 /** `HH:MM` now in a time zone, as the `current_time` tool reports it. */
 const clock = (timeZone: string) =>
-  new Intl.DateTimeFormat('en-US', { timeZone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(new Date());
+  new Intl.DateTimeFormat('en-US', { timeZone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(
+    new Date(),
+  );
 
 beforeAll(() => {
-  execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', 'examples/quickstart'], { cwd: ROOT, stdio: 'pipe' });
+  execFileSync(
+    process.execPath,
+    [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', 'examples/quickstart'],
+    { cwd: ROOT, stdio: 'pipe' },
+  );
 }, 120_000);
 
 describe('quickstart (offline scripted model)', () => {
@@ -59,7 +65,9 @@ describe('quickstart (offline scripted model)', () => {
     expect(out).not.toMatch(/\x1b|\r|⠋/);
 
     // One line per tool call: mark, name, arguments, result, duration.
-    expect(out).toMatch(/^ {2}✓ current_time \{"timeZone":"America\/New_York"\} → \{.*"utcOffset":"-0[45]:00"\} (<1|\d+) ms$/m);
+    expect(out).toMatch(
+      /^ {2}✓ current_time \{"timeZone":"America\/New_York"\} → \{.*"utcOffset":"-0[45]:00"\} (<1|\d+) ms$/m,
+    );
     expect(out).toMatch(/^ {2}✓ current_time \{"timeZone":"Asia\/Tokyo"\} → .*"utcOffset":"\+09:00".* ms$/m);
     expect(out).toMatch(/^ {2}✓ calculator \{"expression":"45 \* 365 \/ 60"\} → 45 \* 365 \/ 60 = 273\.75 .*ms$/m);
     expect(out).toMatch(/^ {2}✓ calculator \{"expression":"9 - \(-[45]\)"\} → 9 - \(-[45]\) = 1[34] .*ms$/m);
@@ -67,13 +75,20 @@ describe('quickstart (offline scripted model)', () => {
     expect(out).not.toContain('✗');
 
     // The answer is written from the real tool results (the clock of this machine) ...
-    const answer = /Right now it is (\d\d:\d\d) on \w+ in New York and \d\d:\d\d on \w+ in Tokyo, so Tokyo is 1[34] hours ahead of you\. Talking 45 minutes every day for a year adds up to 273\.75 hours on the phone\./.exec(out);
+    const answer =
+      /Right now it is (\d\d:\d\d) on \w+ in New York and \d\d:\d\d on \w+ in Tokyo, so Tokyo is 1[34] hours ahead of you\. Talking 45 minutes every day for a year adds up to 273\.75 hours on the phone\./.exec(
+        out,
+      );
     expect(answer).not.toBeNull();
     expect([before, after]).toContain(answer![1]);
     // ... and streamed: it arrives in many pieces, not in one write.
-    expect(chunkAt(run.chunks, out.indexOf('on the phone.')) - chunkAt(run.chunks, out.indexOf('Right now'))).toBeGreaterThan(10);
+    expect(
+      chunkAt(run.chunks, out.indexOf('on the phone.')) - chunkAt(run.chunks, out.indexOf('Right now')),
+    ).toBeGreaterThan(10);
 
-    expect(out).toMatch(/^── completed · [\d,]+ input \+ [\d,]+ output tokens · 3 model calls · 4 tool calls · [\d.]+ s$/m);
+    expect(out).toMatch(
+      /^── completed · [\d,]+ input \+ [\d,]+ output tokens · 3 model calls · 4 tool calls · [\d.]+ s$/m,
+    );
   }, 20_000);
 
   it('--json prints every event as one JSON line, from REPLY_START to REPLY_END completed', async () => {
@@ -88,7 +103,12 @@ describe('quickstart (offline scripted model)', () => {
     expect(events.at(-1)).toMatchObject({ type: 'REPLY_END', finishReason: 'completed' });
     expect(events.filter((e) => e.type === 'MODEL_CALL_END')).toHaveLength(3);
     const results = events.filter((e) => e.type === 'TOOL_RESULT_END');
-    expect(results.map((e) => e.type === 'TOOL_RESULT_END' && e.status)).toEqual(['success', 'success', 'success', 'success']);
+    expect(results.map((e) => e.type === 'TOOL_RESULT_END' && e.status)).toEqual([
+      'success',
+      'success',
+      'success',
+      'success',
+    ]);
     expect(events.filter((e) => e.type === 'TEXT_BLOCK_DELTA').length).toBeGreaterThan(20);
   }, 20_000);
 });

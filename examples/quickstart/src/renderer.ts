@@ -158,7 +158,11 @@ class TerminalView {
         break;
       }
       case 'TOOL_RESULT_END':
-        this.toolLine(e.toolCallId, e.status, e.output.map((o) => (o.type === 'text' ? o.text : `[${o.mediaType}]`)).join(''));
+        this.toolLine(
+          e.toolCallId,
+          e.status,
+          e.output.map((o) => (o.type === 'text' ? o.text : `[${o.mediaType}]`)).join(''),
+        );
         break;
       case 'REPLY_END':
         this.stopSpinner();
@@ -182,7 +186,10 @@ class TerminalView {
     this.spinnerLabel = label;
     if (!this.options.spinner || !this.atLineStart || this.spinnerTimer !== undefined) return;
     let frame = 0;
-    const draw = () => this.options.write(`\r${this.c.cyan(SPINNER_FRAMES[frame++ % SPINNER_FRAMES.length]!)} ${this.c.dim(this.spinnerLabel)}`);
+    const draw = () =>
+      this.options.write(
+        `\r${this.c.cyan(SPINNER_FRAMES[frame++ % SPINNER_FRAMES.length]!)} ${this.c.dim(this.spinnerLabel)}`,
+      );
     draw();
     this.spinnerTimer = setInterval(draw, 80);
     this.spinnerTimer.unref();
@@ -255,7 +262,10 @@ function paint(enabled: boolean): Paint {
  * Whether to use colours and a spinner on a stream: only on a TTY, never with `NO_COLOR`
  * (https://no-color.org) or `TERM=dumb`; `FORCE_COLOR` forces colours.
  */
-export function terminalSupport(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): { color: boolean; spinner: boolean } {
+export function terminalSupport(
+  stream: { isTTY?: boolean },
+  env: NodeJS.ProcessEnv,
+): { color: boolean; spinner: boolean } {
   const tty = stream.isTTY === true && env['TERM'] !== 'dumb';
   const noColor = env['NO_COLOR'] !== undefined && env['NO_COLOR'] !== '';
   const force = env['FORCE_COLOR'] !== undefined && env['FORCE_COLOR'] !== '0';

@@ -29,7 +29,13 @@ describe('calculator', () => {
 describe('current_time', () => {
   it('reads the time of a zone and its UTC offset', () => {
     const t = timeIn('Asia/Kolkata', new Date('2026-01-15T12:00:00Z'));
-    expect(t).toEqual({ timeZone: 'Asia/Kolkata', date: '2026-01-15', time: '17:30', weekday: 'Thursday', utcOffset: '+05:30' });
+    expect(t).toEqual({
+      timeZone: 'Asia/Kolkata',
+      date: '2026-01-15',
+      time: '17:30',
+      weekday: 'Thursday',
+      utcOffset: '+05:30',
+    });
     expect(timeIn('UTC', new Date('2026-01-15T12:00:00Z')).utcOffset).toBe('+00:00');
   });
 

@@ -42,14 +42,27 @@ async function main(argv: readonly string[]): Promise<number> {
   let embeddings: OpenAIEmbeddings;
   if (env['OPENAI_API_KEY']) {
     const baseURL = env['OPENAI_BASE_URL'] || undefined;
-    model = new OpenAIChatModel({ model: env['OPENAI_MODEL'] || 'gpt-4o-mini', apiKey: env['OPENAI_API_KEY'], ...(baseURL ? { baseURL } : {}) });
-    embeddings = new OpenAIEmbeddings({ model: env['OPENAI_EMBEDDING_MODEL'] || 'text-embedding-3-small', ...(baseURL ? { configuration: { baseURL } } : {}) });
+    model = new OpenAIChatModel({
+      model: env['OPENAI_MODEL'] || 'gpt-4o-mini',
+      apiKey: env['OPENAI_API_KEY'],
+      ...(baseURL ? { baseURL } : {}),
+    });
+    embeddings = new OpenAIEmbeddings({
+      model: env['OPENAI_EMBEDDING_MODEL'] || 'text-embedding-3-small',
+      ...(baseURL ? { configuration: { baseURL } } : {}),
+    });
   } else {
     const server = await startOfflineModel();
     stop = () => server.close();
     model = new OpenAIChatModel({ model: 'offline-stand-in', apiKey: 'offline', baseURL: server.url });
-    embeddings = new OpenAIEmbeddings({ model: 'offline-embeddings', apiKey: 'offline', configuration: { baseURL: server.url } });
-    process.stdout.write('(offline: a local test server stands in for the model and the embeddings; set OPENAI_API_KEY for a real one)\n');
+    embeddings = new OpenAIEmbeddings({
+      model: 'offline-embeddings',
+      apiKey: 'offline',
+      configuration: { baseURL: server.url },
+    });
+    process.stdout.write(
+      '(offline: a local test server stands in for the model and the embeddings; set OPENAI_API_KEY for a real one)\n',
+    );
   }
 
   try {
@@ -58,9 +71,16 @@ async function main(argv: readonly string[]): Promise<number> {
     const { chunks } = await kb.add(docs);
     const total = Object.values(chunks).reduce((a, b) => a + b, 0);
     process.stdout.write(`Knowledge: ${docs.length} files, ${total} chunks from ${folder}\n`);
-    process.stdout.write(`Mode: ${staticMode ? 'static (retrieval before the first step)' : 'agentic (the model searches with a tool)'}\n\n> ${question}\n\n`);
+    process.stdout.write(
+      `Mode: ${staticMode ? 'static (retrieval before the first step)' : 'agentic (the model searches with a tool)'}\n\n> ${question}\n\n`,
+    );
 
-    const rag = new RAGMiddleware({ knowledgeBases: { shop: kb }, mode: staticMode ? 'static' : 'agentic', topK: 3, scoreThreshold: 0.2 });
+    const rag = new RAGMiddleware({
+      knowledgeBases: { shop: kb },
+      mode: staticMode ? 'static' : 'agentic',
+      topK: 3,
+      scoreThreshold: 0.2,
+    });
     const agent = new Agent({ name: 'shop-assistant', sysPrompt: SYSTEM_PROMPT, model, middlewares: [rag] });
     const sources = new Set<string>();
     const end = await lastValueFrom(
@@ -68,8 +88,10 @@ async function main(argv: readonly string[]): Promise<number> {
         tap((e) => {
           if (e.type === 'TEXT_BLOCK_DELTA') process.stdout.write(e.delta);
           else if (e.type === 'TOOL_CALL_START') process.stdout.write(`\n  [searching the knowledge base]\n`);
-          else if (e.type === 'TOOL_RESULT_END') for (const m of JSON.stringify(e.output).matchAll(/\[\d+\] (\S+) \(/g)) sources.add(m[1]!);
-          else if (e.type === 'CUSTOM' && e.name === 'rag.retrieved') for (const h of (e.value as { hits: { citation: string }[] }).hits) sources.add(h.citation);
+          else if (e.type === 'TOOL_RESULT_END')
+            for (const m of JSON.stringify(e.output).matchAll(/\[\d+\] (\S+) \(/g)) sources.add(m[1]!);
+          else if (e.type === 'CUSTOM' && e.name === 'rag.retrieved')
+            for (const h of (e.value as { hits: { citation: string }[] }).hits) sources.add(h.citation);
         }),
       ),
       { defaultValue: undefined },

@@ -4,10 +4,19 @@
  * then answers with the best passage it got back, citing it — a stand-in that shows the whole
  * RAG path (real embeddings client, real search, real tool call over HTTP) without a key.
  */
-import { startOpenAITestServer, type OpenAITestServer, type RecordedRequest, type ServerTurn } from '@rxscope/core/testing/node';
+import {
+  startOpenAITestServer,
+  type OpenAITestServer,
+  type RecordedRequest,
+  type ServerTurn,
+} from '@rxscope/core/testing/node';
 
 const textOf = (content: unknown): string =>
-  typeof content === 'string' ? content : Array.isArray(content) ? content.map((p: { text?: string }) => p.text ?? '').join('') : '';
+  typeof content === 'string'
+    ? content
+    : Array.isArray(content)
+      ? content.map((p: { text?: string }) => p.text ?? '').join('')
+      : '';
 
 /** The words of `text`, as streamed chunks. */
 const words = (text: string) => text.match(/\S+\s*/g) ?? [text];
@@ -22,7 +31,10 @@ function answer(request: RecordedRequest): ServerTurn {
   const searches = (request.body.tools ?? []).some((t) => t.function.name === 'search_knowledge');
   const question = textOf(messages.filter((m) => m.role === 'user').at(-1)?.content);
   if (searches && last?.role !== 'tool') {
-    return { text: words('Let me look that up. '), toolCalls: [{ name: 'search_knowledge', input: { query: question } }] };
+    return {
+      text: words('Let me look that up. '),
+      toolCalls: [{ name: 'search_knowledge', input: { query: question } }],
+    };
   }
   // The passages: the tool result (agentic mode) or the hint in the request (static mode).
   const context = last?.role === 'tool' ? textOf(last.content) : messages.map((m) => textOf(m.content)).join('\n');

@@ -20,7 +20,11 @@ import { z } from 'zod';
 
 const exporter = new InMemorySpanExporter();
 // NodeSDK registers the tracer provider and an AsyncLocalStorage context manager.
-const sdk = new NodeSDK({ serviceName: 'rxscope-tracing-example', spanProcessors: [new SimpleSpanProcessor({ exporter })], resourceDetectors: [] });
+const sdk = new NodeSDK({
+  serviceName: 'rxscope-tracing-example',
+  spanProcessors: [new SimpleSpanProcessor({ exporter })],
+  resourceDetectors: [],
+});
 sdk.start();
 
 /** A tool doing traced work of its own: its span nests under the tool call's `execute_tool` span. */
@@ -43,7 +47,10 @@ const model: ChatModel = apiKey
   ? new OpenAIChatModel({ model: process.env['OPENAI_MODEL'] || 'gpt-4o-mini', apiKey })
   : new ScriptedChatModel(
       [
-        { toolCalls: [{ name: 'get_forecast', input: { city: 'Lisbon' } }], usage: { inputTokens: 52, outputTokens: 18 } },
+        {
+          toolCalls: [{ name: 'get_forecast', input: { city: 'Lisbon' } }],
+          usage: { inputTokens: 52, outputTokens: 18 },
+        },
         { text: ['It is sunny ', 'and 24°C in Lisbon today.'], usage: { inputTokens: 90, outputTokens: 12 } },
       ],
       { delayMs: 5 },
@@ -68,7 +75,9 @@ function printTree(spans: readonly ReadableSpan[]): void {
   const ids = new Set(spans.map((s) => s.spanContext().spanId));
   const children = (parent: string | undefined) =>
     spans
-      .filter((s) => (parent === undefined ? !ids.has(s.parentSpanContext?.spanId ?? '') : s.parentSpanContext?.spanId === parent))
+      .filter((s) =>
+        parent === undefined ? !ids.has(s.parentSpanContext?.spanId ?? '') : s.parentSpanContext?.spanId === parent,
+      )
       .sort((a, b) => a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1]);
   const print = (span: ReadableSpan, indent: string, last: boolean, root: boolean) => {
     const ms = span.duration[0] * 1000 + span.duration[1] / 1e6;
@@ -77,8 +86,10 @@ function printTree(spans: readonly ReadableSpan[]): void {
     const inner = indent + (root ? '' : last ? '   ' : '│  ');
     const kids = children(span.spanContext().spanId);
     const bar = kids.length ? '│  ' : '   ';
-    for (const [key, value] of Object.entries(span.attributes)) console.log(`${inner}${bar}  ${key} = ${JSON.stringify(value)}`);
-    for (const event of span.events) console.log(`${inner}${bar}  event ${event.name} ${JSON.stringify(event.attributes ?? {})}`);
+    for (const [key, value] of Object.entries(span.attributes))
+      console.log(`${inner}${bar}  ${key} = ${JSON.stringify(value)}`);
+    for (const event of span.events)
+      console.log(`${inner}${bar}  event ${event.name} ${JSON.stringify(event.attributes ?? {})}`);
     kids.forEach((kid, i) => print(kid, inner, i === kids.length - 1, false));
   };
   for (const root of children(undefined)) {

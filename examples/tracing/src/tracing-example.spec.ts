@@ -8,17 +8,21 @@ const MAIN = join(ROOT, 'examples', 'tracing', 'dist', 'main.js');
 
 function runExample(...args: string[]): { code: number | null; stdout: string; stderr: string } {
   const env = { ...process.env };
-  for (const name of ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENAI_MODEL', 'OTEL_TRACES_EXPORTER', 'OTEL_SDK_DISABLED']) delete env[name];
+  for (const name of ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENAI_MODEL', 'OTEL_TRACES_EXPORTER', 'OTEL_SDK_DISABLED'])
+    delete env[name];
   const res = spawnSync(process.execPath, [MAIN, ...args], { cwd: ROOT, env, encoding: 'utf8', timeout: 30_000 });
   return { code: res.status, stdout: res.stdout, stderr: res.stderr };
 }
 
 beforeAll(() => {
-  execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', 'examples/tracing'], { cwd: ROOT, stdio: 'pipe' });
+  execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', 'examples/tracing'], {
+    cwd: ROOT,
+    stdio: 'pipe',
+  });
 }, 120_000);
 
 describe('tracing example (offline scripted model)', () => {
-  it('prints the answer and one trace: invoke_agent > chat, execute_tool > the tool\'s own span, chat', () => {
+  it("prints the answer and one trace: invoke_agent > chat, execute_tool > the tool's own span, chat", () => {
     const run = runExample();
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);

@@ -56,7 +56,15 @@ export { closeBlock, closeOpenStream, OpenStream } from './event/open-stream.js'
 export type { CloseOpenStreamOptions, OpenBlockInfo, OpenStreamState } from './event/open-stream.js';
 
 // models
-export type { ChatModel, ModelOptions, ModelRequest, ModelRequestInfo, ResponseFormat, ToolChoice, ToolSchema } from './model/chat-model.js';
+export type {
+  ChatModel,
+  ModelOptions,
+  ModelRequest,
+  ModelRequestInfo,
+  ResponseFormat,
+  ToolChoice,
+  ToolSchema,
+} from './model/chat-model.js';
 export { isCancellation, isRetryable, ModelError, toErrorInfo } from './model/model-error.js';
 export { RxscopeError } from './error/rxscope-error.js';
 export type { ModelErrorOptions } from './model/model-error.js';
@@ -68,7 +76,14 @@ export { parseRetryAfter, toModelError } from './model/to-model-error.js';
 export { defineTool } from './tool/tool.js';
 export { externalTool } from './tool/external-tool.js';
 export type { ExternalToolDefinition } from './tool/external-tool.js';
-export type { Tool, ToolContext, ToolDefinition, ToolOutput, ToolPermissionDecision, ToolProgress } from './tool/tool.js';
+export type {
+  Tool,
+  ToolContext,
+  ToolDefinition,
+  ToolOutput,
+  ToolPermissionDecision,
+  ToolProgress,
+} from './tool/tool.js';
 
 // middleware
 export { ContextToken } from './middleware/context.js';
@@ -76,7 +91,15 @@ export type { RuntimeContext, StateSlot } from './middleware/context.js';
 export { ConversationEditError } from './middleware/conversation.js';
 export type { BlockRef, Conversation, HintOptions } from './middleware/conversation.js';
 export { middlewareKey } from './middleware/middleware.js';
-export type { ActingInput, AgentInput, Middleware, ModelCallInput, Next, ReasoningInput, ShutdownResume } from './middleware/middleware.js';
+export type {
+  ActingInput,
+  AgentInput,
+  Middleware,
+  ModelCallInput,
+  Next,
+  ReasoningInput,
+  ShutdownResume,
+} from './middleware/middleware.js';
 
 // agent
 export { Agent } from './agent/agent.js';

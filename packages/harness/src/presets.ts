@@ -38,7 +38,8 @@ export const presets = {
     todos: true,
     workspaceContext: true,
     atPathExpansion: true,
-    sysPrompt: 'You are a research assistant. Find and read the relevant files, cite the paths you rely on, and say what you could not find.',
+    sysPrompt:
+      'You are a research assistant. Find and read the relevant files, cite the paths you rely on, and say what you could not find.',
   }),
   minimal: (): HarnessOptions => ({
     fileTools: false,

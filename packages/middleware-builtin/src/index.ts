@@ -14,7 +14,12 @@ export type { ToolCallLimitOptions, ToolCallLimitStatus, ToolLimits } from './to
 export { LimitExceededError } from './limit-exceeded-error.js';
 export type { LimitExceededErrorOptions, LimitScope } from './limit-exceeded-error.js';
 export { DynamicPromptMiddleware, formatCurrentTime } from './dynamic-prompt/index.js';
-export type { CurrentTimeOptions, DynamicPromptOptions, PromptSection, PromptSectionValue } from './dynamic-prompt/index.js';
+export type {
+  CurrentTimeOptions,
+  DynamicPromptOptions,
+  PromptSection,
+  PromptSectionValue,
+} from './dynamic-prompt/index.js';
 export { clampArgument, confinePath, ToolGuardMiddleware } from './tool-guard/index.js';
 export type { ToolCallInfo, ToolGuardOptions, ToolGuardRule, ToolInputRewrite } from './tool-guard/index.js';
 export { resilient } from './resilient/index.js';

@@ -7,7 +7,10 @@ import { ReplyTimeoutError, ToolTimeoutError } from './timeout/index.js';
 describe('errors of the built-in middlewares', () => {
   it('extend RxscopeError with a stable code, so callers branch with one instanceof', () => {
     const errors: [RxscopeError, string][] = [
-      [new LimitExceededError('3 per reply', { code: 'tool_call_limit', scope: 'reply', limit: 3, used: 3 }), 'tool_call_limit'],
+      [
+        new LimitExceededError('3 per reply', { code: 'tool_call_limit', scope: 'reply', limit: 3, used: 3 }),
+        'tool_call_limit',
+      ],
       [new ToolTimeoutError('search', 1000), 'timeout'],
       [new ReplyTimeoutError(5000), 'timeout'],
       [new McpServerClosedError('files', 'the process exited'), 'mcp_server_closed'],

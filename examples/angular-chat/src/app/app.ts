@@ -1,4 +1,11 @@
-import { ChangeDetectionStrategy, Component, type ElementRef, afterRenderEffect, inject, viewChild } from '@angular/core';
+import {
+  ChangeDetectionStrategy,
+  Component,
+  type ElementRef,
+  afterRenderEffect,
+  inject,
+  viewChild,
+} from '@angular/core';
 import { ChatStore } from './chat/chat-store';
 import { Composer } from './chat/composer';
 import { ConfirmDialog } from './chat/confirm-dialog';
@@ -19,25 +26,77 @@ import { TurnView } from './chat/turn-view';
         <chat-turn [turn]="turn" />
       } @empty {
         <p class="hint">
-          Say hello, ask to <em>refund order A-17 (80 EUR)</em> to see a confirmation, or ask for a <em>story</em> and cancel
-          it.
+          Say hello, ask to <em>refund order A-17 (80 EUR)</em> to see a confirmation, or ask for a <em>story</em> and
+          cancel it.
         </p>
       }
     </main>
-    <chat-composer [busy]="store.busy()" [disabled]="!!store.active()" (send)="store.send($event)" (cancel)="store.cancel()" />
+    <chat-composer
+      [busy]="store.busy()"
+      [disabled]="!!store.active()"
+      (send)="store.send($event)"
+      (cancel)="store.cancel()"
+    />
     <chat-confirm-dialog [turn]="store.awaiting()" (answered)="store.confirm($event)" />
   `,
   styles: `
-    :host { display: flex; flex-direction: column; height: 100vh; max-width: 50rem; margin: 0 auto; padding: 0 1rem 1rem; box-sizing: border-box; }
-    header { display: flex; align-items: center; justify-content: space-between; padding: 0.9rem 0.2rem; border-bottom: 1px solid var(--line); }
-    h1 { margin: 0; font-size: 1.15rem; letter-spacing: -0.01em; }
-    h1 span { color: var(--accent); }
-    .connection { font-size: 0.75rem; color: var(--muted); }
-    .connection::before { content: ''; display: inline-block; width: 0.5rem; height: 0.5rem; margin-right: 0.35rem; border-radius: 50%; background: var(--warn); }
-    .connection[data-state='live']::before { background: var(--ok); }
-    .connection[data-state='failed']::before { background: var(--bad); }
-    main { flex: 1; overflow-y: auto; display: flex; flex-direction: column; gap: 1.1rem; padding: 1rem 0.2rem; }
-    .hint { margin: auto; max-width: 26rem; text-align: center; color: var(--muted); }
+    :host {
+      display: flex;
+      flex-direction: column;
+      height: 100vh;
+      max-width: 50rem;
+      margin: 0 auto;
+      padding: 0 1rem 1rem;
+      box-sizing: border-box;
+    }
+    header {
+      display: flex;
+      align-items: center;
+      justify-content: space-between;
+      padding: 0.9rem 0.2rem;
+      border-bottom: 1px solid var(--line);
+    }
+    h1 {
+      margin: 0;
+      font-size: 1.15rem;
+      letter-spacing: -0.01em;
+    }
+    h1 span {
+      color: var(--accent);
+    }
+    .connection {
+      font-size: 0.75rem;
+      color: var(--muted);
+    }
+    .connection::before {
+      content: '';
+      display: inline-block;
+      width: 0.5rem;
+      height: 0.5rem;
+      margin-right: 0.35rem;
+      border-radius: 50%;
+      background: var(--warn);
+    }
+    .connection[data-state='live']::before {
+      background: var(--ok);
+    }
+    .connection[data-state='failed']::before {
+      background: var(--bad);
+    }
+    main {
+      flex: 1;
+      overflow-y: auto;
+      display: flex;
+      flex-direction: column;
+      gap: 1.1rem;
+      padding: 1rem 0.2rem;
+    }
+    .hint {
+      margin: auto;
+      max-width: 26rem;
+      text-align: center;
+      color: var(--muted);
+    }
   `,
 })
 export class App {

@@ -52,7 +52,9 @@ describe('Agent ReAct loop', () => {
 
   it('stops at maxIters with one final call that has tools disabled', async () => {
     const model = new ScriptedChatModel((request) =>
-      request.toolChoice === 'none' ? { text: 'Giving up: here is what I have.' } : { toolCalls: [{ name: 'add', input: { a: 1, b: 1 } }] },
+      request.toolChoice === 'none'
+        ? { text: 'Giving up: here is what I have.' }
+        : { toolCalls: [{ name: 'add', input: { a: 1, b: 1 } }] },
     );
     const agent = new Agent({ model, tools: [addTool], maxIters: 3 });
     const events = await runReply(agent, agent.reply('loop forever'));
@@ -88,7 +90,9 @@ describe('Agent ReAct loop', () => {
   });
 
   it('keeps a forced toolChoice on every step when resetToolChoice is false', async () => {
-    const model = new ScriptedChatModel((r) => (r.toolChoice === 'none' ? { text: 'ok' } : { toolCalls: [{ name: 'add', input: { a: 1, b: 2 } }] }));
+    const model = new ScriptedChatModel((r) =>
+      r.toolChoice === 'none' ? { text: 'ok' } : { toolCalls: [{ name: 'add', input: { a: 1, b: 2 } }] },
+    );
     const agent = new Agent({ model, tools: [addTool], toolChoice: 'required', resetToolChoice: false, maxIters: 2 });
     await runReply(agent, agent.reply('x'));
     expect(model.requests.map((r) => r.toolChoice)).toEqual(['required', 'required', 'none']);
@@ -117,7 +121,9 @@ describe('Agent ReAct loop', () => {
   });
 
   it('refuses two tools with the same name', () => {
-    expect(() => new Agent({ model: new ScriptedChatModel([]), tools: [addTool, addTool] })).toThrow(/Two tools are named "add"/);
+    expect(() => new Agent({ model: new ScriptedChatModel([]), tools: [addTool, addTool] })).toThrow(
+      /Two tools are named "add"/,
+    );
   });
 
   it('ends with REPLY_END error (not a stream error) when the model fails, closing open blocks', async () => {
@@ -239,6 +245,8 @@ describe('Agent ReAct loop', () => {
     const events = await done;
     expect(toolSignal?.aborted).toBe(true);
     expect(endOf(events).finishReason).toBe('interrupted');
-    expect(ofType(events, 'TOOL_RESULT_END')).toEqual([expect.objectContaining({ toolCallId: 's1', status: 'interrupted' })]);
+    expect(ofType(events, 'TOOL_RESULT_END')).toEqual([
+      expect.objectContaining({ toolCallId: 's1', status: 'interrupted' }),
+    ]);
   });
 });

@@ -13,7 +13,12 @@ function teardownLogger(log: string[]): Middleware {
     (hook: string) =>
     (_a: unknown, ctx: { signal: AbortSignal }, input: never, next: (i: never) => Observable<never>) =>
       defer(() => next(input).pipe(finalize(() => log.push(`${hook} (signal aborted: ${ctx.signal.aborted})`))));
-  return { onAgent: wrap('agent'), onReasoning: wrap('reasoning'), onActing: wrap('acting'), onModelCall: wrap('model') };
+  return {
+    onAgent: wrap('agent'),
+    onReasoning: wrap('reasoning'),
+    onActing: wrap('acting'),
+    onModelCall: wrap('model'),
+  };
 }
 
 describe('cancellation by unsubscribing', () => {
@@ -31,7 +36,11 @@ describe('cancellation by unsubscribing', () => {
 
     expect(call.cancelled).toBe(true);
     expect(call.request.signal.aborted).toBe(true);
-    expect(log).toEqual(['model (signal aborted: false)', 'reasoning (signal aborted: false)', 'agent (signal aborted: false)']);
+    expect(log).toEqual([
+      'model (signal aborted: false)',
+      'reasoning (signal aborted: false)',
+      'agent (signal aborted: false)',
+    ]);
     expect(seen).not.toContain('REPLY_END'); // nothing is emitted after unsubscribe
     // The agent state stays consistent: the partial reply is kept, nothing is pending.
     expect(agent.busy).toBe(false);
@@ -62,7 +71,10 @@ describe('cancellation by unsubscribing', () => {
         });
       },
     });
-    const model = new ScriptedChatModel([{ text: 'Starting.', toolCalls: [{ id: 'w1', name: 'watch', input: { path: '/tmp' } }] }, { text: 'ok' }]);
+    const model = new ScriptedChatModel([
+      { text: 'Starting.', toolCalls: [{ id: 'w1', name: 'watch', input: { path: '/tmp' } }] },
+      { text: 'ok' },
+    ]);
     const agent = new Agent({ model, tools: [watch], middlewares: [teardownLogger(log)] });
     const sub = agent.reply('watch /tmp').subscribe();
     await sleep(5);
@@ -92,7 +104,10 @@ describe('cancellation by unsubscribing', () => {
         return next(input);
       },
     };
-    const agent = new Agent({ model: { modelName: 'never', provider: 'test', stream: () => NEVER }, middlewares: [grab] });
+    const agent = new Agent({
+      model: { modelName: 'never', provider: 'test', stream: () => NEVER },
+      middlewares: [grab],
+    });
     const sub = agent.reply('hi').subscribe();
     expect(signal?.aborted).toBe(false);
     sub.unsubscribe();

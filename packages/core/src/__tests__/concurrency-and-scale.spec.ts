@@ -27,7 +27,9 @@ class ReplyStatsMiddleware implements Middleware {
     next(input).pipe((events) =>
       concat(
         events.pipe(tap(() => undefined)),
-        defer(() => of(ctx.event('CUSTOM', { name: 'stats', value: { chunks: ctx.get(CHUNKS), calls: ctx.get(MODEL_CALLS) } }))),
+        defer(() =>
+          of(ctx.event('CUSTOM', { name: 'stats', value: { chunks: ctx.get(CHUNKS), calls: ctx.get(MODEL_CALLS) } })),
+        ),
       ),
     );
 }

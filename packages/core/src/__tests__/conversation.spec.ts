@@ -23,7 +23,8 @@ const blockText = (b: Msg['content'][number]): string =>
         : b.type;
 /** What the model received, without the system prompt. */
 const sent = (request: ModelRequest) => texts(request.messages.filter((m) => m.role !== 'system'));
-const hintsOf = (messages: readonly Msg[]) => messages.flatMap((m) => m.content.filter((b): b is HintBlock => b.type === 'hint'));
+const hintsOf = (messages: readonly Msg[]) =>
+  messages.flatMap((m) => m.content.filter((b): b is HintBlock => b.type === 'hint'));
 
 describe('ctx.conversation: edits by middlewares', () => {
   it('a summary that replaces older messages is what the step sends, what saveState holds and what the next reply sees', async () => {
@@ -31,7 +32,8 @@ describe('ctx.conversation: edits by middlewares', () => {
     const compaction: Middleware = {
       onReasoning: (_agent, ctx, input, next) => {
         const messages = ctx.conversation.messages;
-        if (messages.length > 4) ctx.conversation.replaceMessages(0, messages.length - 1, [createMsg('user', 'Summary: earlier talk')]);
+        if (messages.length > 4)
+          ctx.conversation.replaceMessages(0, messages.length - 1, [createMsg('user', 'Summary: earlier talk')]);
         return next(input);
       },
     };
@@ -47,7 +49,12 @@ describe('ctx.conversation: edits by middlewares', () => {
   });
 
   it('replaces a large tool result of the running reply with a pointer: the next request and the stored reply hold the pointer', async () => {
-    const big = defineTool({ name: 'dump', description: 'big output', input: z.object({}), execute: () => 'x'.repeat(5000) });
+    const big = defineTool({
+      name: 'dump',
+      description: 'big output',
+      input: z.object({}),
+      execute: () => 'x'.repeat(5000),
+    });
     const model = new ScriptedChatModel([{ toolCalls: [{ id: 'c1', name: 'dump', input: {} }] }, { text: 'done' }]);
     const eviction: Middleware = {
       onReasoning: (_agent, ctx, input, next) => {
@@ -55,7 +62,10 @@ describe('ctx.conversation: edits by middlewares', () => {
           for (const r of toolResultsOf(m)) {
             const size = r.output.reduce((n, o) => n + (o.type === 'text' ? o.text.length : 0), 0);
             if (size > 1000) {
-              ctx.conversation.replaceBlock({ toolResult: r.toolCallId }, { ...r, output: [{ type: 'text', text: `[saved: ${size} chars]` }] });
+              ctx.conversation.replaceBlock(
+                { toolResult: r.toolCallId },
+                { ...r, output: [{ type: 'text', text: `[saved: ${size} chars]` }] },
+              );
             }
           }
         }
@@ -72,7 +82,11 @@ describe('ctx.conversation: edits by middlewares', () => {
   });
 
   it('refuses an edit that would separate a tool call from its result, with a clear error, and changes nothing', async () => {
-    const model = new ScriptedChatModel([{ toolCalls: [{ id: 'c1', name: 'add', input: { a: 1, b: 2 } }] }, { text: '3' }, { text: 'ok' }]);
+    const model = new ScriptedChatModel([
+      { toolCalls: [{ id: 'c1', name: 'add', input: { a: 1, b: 2 } }] },
+      { text: '3' },
+      { text: 'ok' },
+    ]);
     const errors: unknown[] = [];
     const breaker: Middleware = {
       onReasoning: (_agent, ctx, input, next) => {
@@ -82,8 +96,14 @@ describe('ctx.conversation: edits by middlewares', () => {
           const i = messages.indexOf(reply);
           const attempts = [
             () => ctx.conversation.replaceBlock({ toolResult: 'c1' }, { type: 'text', text: 'gone' }),
-            () => ctx.conversation.replaceMessages(i, i + 1, [{ ...reply, content: reply.content.filter((b) => b.type !== 'tool_result') }]),
-            () => ctx.conversation.replaceMessages(0, 0, [createMsg('assistant', [{ type: 'tool_call', id: 'c9', name: 'add', arguments: '{}' }])]),
+            () =>
+              ctx.conversation.replaceMessages(i, i + 1, [
+                { ...reply, content: reply.content.filter((b) => b.type !== 'tool_result') },
+              ]),
+            () =>
+              ctx.conversation.replaceMessages(0, 0, [
+                createMsg('assistant', [{ type: 'tool_call', id: 'c9', name: 'add', arguments: '{}' }]),
+              ]),
             () => ctx.conversation.replaceMessages(2, 1, []),
             () => ctx.conversation.replaceMessages(0, 0, [{ role: 'user' } as unknown as Msg]),
           ];
@@ -153,7 +173,9 @@ describe('ctx.conversation: edits by middlewares', () => {
     const compaction: Middleware = {
       onReasoning: (_agent, ctx, input, next) => {
         if (ctx.iteration === 3) {
-          ctx.conversation.replaceMessages(0, ctx.conversation.messages.length, [createMsg('user', 'Summary: 1+1=2, 2+2=4')]);
+          ctx.conversation.replaceMessages(0, ctx.conversation.messages.length, [
+            createMsg('user', 'Summary: 1+1=2, 2+2=4'),
+          ]);
         }
         return next(input);
       },
@@ -191,10 +213,14 @@ describe('ctx.conversation: hints', () => {
   });
 
   it("a step hint is part of that step's request only and leaves the conversation afterwards", async () => {
-    const model = new ScriptedChatModel([{ toolCalls: [{ id: 'c1', name: 'add', input: { a: 1, b: 1 } }] }, { text: '2' }]);
+    const model = new ScriptedChatModel([
+      { toolCalls: [{ id: 'c1', name: 'add', input: { a: 1, b: 1 } }] },
+      { text: '2' },
+    ]);
     const rag: Middleware = {
       onReasoning: (_agent, ctx, input, next) => {
-        if (ctx.iteration === 1) ctx.conversation.addHint('Context: adding is easy.', { id: 'rag', lifetime: 'step', source: 'rag' });
+        if (ctx.iteration === 1)
+          ctx.conversation.addHint('Context: adding is easy.', { id: 'rag', lifetime: 'step', source: 'rag' });
         return next(input);
       },
     };
@@ -209,7 +235,11 @@ describe('ctx.conversation: hints', () => {
   });
 
   it('removes its own hint by id without touching the hints of other middlewares', async () => {
-    const model = new ScriptedChatModel([{ toolCalls: [{ id: 'c1', name: 'add', input: { a: 1, b: 1 } }] }, { text: '2' }, { text: 'bye' }]);
+    const model = new ScriptedChatModel([
+      { toolCalls: [{ id: 'c1', name: 'add', input: { a: 1, b: 1 } }] },
+      { text: '2' },
+      { text: 'bye' },
+    ]);
     const a: Middleware = {
       onReasoning: (_agent, ctx, input, next) => {
         if (ctx.iteration > 1) return next(input);
@@ -252,7 +282,11 @@ describe('ctx.conversation: hints', () => {
         defer(() => {
           ctx.conversation.addHint('answered from cache', { id: 'cache' });
           const blockId = 'blk_cached';
-          return [ctx.event('TEXT_BLOCK_START', { blockId }), ctx.event('TEXT_BLOCK_DELTA', { blockId, delta: 'cached' }), ctx.event('TEXT_BLOCK_END', { blockId })];
+          return [
+            ctx.event('TEXT_BLOCK_START', { blockId }),
+            ctx.event('TEXT_BLOCK_DELTA', { blockId, delta: 'cached' }),
+            ctx.event('TEXT_BLOCK_END', { blockId }),
+          ];
         }),
     };
     const agent = new Agent({ model, middlewares: [cache] });

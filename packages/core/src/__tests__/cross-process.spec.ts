@@ -26,7 +26,10 @@ interface WorkerRun {
 /** Runs the worker; `killOn` kills it with SIGKILL as soon as it prints that marker. */
 function runWorker(env: Record<string, string>, killOn?: string): Promise<WorkerRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [TSX, WORKER], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [TSX, WORKER], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => {
@@ -36,7 +39,10 @@ function runWorker(env: Record<string, string>, killOn?: string): Promise<Worker
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('error', reject);
     child.on('close', (code, signal) => {
-      const lines = out.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { type: string; context?: Msg[] });
+      const lines = out
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { type: string; context?: Msg[] });
       const context = lines.find((l) => l.type === 'WORKER_CONTEXT')?.context ?? [];
       const events = lines.filter((l) => !l.type.startsWith('WORKER_')) as unknown as AgentEvent[];
       resolve({ events, context, code, signal, stderr });
@@ -69,7 +75,12 @@ describe('sessions across processes', () => {
     server = await startOpenAITestServer({ script: SCRIPT });
     const log = join(dir, 'tools.log');
     await writeFile(log, '');
-    const base = { WORKER_BASE_URL: server.url, WORKER_STORE_DIR: join(dir, 'store'), WORKER_TOOL_LOG: log, WORKER_PROMPT: 'Send 25 to bob' };
+    const base = {
+      WORKER_BASE_URL: server.url,
+      WORKER_STORE_DIR: join(dir, 'store'),
+      WORKER_TOOL_LOG: log,
+      WORKER_PROMPT: 'Send 25 to bob',
+    };
 
     const first = await runWorker({ ...base, WORKER_ACTION: 'ask', WORKER_SESSION_ID: 'alice' });
     expect(first.stderr).toBe('');
@@ -86,7 +97,12 @@ describe('sessions across processes', () => {
     // Reference: the same exchange in one process, approved up front.
     await server.close();
     server = await startOpenAITestServer({ script: SCRIPT });
-    const reference = await runWorker({ ...base, WORKER_BASE_URL: server.url, WORKER_ACTION: 'auto', WORKER_SESSION_ID: 'reference' });
+    const reference = await runWorker({
+      ...base,
+      WORKER_BASE_URL: server.url,
+      WORKER_ACTION: 'auto',
+      WORKER_SESSION_ID: 'reference',
+    });
     expect(assertReplyGrammar(reference.events).finishReason).toBe('completed');
     expect(shape(second.context)).toEqual(shape(reference.context));
   });
@@ -105,7 +121,10 @@ describe('sessions across processes', () => {
     const asked = await runWorker({ ...base, WORKER_ACTION: 'ask' });
     expect(assertReplyGrammar(asked.events).finishReason).toBe('awaiting_confirmation');
 
-    const killed = await runWorker({ ...base, WORKER_ACTION: 'confirm', WORKER_HANG_IN_TOOL: '1' }, 'WORKER_TOOL_STARTED');
+    const killed = await runWorker(
+      { ...base, WORKER_ACTION: 'confirm', WORKER_HANG_IN_TOOL: '1' },
+      'WORKER_TOOL_STARTED',
+    );
     expect(killed.signal).toBe('SIGKILL');
     expect(await readFile(log, 'utf8')).toBe('start transfer 25 to bob\n');
 
@@ -117,6 +136,8 @@ describe('sessions across processes', () => {
     assertConsistentConversation(resumed.context);
     const results = resumed.context.flatMap(toolResultsOf);
     expect(results.map((r) => [r.toolCallId, r.status])).toEqual([['call_t1', 'success']]);
-    expect(await readFile(log, 'utf8')).toBe('start transfer 25 to bob\nstart transfer 25 to bob\ndone transfer 25 to bob\n');
+    expect(await readFile(log, 'utf8')).toBe(
+      'start transfer 25 to bob\nstart transfer 25 to bob\ndone transfer 25 to bob\n',
+    );
   });
 });

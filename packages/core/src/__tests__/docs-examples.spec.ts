@@ -1,4 +1,3 @@
- 
 /**
  * The code of docs/getting-started.md, docs/middleware.md and docs/events.md, run as tests: every
  * class and snippet below appears in the docs with `@rxscope/core` imports, and each test checks
@@ -76,14 +75,24 @@ export class ReadOnlyGuard implements Middleware {
 
 /** Changes what inner layers see: a new input object, never a mutated one. */
 export class DeterministicSampling implements Middleware {
-  onModelCall(_agent: Agent, _ctx: RuntimeContext, input: ModelCallInput, next: Next<ModelCallInput>): Observable<AgentEvent> {
+  onModelCall(
+    _agent: Agent,
+    _ctx: RuntimeContext,
+    input: ModelCallInput,
+    next: Next<ModelCallInput>,
+  ): Observable<AgentEvent> {
     return next({ ...input, options: { ...input.options, temperature: 0 } });
   }
 }
 
 /** Calls `next` again when an attempt fails with a retryable ModelError. */
 export class RetryOnce implements Middleware {
-  onModelCall(_agent: Agent, _ctx: RuntimeContext, input: ModelCallInput, next: Next<ModelCallInput>): Observable<AgentEvent> {
+  onModelCall(
+    _agent: Agent,
+    _ctx: RuntimeContext,
+    input: ModelCallInput,
+    next: Next<ModelCallInput>,
+  ): Observable<AgentEvent> {
     return next(input).pipe(
       retry({
         count: 1,
@@ -179,7 +188,12 @@ describe('getting started', () => {
 
   it('renders text deltas of a reply that used a tool', () => {
     const model = weatherModel();
-    const agent = new Agent({ name: 'assistant', sysPrompt: 'You are a concise weather assistant.', model, tools: [getWeather] });
+    const agent = new Agent({
+      name: 'assistant',
+      sysPrompt: 'You are a concise weather assistant.',
+      model,
+      tools: [getWeather],
+    });
     let out = '';
     let ended = '';
     agent.reply('What is the weather in Paris?').subscribe({
@@ -211,7 +225,9 @@ describe('getting started', () => {
   });
 
   it('call() rejects with an AgentError when the model fails', async () => {
-    const model = new ScriptedChatModel([{ error: new ModelError('upstream unavailable', { status: 503, retryable: true }) }]);
+    const model = new ScriptedChatModel([
+      { error: new ModelError('upstream unavailable', { status: 503, retryable: true }) },
+    ]);
     const agent = new Agent({ model });
     const error = await agent.call('hi').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AgentError);
@@ -219,11 +235,15 @@ describe('getting started', () => {
   });
 
   it('interrupt() ends the running reply gracefully; call() still resolves', async () => {
-    const model = new ScriptedChatModel([{ text: ['Once ', 'upon ', 'a ', 'time ', 'there ', 'was...'] }], { delayMs: 20 });
+    const model = new ScriptedChatModel([{ text: ['Once ', 'upon ', 'a ', 'time ', 'there ', 'was...'] }], {
+      delayMs: 20,
+    });
     // Stop once the user has seen some text (as a person pressing stop would), whatever the machine's speed.
     const stopAfterText: Middleware = {
       onModelCall: (self, _c, input, next) =>
-        next(input).pipe(tap((e) => e.type === 'TEXT_BLOCK_DELTA' && e.delta === 'upon ' && self.interrupt('user pressed stop'))),
+        next(input).pipe(
+          tap((e) => e.type === 'TEXT_BLOCK_DELTA' && e.delta === 'upon ' && self.interrupt('user pressed stop')),
+        ),
     };
     const agent = new Agent({ model, middlewares: [stopAfterText] });
     const msg = await agent.call('Tell me a story');
@@ -237,7 +257,9 @@ describe('getting started', () => {
     const model = new ScriptedChatModel([{ toolCalls: [{ name: 'wait', input: { ms: 5_000 } }] }, { text: 'never' }]);
     const agent = new Agent({ model, tools: [wait] });
     const seen: string[] = [];
-    const sub = agent.reply('Wait five seconds').subscribe({ next: (e) => seen.push(e.type), error: (err: unknown) => console.error(err) });
+    const sub = agent
+      .reply('Wait five seconds')
+      .subscribe({ next: (e) => seen.push(e.type), error: (err: unknown) => console.error(err) });
     await new Promise((r) => setTimeout(r, 20));
     expect(seen).toContain('TOOL_RESULT_START');
     sub.unsubscribe();
@@ -308,7 +330,11 @@ describe('getting started', () => {
     const restored = new Agent({ name: 'assistant', model, state: JSON.parse(json) });
     expect(restored.sessionId).toBe(agent.sessionId);
     await restored.call('What is my name?');
-    expect(model.requests[0]!.messages.map((m) => textOfMsg(m))).toEqual(['My name is Ada.', 'Nice to meet you, Ada.', 'What is my name?']);
+    expect(model.requests[0]!.messages.map((m) => textOfMsg(m))).toEqual([
+      'My name is Ada.',
+      'Nice to meet you, Ada.',
+      'What is my name?',
+    ]);
 
     const broken = { ...(JSON.parse(json) as object), context: [{ role: 'robot' }] };
     expect(() => new Agent({ model, state: broken })).toThrow(AgentStateError);
@@ -327,14 +353,18 @@ describe('middleware guide', () => {
     const events = await collect(agent.reply('Wait 60 ms'));
     assertReplyGrammar(events);
 
-    const modelCalls = customs(events, 'timing.model_call').map((e) => e.value as { model: string; iteration: number; ms: number; failed: boolean });
+    const modelCalls = customs(events, 'timing.model_call').map(
+      (e) => e.value as { model: string; iteration: number; ms: number; failed: boolean },
+    );
     expect(modelCalls.map(({ model: m, iteration, failed }) => ({ m, iteration, failed }))).toEqual([
       { m: 'scripted-model', iteration: 1, failed: false },
       { m: 'scripted-model', iteration: 2, failed: false },
     ]);
     for (const c of modelCalls) expect(c.ms).toBeGreaterThanOrEqual(35);
 
-    const toolCalls = customs(events, 'timing.tool_call').map((e) => e.value as { tool: string; ms: number; failed: boolean });
+    const toolCalls = customs(events, 'timing.tool_call').map(
+      (e) => e.value as { tool: string; ms: number; failed: boolean },
+    );
     expect(toolCalls).toHaveLength(1);
     expect(toolCalls[0]).toMatchObject({ tool: 'wait', failed: false });
     expect(toolCalls[0]!.ms).toBeGreaterThanOrEqual(55);
@@ -359,7 +389,9 @@ describe('middleware guide', () => {
     expect(assertReplyGrammar(failed).finishReason).toBe('error');
     expect(customs(failed, 'timing.model_call').map((e) => (e.value as { failed: boolean }).failed)).toEqual([true]);
     const ok = await collect(agent.reply('second'));
-    expect(customs(ok, 'timing.model_call').map((e) => (e.value as { failed: boolean; ms: number }).failed)).toEqual([false]);
+    expect(customs(ok, 'timing.model_call').map((e) => (e.value as { failed: boolean; ms: number }).failed)).toEqual([
+      false,
+    ]);
     // The second reply's totals hold only its own call (per-reply state, shared instance).
     expect(customs(ok, 'timing.reply')[0]!.value).toEqual({ modelMs: 5, toolMs: 0 });
   });
@@ -381,7 +413,9 @@ describe('middleware guide', () => {
     profile$.next({ name: 'Grace', language: 'French' });
     await agent.call('Et en français ?');
 
-    const systemPrompts = model.requests.map((r) => (r.messages[0]!.role === 'system' ? textOfMsg(r.messages[0]!) : ''));
+    const systemPrompts = model.requests.map((r) =>
+      r.messages[0]!.role === 'system' ? textOfMsg(r.messages[0]!) : '',
+    );
     expect(systemPrompts[0]).toBe(
       'You are a helpful assistant.\n\n## Context\nToday is 2026-03-14.\nThe user is Ada; answer in English.',
     );
@@ -403,7 +437,11 @@ describe('middleware guide', () => {
       },
       { text: '5, and the other call failed.' },
     ]);
-    const agent = new Agent({ model, tools: [add, fail], middlewares: [new ToolCallLogMiddleware({ log: (l) => lines.push(l) })] });
+    const agent = new Agent({
+      model,
+      tools: [add, fail],
+      middlewares: [new ToolCallLogMiddleware({ log: (l) => lines.push(l) })],
+    });
     const events = await collect(agent.reply('Add 2 and 3, then fail'));
     assertReplyGrammar(events);
     expect(lines).toHaveLength(2);
@@ -416,7 +454,11 @@ describe('middleware guide', () => {
   it('(c) ToolCallLogMiddleware logs a call cut off by unsubscribing as cancelled', async () => {
     const lines: string[] = [];
     const model = new ScriptedChatModel([{ toolCalls: [{ name: 'wait', input: { ms: 5_000 } }] }]);
-    const agent = new Agent({ model, tools: [wait], middlewares: [new ToolCallLogMiddleware({ log: (l) => lines.push(l) })] });
+    const agent = new Agent({
+      model,
+      tools: [wait],
+      middlewares: [new ToolCallLogMiddleware({ log: (l) => lines.push(l) })],
+    });
     const sub = agent.reply('wait').subscribe({ error: (err: unknown) => console.error(err) });
     await new Promise((r) => setTimeout(r, 10));
     sub.unsubscribe();
@@ -434,7 +476,10 @@ describe('middleware guide', () => {
         );
       },
     });
-    const agent = new Agent({ model: new ScriptedChatModel([{ text: 'hi' }]), middlewares: [spy('outer'), spy('inner')] });
+    const agent = new Agent({
+      model: new ScriptedChatModel([{ text: 'hi' }]),
+      middlewares: [spy('outer'), spy('inner')],
+    });
     await agent.call('hello');
     expect(seen).toEqual([
       'outer:enter',
@@ -448,7 +493,12 @@ describe('middleware guide', () => {
 
   it('a short-circuit layer answers without calling next', async () => {
     const model = new ScriptedChatModel([
-      { toolCalls: [{ name: 'delete_file', input: { path: '/etc/hosts' } }, { name: 'add', input: { a: 1, b: 1 } }] },
+      {
+        toolCalls: [
+          { name: 'delete_file', input: { path: '/etc/hosts' } },
+          { name: 'add', input: { a: 1, b: 1 } },
+        ],
+      },
       { text: 'I may not delete files; 1 + 1 = 2.' },
     ]);
     const agent = new Agent({ model, tools: [deleteFile, add], middlewares: [new ReadOnlyGuard()] });
@@ -461,7 +511,11 @@ describe('middleware guide', () => {
 
   it('a new input object changes what inner layers and the model see', async () => {
     const model = new ScriptedChatModel([{ text: 'ok' }]);
-    const agent = new Agent({ model, modelOptions: { temperature: 0.8, maxTokens: 100 }, middlewares: [new DeterministicSampling()] });
+    const agent = new Agent({
+      model,
+      modelOptions: { temperature: 0.8, maxTokens: 100 },
+      middlewares: [new DeterministicSampling()],
+    });
     await agent.call('hi');
     expect(model.requests[0]!.options).toEqual({ temperature: 0, maxTokens: 100 });
   });
@@ -482,11 +536,20 @@ describe('middleware guide', () => {
 
   it('ContextToken holds per-reply data; ctx.state(key) persists with saveState()', async () => {
     const turns = () => [
-      { toolCalls: [{ name: 'add', input: { a: 1, b: 1 } }, { name: 'add', input: { a: 2, b: 2 } }] },
+      {
+        toolCalls: [
+          { name: 'add', input: { a: 1, b: 1 } },
+          { name: 'add', input: { a: 2, b: 2 } },
+        ],
+      },
       { text: 'done' },
     ];
     const counter = new ToolCallCounter(); // one instance, shared by both agents
-    const agent = new Agent({ model: new ScriptedChatModel([...turns(), ...turns()]), tools: [add], middlewares: [counter] });
+    const agent = new Agent({
+      model: new ScriptedChatModel([...turns(), ...turns()]),
+      tools: [add],
+      middlewares: [counter],
+    });
     const first = await collect(agent.reply('one'));
     const second = await collect(agent.reply('two'));
     expect(customs(first, 'tool_calls')[0]!.value).toEqual({ reply: 2, lifetime: 2 });
@@ -509,7 +572,13 @@ describe('middleware guide', () => {
 describe('events guide', () => {
   const script = () =>
     new ScriptedChatModel([
-      { thinking: 'Two additions; they can run in parallel.', toolCalls: [{ name: 'wait', input: { ms: 30 } }, { name: 'add', input: { a: 1, b: 2 } }] },
+      {
+        thinking: 'Two additions; they can run in parallel.',
+        toolCalls: [
+          { name: 'wait', input: { ms: 30 } },
+          { name: 'add', input: { a: 1, b: 2 } },
+        ],
+      },
       { text: ['Both ', 'done.'] },
     ]);
 
@@ -545,13 +614,27 @@ describe('events guide', () => {
         tap((e) => isBlockStart(e) && opened.push(e.type)),
       ),
     );
-    expect(opened).toEqual(['THINKING_BLOCK_START', 'TOOL_CALL_START', 'TOOL_CALL_START', 'TOOL_RESULT_START', 'TOOL_RESULT_START', 'TEXT_BLOCK_START']);
+    expect(opened).toEqual([
+      'THINKING_BLOCK_START',
+      'TOOL_CALL_START',
+      'TOOL_CALL_START',
+      'TOOL_RESULT_START',
+      'TOOL_RESULT_START',
+      'TEXT_BLOCK_START',
+    ]);
     const resultOrderOnStream = events.filter(isEvent('TOOL_RESULT_END')).map((e) => e.toolCallId);
     const msg = reducer.message();
     const callIds = msg.content.flatMap((b) => (b.type === 'tool_call' ? [b.id] : []));
     expect(resultOrderOnStream).toEqual([callIds[1], callIds[0]]); // add ended first...
     expect(toolResultsOf(msg).map((r) => r.toolCallId)).toEqual(callIds); // ...but the message keeps call order
-    expect(msg.content.map((b) => b.type)).toEqual(['thinking', 'tool_call', 'tool_call', 'tool_result', 'tool_result', 'text']);
+    expect(msg.content.map((b) => b.type)).toEqual([
+      'thinking',
+      'tool_call',
+      'tool_call',
+      'tool_result',
+      'tool_result',
+      'text',
+    ]);
     expect(msg.content).toEqual(agent.context[1]!.content);
   });
 
@@ -560,12 +643,17 @@ describe('events guide', () => {
     const msg = await lastValueFrom(agent.reply('go').pipe(toMsg()));
     expect(msg.role).toBe('assistant');
     expect(textOfMsg(msg)).toBe('Both done.');
-    expect(toolResultsOf(msg).map((r) => r.output)).toEqual([[{ type: 'text', text: 'waited 30 ms' }], [{ type: 'text', text: '3' }]]);
+    expect(toolResultsOf(msg).map((r) => r.output)).toEqual([
+      [{ type: 'text', text: 'waited 30 ms' }],
+      [{ type: 'text', text: '3' }],
+    ]);
   });
 
   it('renders text with scan, waits for REPLY_END, shares one reply between consumers', async () => {
     // delayMs: like a real model, events arrive asynchronously, after both consumers subscribed.
-    const model = new ScriptedChatModel([{ text: ['Once ', 'upon ', 'a time.'] }, { text: 'hi' }, { text: 'shared' }], { delayMs: 1 });
+    const model = new ScriptedChatModel([{ text: ['Once ', 'upon ', 'a time.'] }, { text: 'hi' }, { text: 'shared' }], {
+      delayMs: 1,
+    });
     const agent = new Agent({ model });
     const texts = await lastValueFrom(
       agent.reply('Tell me a story').pipe(
@@ -582,9 +670,13 @@ describe('events guide', () => {
     const reply$ = agent.reply('go').pipe(share());
     const deltas: string[] = [];
     const done = new Promise<string>((resolve) => {
-      reply$.pipe(filter(isEvent('REPLY_END'))).subscribe({ next: (e) => resolve(e.finishReason), error: (err: unknown) => console.error(err) });
+      reply$
+        .pipe(filter(isEvent('REPLY_END')))
+        .subscribe({ next: (e) => resolve(e.finishReason), error: (err: unknown) => console.error(err) });
     });
-    reply$.pipe(filter(isEvent('TEXT_BLOCK_DELTA'))).subscribe({ next: (e) => deltas.push(e.delta), error: (err: unknown) => console.error(err) });
+    reply$
+      .pipe(filter(isEvent('TEXT_BLOCK_DELTA')))
+      .subscribe({ next: (e) => deltas.push(e.delta), error: (err: unknown) => console.error(err) });
     expect(await done).toBe('completed');
     expect(deltas).toEqual(['shared']);
     expect(model.requests).toHaveLength(3); // one request per reply, the shared one included
@@ -611,7 +703,10 @@ describe('events guide', () => {
         return of('result 1; ', 'result 2');
       },
     });
-    const model = new ScriptedChatModel([{ toolCalls: [{ name: 'search', input: { query: 'retry' } }] }, { text: 'Found two.' }]);
+    const model = new ScriptedChatModel([
+      { toolCalls: [{ name: 'search', input: { query: 'retry' } }] },
+      { text: 'Found two.' },
+    ]);
     const agent = new Agent({ model, tools: [search] });
     const events = await collect(agent.reply('search'));
     expect(events.filter(isEvent('TOOL_PROGRESS')).map((e) => e.message)).toEqual(['searching for "retry"...']);

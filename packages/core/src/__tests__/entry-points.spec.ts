@@ -68,7 +68,9 @@ describe('@rxscope/core entry points', () => {
 
   it.each(subpaths)('%s imports only declared dependencies, peers and Node built-ins', (subpath) => {
     const declared = new Set(['rxjs', ...Object.keys(pkg.dependencies), ...Object.keys(pkg.peerDependencies)]);
-    const undeclared = [...externalImports(sourceOf(subpath))].filter((m) => !m.startsWith('node:') && !declared.has(m));
+    const undeclared = [...externalImports(sourceOf(subpath))].filter(
+      (m) => !m.startsWith('node:') && !declared.has(m),
+    );
     expect(undeclared).toEqual([]);
   });
 

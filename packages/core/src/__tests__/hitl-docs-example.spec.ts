@@ -25,7 +25,14 @@ const refund = defineTool({
 });
 
 function makeAgent(sessionId: string, store: SessionStore, model: ChatModel): Agent {
-  return new Agent({ name: 'support', sysPrompt: 'You are a support agent.', model, tools: [refund], store, sessionId });
+  return new Agent({
+    name: 'support',
+    sysPrompt: 'You are a support agent.',
+    model,
+    tools: [refund],
+    store,
+    sessionId,
+  });
 }
 
 /** POST /sessions/:id with {message} or {confirm: results}: streams the reply as NDJSON. */
@@ -33,7 +40,10 @@ function chatServer(store: SessionStore, model: ChatModel): Server {
   return createServer((req, res) => {
     void (async () => {
       const sessionId = decodeURIComponent(req.url!.split('/')[2]!);
-      const body = JSON.parse(await readBody(req)) as { message?: string; confirm?: { toolCallId: string; confirmed: boolean; reason?: string }[] };
+      const body = JSON.parse(await readBody(req)) as {
+        message?: string;
+        confirm?: { toolCallId: string; confirmed: boolean; reason?: string }[];
+      };
       const input: ReplyInput = body.confirm ? { type: 'USER_CONFIRM_RESULT', results: body.confirm } : body.message!;
       const agent = makeAgent(sessionId, store, model); // a fresh agent per request: state comes from the store
       res.writeHead(200, { 'content-type': 'application/x-ndjson' });
@@ -56,7 +66,10 @@ async function readBody(req: IncomingMessage): Promise<string> {
 
 /** What the browser does: POST, read the NDJSON stream, return the events. */
 async function post(base: string, sessionId: string, body: unknown): Promise<AgentEvent[]> {
-  const response = await fetch(`${base}/sessions/${encodeURIComponent(sessionId)}`, { method: 'POST', body: JSON.stringify(body) });
+  const response = await fetch(`${base}/sessions/${encodeURIComponent(sessionId)}`, {
+    method: 'POST',
+    body: JSON.stringify(body),
+  });
   return (await response.text())
     .split('\n')
     .filter(Boolean)
@@ -73,7 +86,10 @@ describe('human in the loop over HTTP (docs example)', () => {
     dir = await mkdtemp(join(tmpdir(), 'rxscope-hitl-'));
     refunds.length = 0;
     model = new ScriptedChatModel([
-      { text: 'Let me refund that.', toolCalls: [{ id: 'r1', name: 'refund', input: { orderId: 'A-17', amount: 80 } }] },
+      {
+        text: 'Let me refund that.',
+        toolCalls: [{ id: 'r1', name: 'refund', input: { orderId: 'A-17', amount: 80 } }],
+      },
       { text: 'Done: 80 EUR refunded.' },
     ]);
     server = chatServer(new FileSessionStore({ dir }), model);
@@ -94,7 +110,9 @@ describe('human in the loop over HTTP (docs example)', () => {
 
     // A wrong answer is refused and changes nothing.
     const refused = await post(base, 'customer-1', { confirm: [{ toolCallId: 'nope', confirmed: true }] });
-    expect(refused).toEqual([{ type: 'REFUSED', message: expect.stringContaining('unknown tool call id "nope"') as string }]);
+    expect(refused).toEqual([
+      { type: 'REFUSED', message: expect.stringContaining('unknown tool call id "nope"') as string },
+    ]);
 
     const second = await post(base, 'customer-1', { confirm: [{ toolCallId: 'r1', confirmed: true }] });
     expect(second[0]).toMatchObject({ type: 'REPLY_START', replyId: first[0]!.replyId });

@@ -11,7 +11,12 @@ import { endOf, ofType, runReply, sleep } from './helpers.js';
 function interrupter(agentRef: { agent?: Agent }, hook: 'onReasoning' | 'onModelCall', when: 'enter'): Middleware {
   let done = false;
   return {
-    [hook]: (_a: Agent, _c: unknown, input: never, next: (i: never) => ReturnType<NonNullable<Middleware['onAgent']>>) =>
+    [hook]: (
+      _a: Agent,
+      _c: unknown,
+      input: never,
+      next: (i: never) => ReturnType<NonNullable<Middleware['onAgent']>>,
+    ) =>
       defer(() => {
         if (when === 'enter' && !done) {
           done = true;
@@ -47,22 +52,37 @@ describe('interrupt() at every phase boundary', () => {
     const events = await done;
     expect(call.request.signal.aborted).toBe(true);
     expect(endOf(events).finishReason).toBe('interrupted');
-    expect(events.map((e) => e.type).slice(-4)).toEqual(['TEXT_BLOCK_DELTA', 'TEXT_BLOCK_END', 'MODEL_CALL_END', 'REPLY_END']);
+    expect(events.map((e) => e.type).slice(-4)).toEqual([
+      'TEXT_BLOCK_DELTA',
+      'TEXT_BLOCK_END',
+      'MODEL_CALL_END',
+      'REPLY_END',
+    ]);
     expect(textOfMsg(agent.context[1]!)).toBe('It was a dark');
   });
 
   it('mid-stream of a tool call: the half-streamed call gets an interrupted result', async () => {
     const controller = new ModelTestingController();
-    const tool = defineTool({ name: 'search', description: '', input: z.object({ q: z.string() }), execute: () => 'r' });
+    const tool = defineTool({
+      name: 'search',
+      description: '',
+      input: z.object({ q: z.string() }),
+      execute: () => 'r',
+    });
     const agent = new Agent({ model: controller.model, tools: [tool] });
     const done = runReply(agent, agent.reply('find it'));
     controller
       .expectOne()
-      .emit({ type: 'TOOL_CALL_START', blockId: 'b1', toolCallId: 'c1', name: 'search' }, { type: 'TOOL_CALL_DELTA', blockId: 'b1', delta: '{"q":"ca' });
+      .emit(
+        { type: 'TOOL_CALL_START', blockId: 'b1', toolCallId: 'c1', name: 'search' },
+        { type: 'TOOL_CALL_DELTA', blockId: 'b1', delta: '{"q":"ca' },
+      );
     agent.interrupt();
     const events = await done;
     expect(endOf(events).finishReason).toBe('interrupted');
-    expect(toolResultsOf(agent.context[1]!)).toEqual([expect.objectContaining({ toolCallId: 'c1', status: 'interrupted' })]);
+    expect(toolResultsOf(agent.context[1]!)).toEqual([
+      expect.objectContaining({ toolCallId: 'c1', status: 'interrupted' }),
+    ]);
   });
 
   it('mid-tool: the running tool is aborted, its call and the calls after it get interrupted results', async () => {
@@ -78,7 +98,13 @@ describe('interrupt() at every phase boundary', () => {
         }),
     });
     const model = new ScriptedChatModel([
-      { toolCalls: [{ id: 'a', name: 'slow', input: { n: 1 } }, { id: 'b', name: 'slow', input: { n: 2 } }, { id: 'c', name: 'slow', input: { n: 3 } }] },
+      {
+        toolCalls: [
+          { id: 'a', name: 'slow', input: { n: 1 } },
+          { id: 'b', name: 'slow', input: { n: 2 } },
+          { id: 'c', name: 'slow', input: { n: 3 } },
+        ],
+      },
     ]);
     const agent = new Agent({ model, tools: [slow] });
     const done = runReply(agent, agent.reply('run three'));
@@ -115,7 +141,14 @@ describe('interrupt() at every phase boundary', () => {
           }),
         ),
     };
-    const model = new ScriptedChatModel([{ toolCalls: [{ id: 's1', name: 'step', input: { n: 1 } }, { id: 's2', name: 'step', input: { n: 2 } }] }]);
+    const model = new ScriptedChatModel([
+      {
+        toolCalls: [
+          { id: 's1', name: 'step', input: { n: 1 } },
+          { id: 's2', name: 'step', input: { n: 2 } },
+        ],
+      },
+    ]);
     const agent = (ref.agent = new Agent({ model, tools: [step], middlewares: [stopAfterFirst] }));
     const events = await runReply(agent, agent.reply('two steps'));
     expect(started).toEqual(['step 1']);
@@ -148,7 +181,9 @@ describe('interrupt() at every phase boundary', () => {
           }),
         ),
     };
-    const model = new ScriptedChatModel([{ toolCalls: [{ id: 'm1', name: 'send_email', input: { to: 'a@example.com' } }] }]);
+    const model = new ScriptedChatModel([
+      { toolCalls: [{ id: 'm1', name: 'send_email', input: { to: 'a@example.com' } }] },
+    ]);
     const agent = (ref.agent = new Agent({ model, tools: [sideEffect], middlewares: [stopAtStart] }));
     const events = await runReply(agent, agent.reply('mail them'));
     expect(started).toEqual([]);

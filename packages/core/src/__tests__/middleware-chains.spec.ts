@@ -14,7 +14,12 @@ import { addTool, endOf, ofType, runReply } from './helpers.js';
 function recorder(name: string, log: string[]): Middleware {
   const wrap =
     (hook: string) =>
-    (_a: unknown, _c: RuntimeContext, input: never, next: (i: never) => ReturnType<NonNullable<Middleware['onAgent']>>) =>
+    (
+      _a: unknown,
+      _c: RuntimeContext,
+      input: never,
+      next: (i: never) => ReturnType<NonNullable<Middleware['onAgent']>>,
+    ) =>
       defer(() => {
         log.push(`${name}.${hook}:enter`);
         return next(input).pipe(finalize(() => log.push(`${name}.${hook}:exit`)));
@@ -33,7 +38,12 @@ describe('middleware chains', () => {
   it('runs all four onions with the first middleware outermost, and the prompt pipeline in order', async () => {
     const log: string[] = [];
     const model = new ScriptedChatModel([{ toolCalls: [{ name: 'add', input: { a: 1, b: 1 } }] }, { text: '2' }]);
-    const agent = new Agent({ model, tools: [addTool], sysPrompt: 'base', middlewares: [recorder('A', log), recorder('B', log)] });
+    const agent = new Agent({
+      model,
+      tools: [addTool],
+      sysPrompt: 'base',
+      middlewares: [recorder('A', log), recorder('B', log)],
+    });
     await runReply(agent, agent.reply('1+1'));
 
     expect(log).toEqual([
@@ -99,7 +109,11 @@ describe('middleware chains', () => {
           ctx.event('TEXT_BLOCK_START', { blockId: 'cached' }),
           ctx.event('TEXT_BLOCK_DELTA', { blockId: 'cached', delta: 'from cache' }),
           ctx.event('TEXT_BLOCK_END', { blockId: 'cached' }),
-          ctx.event('MODEL_CALL_END', { model: 'cache', finishReason: 'stop', usage: { inputTokens: 0, outputTokens: 0 } }),
+          ctx.event('MODEL_CALL_END', {
+            model: 'cache',
+            finishReason: 'stop',
+            usage: { inputTokens: 0, outputTokens: 0 },
+          }),
         ),
     };
     const inner: Middleware = {
@@ -209,7 +223,9 @@ describe('middleware chains', () => {
     const agent = new Agent({ model, tools: [addTool], middlewares: [agentLayer, reasoningLayer] });
     const events = await runReply(agent, agent.reply('1+1'));
     expect(seenByAgentLayer).toEqual(events.map((e) => e.type));
-    expect(seenByAgentLayer).toEqual(expect.arrayContaining(['REPLY_START', 'MODEL_CALL_END', 'TOOL_RESULT_END', 'REPLY_END']));
+    expect(seenByAgentLayer).toEqual(
+      expect.arrayContaining(['REPLY_START', 'MODEL_CALL_END', 'TOOL_RESULT_END', 'REPLY_END']),
+    );
     expect(seenByReasoningLayer.filter((t) => t === 'MODEL_CALL_END')).toHaveLength(2);
   });
 

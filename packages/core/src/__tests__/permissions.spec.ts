@@ -7,9 +7,26 @@ import { defineTool } from '../tool/tool.js';
 import { ScriptedChatModel } from '../testing/index.js';
 import { endOf, ofType, runReply } from './helpers.js';
 
-const read = defineTool({ name: 'read_file', description: '', input: z.object({ path: z.string() }), readOnly: true, execute: () => 'x' });
-const write = defineTool({ name: 'write_file', description: '', input: z.object({ path: z.string(), text: z.string() }), execute: () => 'ok' });
-const deploy = defineTool({ name: 'deploy', description: '', input: z.object({ env: z.string() }), needsApproval: true, execute: () => 'deployed' });
+const read = defineTool({
+  name: 'read_file',
+  description: '',
+  input: z.object({ path: z.string() }),
+  readOnly: true,
+  execute: () => 'x',
+});
+const write = defineTool({
+  name: 'write_file',
+  description: '',
+  input: z.object({ path: z.string(), text: z.string() }),
+  execute: () => 'ok',
+});
+const deploy = defineTool({
+  name: 'deploy',
+  description: '',
+  input: z.object({ env: z.string() }),
+  needsApproval: true,
+  execute: () => 'deployed',
+});
 const pay = defineTool({
   name: 'pay',
   description: '',
@@ -22,11 +39,18 @@ const rm = defineTool({
   description: '',
   input: z.object({ path: z.string() }),
   checkPermissions: ({ path }) =>
-    path === '/' ? { behavior: 'deny', reason: 'Refusing to delete the root directory.' } : path.startsWith('/tmp/') ? { behavior: 'allow' } : { behavior: 'ask' },
+    path === '/'
+      ? { behavior: 'deny', reason: 'Refusing to delete the root directory.' }
+      : path.startsWith('/tmp/')
+        ? { behavior: 'allow' }
+        : { behavior: 'ask' },
   execute: () => 'removed',
 });
 
-const state = (mode: PermissionState['mode'], rules: PermissionState['rules'] = []): PermissionState => ({ mode, rules });
+const state = (mode: PermissionState['mode'], rules: PermissionState['rules'] = []): PermissionState => ({
+  mode,
+  rules,
+});
 const decide = async (tool: Parameters<typeof decidePermission>[0], input: unknown, s: PermissionState) =>
   (await decidePermission(tool, input, s)).behavior;
 
@@ -37,7 +61,8 @@ describe('permission engine', () => {
     expect(await decide(write, { path: 'a', text: '' }, state('plan'))).toBe('deny');
     expect(await decide(deploy, { env: 'prod' }, state('bypass'))).toBe('allow');
     // Read-only tools pass in every mode, plan and strict included.
-    for (const mode of ['default', 'strict', 'plan', 'bypass'] as const) expect(await decide(read, { path: 'a' }, state(mode))).toBe('allow');
+    for (const mode of ['default', 'strict', 'plan', 'bypass'] as const)
+      expect(await decide(read, { path: 'a' }, state(mode))).toBe('allow');
   });
 
   it('decides in order: deny rules, ask rules, read-only, plan, the tool, allow rules, the mode', async () => {
@@ -45,10 +70,18 @@ describe('permission engine', () => {
     // A deny rule beats everything, even the read-only fast path and bypass mode.
     expect(await decide(read, { path: '/etc/passwd' }, state('bypass', [denyEtc]))).toBe('deny');
     // An ask rule beats the read-only fast path.
-    expect(await decide(read, { path: 'secrets.txt' }, state('default', [{ behavior: 'ask', tool: 'read_file', argument: 'path', pattern: 'secret*' }]))).toBe('ask');
+    expect(
+      await decide(
+        read,
+        { path: 'secrets.txt' },
+        state('default', [{ behavior: 'ask', tool: 'read_file', argument: 'path', pattern: 'secret*' }]),
+      ),
+    ).toBe('ask');
     // The tool asks; an allow rule overrides a tool's "ask" (that is what "always allow" adds)...
     expect(await decide(deploy, { env: 'prod' }, state('default'))).toBe('ask');
-    expect(await decide(deploy, { env: 'prod' }, state('default', [{ behavior: 'allow', tool: 'deploy' }]))).toBe('allow');
+    expect(await decide(deploy, { env: 'prod' }, state('default', [{ behavior: 'allow', tool: 'deploy' }]))).toBe(
+      'allow',
+    );
     // ...but not the tool's own deny.
     expect(await decide(rm, { path: '/' }, state('default', [{ behavior: 'allow', tool: 'rm' }]))).toBe('deny');
     expect(await decide(rm, { path: '/tmp/x' }, state('strict'))).toBe('allow');
@@ -57,14 +90,36 @@ describe('permission engine', () => {
     expect(await decide(pay, { amount: 5 }, state('default'))).toBe('allow');
     expect(await decide(pay, { amount: 500 }, state('default'))).toBe('ask');
     // Allow rules beat strict mode's default; plan mode denies even allowed writes.
-    expect(await decide(write, { path: 'src/a.ts', text: '' }, state('strict', [{ behavior: 'allow', tool: 'write_*', argument: 'path', pattern: 'src/**' }]))).toBe('allow');
-    expect(await decide(write, { path: 'docs/a.md', text: '' }, state('strict', [{ behavior: 'allow', tool: 'write_*', argument: 'path', pattern: 'src/**' }]))).toBe('ask');
-    expect(await decide(write, { path: 'src/a.ts', text: '' }, state('plan', [{ behavior: 'allow', tool: 'write_file' }]))).toBe('deny');
+    expect(
+      await decide(
+        write,
+        { path: 'src/a.ts', text: '' },
+        state('strict', [{ behavior: 'allow', tool: 'write_*', argument: 'path', pattern: 'src/**' }]),
+      ),
+    ).toBe('allow');
+    expect(
+      await decide(
+        write,
+        { path: 'docs/a.md', text: '' },
+        state('strict', [{ behavior: 'allow', tool: 'write_*', argument: 'path', pattern: 'src/**' }]),
+      ),
+    ).toBe('ask');
+    expect(
+      await decide(write, { path: 'src/a.ts', text: '' }, state('plan', [{ behavior: 'allow', tool: 'write_file' }])),
+    ).toBe('deny');
   });
 
   it('explains its decisions', async () => {
-    const d = await decidePermission(write, { path: '/etc/hosts', text: '' }, state('default', [{ behavior: 'deny', tool: 'write_file', argument: 'path', pattern: '/etc/**' }]));
-    expect(d).toEqual({ behavior: 'deny', decidedBy: 'rule', reason: 'Denied by deny rule "write_file" with path matching "/etc/**".' });
+    const d = await decidePermission(
+      write,
+      { path: '/etc/hosts', text: '' },
+      state('default', [{ behavior: 'deny', tool: 'write_file', argument: 'path', pattern: '/etc/**' }]),
+    );
+    expect(d).toEqual({
+      behavior: 'deny',
+      decidedBy: 'rule',
+      reason: 'Denied by deny rule "write_file" with path matching "/etc/**".',
+    });
     expect((await decidePermission(write, { path: 'a', text: '' }, state('plan'))).reason).toMatch(/Plan mode/);
   });
 });
@@ -72,13 +127,28 @@ describe('permission engine', () => {
 describe('permissions in the loop', () => {
   it('a denied call gets a denied result with the reason, and the loop continues', async () => {
     const model = new ScriptedChatModel([
-      { toolCalls: [{ id: 'w', name: 'write_file', input: { path: '/etc/hosts', text: 'x' } }, { id: 'r', name: 'read_file', input: { path: 'a' } }] },
+      {
+        toolCalls: [
+          { id: 'w', name: 'write_file', input: { path: '/etc/hosts', text: 'x' } },
+          { id: 'r', name: 'read_file', input: { path: 'a' } },
+        ],
+      },
       { text: 'I may not write there.' },
     ]);
     const agent = new Agent({
       model,
       tools: [read, write],
-      permissions: { rules: [{ behavior: 'deny', tool: 'write_file', argument: 'path', pattern: '/etc/**', reason: 'System files are off limits.' }] },
+      permissions: {
+        rules: [
+          {
+            behavior: 'deny',
+            tool: 'write_file',
+            argument: 'path',
+            pattern: '/etc/**',
+            reason: 'System files are off limits.',
+          },
+        ],
+      },
     });
     const events = await runReply(agent, agent.reply('edit hosts'));
     expect(endOf(events).finishReason).toBe('completed');

@@ -27,7 +27,10 @@ describe('policy ends: ctx.stop()', () => {
     const agent = new Agent({ model, tools: [addTool], middlewares: [guard] });
     const events = await runReply(agent, agent.reply('go'));
 
-    expect(endOf(events)).toMatchObject({ finishReason: 'stopped', stopReason: { code: 'budget', message: 'the budget is spent' } });
+    expect(endOf(events)).toMatchObject({
+      finishReason: 'stopped',
+      stopReason: { code: 'budget', message: 'the budget is spent' },
+    });
     expect(endOf(events).error).toBeUndefined();
     expect(events.at(-2)).toMatchObject({ type: 'CUSTOM', name: 'guard' });
     expect(model.requests).toHaveLength(2);
@@ -52,7 +55,13 @@ describe('policy ends: ctx.stop()', () => {
           });
         }),
     });
-    const fast = defineTool({ name: 'fast', description: 'quick', input: z.object({}), concurrencySafe: true, execute: () => 'ok' });
+    const fast = defineTool({
+      name: 'fast',
+      description: 'quick',
+      input: z.object({}),
+      concurrencySafe: true,
+      execute: () => 'ok',
+    });
     const model = new ScriptedChatModel([
       {
         toolCalls: [
@@ -86,7 +95,11 @@ describe('policy ends: ctx.stop()', () => {
       ]),
     );
     expect(toolResultsOf(agent.context[1]!).map((r) => r.output[0])).toEqual(
-      expect.arrayContaining([expect.objectContaining({ text: expect.stringContaining('the reply was stopped ("fast" is not allowed here)') })]),
+      expect.arrayContaining([
+        expect.objectContaining({
+          text: expect.stringContaining('the reply was stopped ("fast" is not allowed here)'),
+        }),
+      ]),
     );
   });
 
@@ -114,7 +127,13 @@ describe('policy ends: ctx.stop()', () => {
 
 describe('ctx.replyState: per-reply values that survive a suspension', () => {
   it('keeps its values across a suspension and a resume from a snapshot, and starts empty with the next reply', async () => {
-    const risky = defineTool({ name: 'risky', description: 'asks', input: z.object({}), needsApproval: true, execute: () => 'done' });
+    const risky = defineTool({
+      name: 'risky',
+      description: 'asks',
+      input: z.object({}),
+      needsApproval: true,
+      execute: () => 'done',
+    });
     const steps: number[] = [];
     const counter: Middleware = {
       key: 'counter',
@@ -125,7 +144,11 @@ describe('ctx.replyState: per-reply values that survive a suspension', () => {
         return next(input);
       },
     };
-    const script = [{ toolCalls: [{ id: 'c1', name: 'risky', input: {} }] }, { text: 'finished' }, { text: 'next reply' }];
+    const script = [
+      { toolCalls: [{ id: 'c1', name: 'risky', input: {} }] },
+      { text: 'finished' },
+      { text: 'next reply' },
+    ];
     const first = new Agent({ model: new ScriptedChatModel(script), tools: [risky], middlewares: [counter] });
     const suspended = await runReply(first, first.reply('do it'));
     expect(endOf(suspended).finishReason).toBe('awaiting_confirmation');
@@ -134,7 +157,10 @@ describe('ctx.replyState: per-reply values that survive a suspension', () => {
 
     const model = new ScriptedChatModel(script.slice(1));
     const second = new Agent({ model, tools: [risky], middlewares: [counter], state: snapshot });
-    const resumed = await runReply(second, second.reply({ type: 'USER_CONFIRM_RESULT', results: [{ toolCallId: 'c1', confirmed: true }] }));
+    const resumed = await runReply(
+      second,
+      second.reply({ type: 'USER_CONFIRM_RESULT', results: [{ toolCallId: 'c1', confirmed: true }] }),
+    );
     expect(endOf(resumed).finishReason).toBe('completed');
     await runReply(second, second.reply('again'));
     expect(steps).toEqual([1, 2, 1]);

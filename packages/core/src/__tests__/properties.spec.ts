@@ -26,7 +26,13 @@ import type { ScriptedTurn } from '../testing/index.js';
 // ── The world the properties draw from ──────────────────────────────────────────────────────────
 
 const tools = [
-  defineTool({ name: 'echo', description: 'echoes', input: z.object({ v: z.string() }), readOnly: true, execute: ({ v }) => `echo ${v}` }),
+  defineTool({
+    name: 'echo',
+    description: 'echoes',
+    input: z.object({ v: z.string() }),
+    readOnly: true,
+    execute: ({ v }) => `echo ${v}`,
+  }),
   defineTool({
     name: 'slow',
     description: 'answers after a tick',
@@ -43,15 +49,28 @@ const tools = [
   }),
 ];
 
-type TurnSpec = { kind: 'text'; chunks: string[] } | { kind: 'calls'; names: string[] } | { kind: 'fail'; retryable: boolean };
+type TurnSpec =
+  { kind: 'text'; chunks: string[] } | { kind: 'calls'; names: string[] } | { kind: 'fail'; retryable: boolean };
 type LayerKind = 'pass' | 'map' | 'short' | 'retry' | 'throw' | 'delay';
 type Hook = 'onAgent' | 'onReasoning' | 'onActing' | 'onModelCall';
 type LayerSpec = { kind: LayerKind; hook: Hook };
 type Cut = { kind: 'none' } | { kind: 'interrupt' | 'unsubscribe'; afterEvents: number };
 
 const turnArb: fc.Arbitrary<TurnSpec> = fc.oneof(
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('text' as const), chunks: fc.array(fc.string({ maxLength: 4 }), { minLength: 1, maxLength: 3 }) }) },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('calls' as const), names: fc.array(fc.constantFrom('echo', 'slow', 'boom', 'missing'), { minLength: 1, maxLength: 3 }) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('text' as const),
+      chunks: fc.array(fc.string({ maxLength: 4 }), { minLength: 1, maxLength: 3 }),
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('calls' as const),
+      names: fc.array(fc.constantFrom('echo', 'slow', 'boom', 'missing'), { minLength: 1, maxLength: 3 }),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('fail' as const), retryable: fc.boolean() }) },
 );
 const layerArb: fc.Arbitrary<LayerSpec> = fc.record({
@@ -68,7 +87,8 @@ function script(turns: readonly TurnSpec[]): ScriptedTurn[] {
   let n = 0;
   const out = turns.map((t): ScriptedTurn => {
     if (t.kind === 'text') return { text: t.chunks };
-    if (t.kind === 'fail') return { error: new ModelError('scripted failure', { code: 'server_error', retryable: t.retryable }) };
+    if (t.kind === 'fail')
+      return { error: new ModelError('scripted failure', { code: 'server_error', retryable: t.retryable }) };
     return { toolCalls: t.names.map((name) => ({ id: `c${++n}`, name, input: { v: String(n) } })) };
   });
   return [...out, { text: 'done' }, { text: 'spare' }, { text: 'spare' }];
@@ -94,7 +114,13 @@ class Ledger {
 type Next = (input: unknown) => Observable<AgentEvent>;
 
 /** What one drawn layer does with its phase. */
-function behaviour(spec: LayerSpec, key: string, ctx: RuntimeContext, input: unknown, next: Next): Observable<AgentEvent> {
+function behaviour(
+  spec: LayerSpec,
+  key: string,
+  ctx: RuntimeContext,
+  input: unknown,
+  next: Next,
+): Observable<AgentEvent> {
   switch (spec.kind) {
     case 'map':
       // A mapping layer that keeps the grammar: it tags every event it sees.
@@ -112,7 +138,12 @@ function behaviour(spec: LayerSpec, key: string, ctx: RuntimeContext, input: unk
         const blockId = `blk_short_${call.id}`;
         return of(
           ctx.event('TOOL_RESULT_START', { blockId, toolCallId: call.id, name: call.name }),
-          ctx.event('TOOL_RESULT_END', { blockId, toolCallId: call.id, status: 'denied', output: [{ type: 'text', text: 'not now' }] }),
+          ctx.event('TOOL_RESULT_END', {
+            blockId,
+            toolCallId: call.id,
+            status: 'denied',
+            output: [{ type: 'text', text: 'not now' }],
+          }),
         );
       }
       return next(input);
@@ -123,7 +154,8 @@ function behaviour(spec: LayerSpec, key: string, ctx: RuntimeContext, input: unk
 
 function layer(spec: LayerSpec, i: number, ledger: Ledger): Middleware {
   const key = `layer-${i}-${spec.kind}-${spec.hook}`;
-  const hook = (_agent: Agent, ctx: RuntimeContext, input: unknown, next: Next) => ledger.track(defer(() => behaviour(spec, key, ctx, input, next)));
+  const hook = (_agent: Agent, ctx: RuntimeContext, input: unknown, next: Next) =>
+    ledger.track(defer(() => behaviour(spec, key, ctx, input, next)));
   return { key, [spec.hook]: hook };
 }
 
@@ -182,34 +214,53 @@ const runs = Number(process.env['PROPERTY_RUNS'] ?? 120);
 const settings = { numRuns: runs } as const;
 
 describe('the loop under random middleware stacks, scripts and cuts', () => {
-  it('keeps the grammar, tears every layer down once and leaves a valid, loadable state', async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.array(turnArb, { minLength: 1, maxLength: 4 }), fc.array(layerArb, { maxLength: 4 }), cutArb, async (turns, layers, cut) => {
-        const { events, completed, agent, ledger } = await run(turns, layers, cut);
-        if (completed) assertReplyGrammar(events);
-        expect(ledger.tornDown).toBe(ledger.subscribed);
-        assertConsistentConversation(agent.context);
-        const state = agent.saveState();
-        const roundTripped = parseAgentState(JSON.parse(JSON.stringify(state)));
-        expect(roundTripped).toEqual(state);
-        const again = new Agent({ name: 'prop', model: new ScriptedChatModel([]), tools, state: roundTripped });
-        expect(again.context).toEqual(agent.context);
-      }),
-      settings,
-    );
-  }, Math.max(20_000, runs * 15));
+  it(
+    'keeps the grammar, tears every layer down once and leaves a valid, loadable state',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(turnArb, { minLength: 1, maxLength: 4 }),
+          fc.array(layerArb, { maxLength: 4 }),
+          cutArb,
+          async (turns, layers, cut) => {
+            const { events, completed, agent, ledger } = await run(turns, layers, cut);
+            if (completed) assertReplyGrammar(events);
+            expect(ledger.tornDown).toBe(ledger.subscribed);
+            assertConsistentConversation(agent.context);
+            const state = agent.saveState();
+            const roundTripped = parseAgentState(JSON.parse(JSON.stringify(state)));
+            expect(roundTripped).toEqual(state);
+            const again = new Agent({ name: 'prop', model: new ScriptedChatModel([]), tools, state: roundTripped });
+            expect(again.context).toEqual(agent.context);
+          },
+        ),
+        settings,
+      );
+    },
+    Math.max(20_000, runs * 15),
+  );
 
-  it('gives the same events for the same script and stack', async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.array(turnArb, { minLength: 1, maxLength: 4 }), fc.array(layerArb, { maxLength: 4 }), async (turns, layers) => {
-        const first = await run(turns, layers, { kind: 'none' });
-        const second = await run(turns, layers, { kind: 'none' });
-        expect(second.events.map((e) => e.type)).toEqual(first.events.map((e) => e.type));
-        expect(second.agent.context.map((m) => m.content.map((b) => b.type))).toEqual(first.agent.context.map((m) => m.content.map((b) => b.type)));
-      }),
-      { numRuns: Math.ceil(runs / 2) },
-    );
-  }, Math.max(20_000, runs * 15));
+  it(
+    'gives the same events for the same script and stack',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(turnArb, { minLength: 1, maxLength: 4 }),
+          fc.array(layerArb, { maxLength: 4 }),
+          async (turns, layers) => {
+            const first = await run(turns, layers, { kind: 'none' });
+            const second = await run(turns, layers, { kind: 'none' });
+            expect(second.events.map((e) => e.type)).toEqual(first.events.map((e) => e.type));
+            expect(second.agent.context.map((m) => m.content.map((b) => b.type))).toEqual(
+              first.agent.context.map((m) => m.content.map((b) => b.type)),
+            );
+          },
+        ),
+        { numRuns: Math.ceil(runs / 2) },
+      );
+    },
+    Math.max(20_000, runs * 15),
+  );
 });
 
 // ── Counterexamples fast-check found, shrunk, kept as plain tests ─────────────────────────────────
@@ -217,7 +268,11 @@ describe('the loop under random middleware stacks, scripts and cuts', () => {
 describe('regressions found by the properties', () => {
   it('a retry layer in onActing around a failing tool leaves the call exactly one result, also when interrupted', async () => {
     for (const cut of [{ kind: 'none' } as const, { kind: 'interrupt', afterEvents: 7 } as const]) {
-      const { events, completed, agent } = await run([{ kind: 'calls', names: ['boom'] }], [{ kind: 'retry', hook: 'onActing' }], cut);
+      const { events, completed, agent } = await run(
+        [{ kind: 'calls', names: ['boom'] }],
+        [{ kind: 'retry', hook: 'onActing' }],
+        cut,
+      );
       expect(completed).toBe(true);
       assertReplyGrammar(events);
       const results = events.filter((e) => e.type === 'TOOL_RESULT_START');
@@ -227,7 +282,11 @@ describe('regressions found by the properties', () => {
   });
 
   it('an interrupt at REPLY_START under a retrying onModelCall layer starts no model call it does not end', async () => {
-    const { events, completed } = await run([{ kind: 'fail', retryable: false }], [{ kind: 'retry', hook: 'onModelCall' }], { kind: 'interrupt', afterEvents: 0 });
+    const { events, completed } = await run(
+      [{ kind: 'fail', retryable: false }],
+      [{ kind: 'retry', hook: 'onModelCall' }],
+      { kind: 'interrupt', afterEvents: 0 },
+    );
     expect(completed).toBe(true);
     expect(assertReplyGrammar(events).finishReason).toBe('interrupted');
     const starts = events.filter((e) => e.type === 'MODEL_CALL_START').length;

@@ -24,7 +24,14 @@ describe('reply reducer', () => {
       },
     });
     const model = new ScriptedChatModel([
-      { thinking: ['Need ', 'two reads.'], text: 'Reading.', toolCalls: [{ name: 'read', input: { ms: 20 } }, { name: 'read', input: { ms: 1 } }] },
+      {
+        thinking: ['Need ', 'two reads.'],
+        text: 'Reading.',
+        toolCalls: [
+          { name: 'read', input: { ms: 20 } },
+          { name: 'read', input: { ms: 1 } },
+        ],
+      },
       { toolCalls: [{ name: 'add', arguments: '{"a":1}' }] },
       { text: ['All ', 'done.'] },
     ]);
@@ -72,9 +79,15 @@ describe('event constructors and guards', () => {
     expect(typeof e.createdAt).toBe('number');
     expect(isEvent('TEXT_BLOCK_DELTA')(e)).toBe(true);
     expect(isEvent('TEXT_BLOCK_START', 'TEXT_BLOCK_END')(e)).toBe(false);
-    expect(isBlockStart(createEvent('TOOL_CALL_START', { blockId: 'x', toolCallId: 'c', name: 'n' }, { replyId: 'r', source: 's' }))).toBe(true);
+    expect(
+      isBlockStart(
+        createEvent('TOOL_CALL_START', { blockId: 'x', toolCallId: 'c', name: 'n' }, { replyId: 'r', source: 's' }),
+      ),
+    ).toBe(true);
     expect(isBlockStart(createEvent('MODEL_CALL_START', { model: 'm' }, { replyId: 'r', source: 's' }))).toBe(false);
-    expect(isBlockEnd(createEvent('REPLY_END', { finishReason: 'completed' }, { replyId: 'r', source: 's' }))).toBe(false);
+    expect(isBlockEnd(createEvent('REPLY_END', { finishReason: 'completed' }, { replyId: 'r', source: 's' }))).toBe(
+      false,
+    );
     expect(isAgentEvent(JSON.parse(JSON.stringify(e)))).toBe(true);
     expect(isAgentEvent({ ...e, type: 'NOPE' })).toBe(false);
   });
@@ -82,7 +95,11 @@ describe('event constructors and guards', () => {
 
 describe('state snapshots', () => {
   it('round-trips through JSON: a restored agent continues the conversation', async () => {
-    const model = new ScriptedChatModel([{ toolCalls: [{ name: 'add', input: { a: 1, b: 2 } }] }, { text: '3' }, { text: 'still 3' }]);
+    const model = new ScriptedChatModel([
+      { toolCalls: [{ name: 'add', input: { a: 1, b: 2 } }] },
+      { text: '3' },
+      { text: 'still 3' },
+    ]);
     const agent = new Agent({ model, tools: [addTool], sessionId: 's-1' });
     await runReply(agent, agent.reply('1+2'));
     const snapshot = JSON.parse(JSON.stringify(agent.saveState())) as unknown;
@@ -96,7 +113,10 @@ describe('state snapshots', () => {
   it('rejects a corrupt snapshot with an error naming the bad path', () => {
     const model = new ScriptedChatModel([]);
     const good = new Agent({ model }).saveState();
-    const corrupt = { ...good, context: [{ id: 'm', role: 'user', name: 'u', createdAt: 1, content: [{ type: 'text', text: 42 }] }] };
+    const corrupt = {
+      ...good,
+      context: [{ id: 'm', role: 'user', name: 'u', createdAt: 1, content: [{ type: 'text', text: 42 }] }],
+    };
     expect(() => new Agent({ model, state: corrupt })).toThrow(AgentStateError);
     try {
       parseAgentState(corrupt);

@@ -75,7 +75,12 @@ describe('node services: graceful shutdown', () => {
         }),
     });
     const model = new ScriptedChatModel([
-      { toolCalls: [{ name: 'pack_order', input: { order: 1 } }, { name: 'pack_order', input: { order: 2 } }] },
+      {
+        toolCalls: [
+          { name: 'pack_order', input: { order: 1 } },
+          { name: 'pack_order', input: { order: 2 } },
+        ],
+      },
       { text: 'Both orders are packed.' },
     ]);
     const agentFor = (sessionId: string) => new Agent({ model, tools: [packOrder], store, sessionId });
@@ -86,7 +91,10 @@ describe('node services: graceful shutdown', () => {
     const done = before.shutdown({ graceMs: 10_000, reason: 'received SIGTERM' });
     release();
     expect(await done).toMatchObject({ sessionId: 'orders', finishReason: 'shutdown', cut: false });
-    expect((await ends)[0]).toMatchObject({ finishReason: 'shutdown', stopReason: { code: 'shutdown', message: 'received SIGTERM' } });
+    expect((await ends)[0]).toMatchObject({
+      finishReason: 'shutdown',
+      stopReason: { code: 'shutdown', message: 'received SIGTERM' },
+    });
 
     // The next process: the same session, resumed; order 2 is packed then.
     const after = agentFor('orders');

@@ -22,18 +22,32 @@ afterEach(async () => {
   await server.close();
 });
 
-const model = () => new OpenAIChatModel({ model: 'gpt-test', apiKey: 'sk-test', baseURL: server.url, configuration: { logLevel: 'off' } });
+const model = () =>
+  new OpenAIChatModel({
+    model: 'gpt-test',
+    apiKey: 'sk-test',
+    baseURL: server.url,
+    configuration: { logLevel: 'off' },
+  });
 
 /** The messages of a request as `role:text` (tool calls and results named). */
 const wire = (request: RecordedRequest): string[] =>
   (request.body.messages ?? []).map((m) => {
-    const text = typeof m.content === 'string' ? m.content : (m.content ?? []).map((p) => (p.type === 'text' ? String(p['text']) : p.type)).join('');
+    const text =
+      typeof m.content === 'string'
+        ? m.content
+        : (m.content ?? []).map((p) => (p.type === 'text' ? String(p['text']) : p.type)).join('');
     return `${m.role}:${m.tool_calls ? `call ${m.tool_calls.map((c) => c.function.name).join(',')}` : text}`;
   });
 
-const userHints = (events: readonly AgentEvent[]) => ofType(events, 'HINT_BLOCK').filter((e) => e.hintSource === 'user').map((e) => e.text);
+const userHints = (events: readonly AgentEvent[]) =>
+  ofType(events, 'HINT_BLOCK')
+    .filter((e) => e.hintSource === 'user')
+    .map((e) => e.text);
 const storedUserHints = (messages: readonly Msg[]) =>
-  messages.flatMap((m) => m.content.filter((b): b is HintBlock => b.type === 'hint' && b.source === 'user')).map((b) => b.text);
+  messages
+    .flatMap((m) => m.content.filter((b): b is HintBlock => b.type === 'hint' && b.source === 'user'))
+    .map((b) => b.text);
 
 /** A tool that waits until the test releases it (so the test can send while it runs). */
 function gate() {
@@ -57,7 +71,10 @@ function gate() {
 
 describe('agent.send() while a reply runs', () => {
   it('a message sent during a tool call is in the very next model request, emitted once as a user hint, and persisted', async () => {
-    server.enqueue({ toolCalls: [{ id: 'c1', name: 'search', input: { q: 'Paris' } }] }, { text: 'Here are weekend flights.' });
+    server.enqueue(
+      { toolCalls: [{ id: 'c1', name: 'search', input: { q: 'Paris' } }] },
+      { text: 'Here are weekend flights.' },
+    );
     const { tool, running, release } = gate();
     const agent = new Agent({ name: 'travel', model: model(), tools: [tool] });
     const reply = runReply(agent, 'Find flights to Paris');
@@ -78,7 +95,9 @@ describe('agent.send() while a reply runs', () => {
     expect(userHints(events)).toEqual(['Only weekends, please']);
     // Emitted before the model call that includes it.
     const hintAt = events.findIndex((e) => e.type === 'HINT_BLOCK');
-    const secondCall = events.findIndex((e, i) => e.type === 'MODEL_CALL_START' && i > events.findIndex((x) => x.type === 'TOOL_RESULT_END'));
+    const secondCall = events.findIndex(
+      (e, i) => e.type === 'MODEL_CALL_START' && i > events.findIndex((x) => x.type === 'TOOL_RESULT_END'),
+    );
     expect(hintAt).toBeLessThan(secondCall);
     expect(endOf(events).finishReason).toBe('completed');
     expect(agent.queued).toEqual([]);
@@ -120,7 +139,11 @@ describe('agent.send() while a reply runs', () => {
     );
 
     expect(server.requests).toHaveLength(2);
-    expect(wire(server.requests[1]!)).toEqual(['user:Capital of France?', 'assistant:The capital is Paris.', 'user:And its population?']);
+    expect(wire(server.requests[1]!)).toEqual([
+      'user:Capital of France?',
+      'assistant:The capital is Paris.',
+      'user:And its population?',
+    ]);
     expect(userHints(events)).toEqual(['And its population?']);
     expect(endOf(events).finishReason).toBe('completed');
     expect(agent.context).toHaveLength(2);
@@ -133,7 +156,10 @@ describe('agent.send() while idle', () => {
     const agent = new Agent({ model: model() });
     agent.send('first');
     agent.send('second');
-    expect(agent.saveState().inbox?.map((m) => m.content)).toEqual([[{ type: 'text', text: 'first' }], [{ type: 'text', text: 'second' }]]);
+    expect(agent.saveState().inbox?.map((m) => m.content)).toEqual([
+      [{ type: 'text', text: 'first' }],
+      [{ type: 'text', text: 'second' }],
+    ]);
     const events = await runReply(agent, 'the question');
 
     expect(wire(server.requests[0]!)).toEqual(['user:the question', 'user:first', 'user:second']);
@@ -143,7 +169,13 @@ describe('agent.send() while idle', () => {
     // Delivered once: the next reply has them in its history, not as new messages.
     const again = await runReply(agent, 'next');
     expect(userHints(again)).toEqual([]);
-    expect(wire(server.requests[1]!)).toEqual(['user:the question', 'user:first', 'user:second', 'assistant:noted', 'user:next']);
+    expect(wire(server.requests[1]!)).toEqual([
+      'user:the question',
+      'user:first',
+      'user:second',
+      'assistant:noted',
+      'user:next',
+    ]);
   });
 
   it('refuses what it cannot deliver, with a message that says what to pass', () => {
@@ -175,7 +207,9 @@ describe('agent.send() across interruption and suspension', () => {
     expect(userHints(events)).toEqual([]);
 
     const snapshot = JSON.parse(JSON.stringify(agent.saveState())) as unknown;
-    expect(snapshot).toMatchObject({ inbox: [{ role: 'user', content: [{ type: 'text', text: 'Direct flights only' }] }] });
+    expect(snapshot).toMatchObject({
+      inbox: [{ role: 'user', content: [{ type: 'text', text: 'Direct flights only' }] }],
+    });
     const revived = new Agent({ model: model(), tools: [tool], state: snapshot });
     const next = await runReply(revived, 'Go on');
 
@@ -192,7 +226,11 @@ describe('agent.send() across interruption and suspension', () => {
       needsApproval: true,
       execute: ({ amount }) => `sent ${amount}`,
     });
-    server.enqueue({ text: 'Let me transfer it.', chunkDelayMs: 20, toolCalls: [{ id: 't1', name: 'transfer', input: { amount: 5 } }] });
+    server.enqueue({
+      text: 'Let me transfer it.',
+      chunkDelayMs: 20,
+      toolCalls: [{ id: 't1', name: 'transfer', input: { amount: 5 } }],
+    });
     server.enqueue({ text: 'Done, with a note.' });
     const agent = new Agent({ model: model(), tools: [transfer] });
     let sent = false;
@@ -213,7 +251,10 @@ describe('agent.send() across interruption and suspension', () => {
 
     const snapshot = JSON.parse(JSON.stringify(agent.saveState())) as unknown;
     const revived = new Agent({ model: model(), tools: [transfer], state: snapshot });
-    const resumed = await runReply(revived, revived.reply({ type: 'USER_CONFIRM_RESULT', results: [{ toolCallId: 't1', confirmed: true }] }));
+    const resumed = await runReply(
+      revived,
+      revived.reply({ type: 'USER_CONFIRM_RESULT', results: [{ toolCallId: 't1', confirmed: true }] }),
+    );
 
     expect(server.requests).toHaveLength(2);
     expect(wire(server.requests[1]!).slice(-3)).toEqual(['tool:sent 5', 'user:Add the note "rent"', 'user:and thanks']);
@@ -272,7 +313,9 @@ describe('structured output across a suspension', () => {
   it('a resume without the schema, or with another one, is refused before anything changes', async () => {
     const state = await suspended();
     const revived = new Agent({ model: model(), tools: [transfer], state });
-    await expect(lastValueFrom(revived.reply(confirm))).rejects.toThrow(/without its output schema.*reply\(resume, \{ output: schema \}\)/);
+    await expect(lastValueFrom(revived.reply(confirm))).rejects.toThrow(
+      /without its output schema.*reply\(resume, \{ output: schema \}\)/,
+    );
     await expect(lastValueFrom(revived.reply(confirm, { output: z.object({ other: z.string() }) }))).rejects.toThrow(
       /different one.*Pass the same zod schema/,
     );

@@ -9,7 +9,12 @@ import { z } from 'zod';
 import { Agent } from '../agent/agent.js';
 import { textOfMsg } from '../message/msg.js';
 import { FileSessionStore, RedisSessionStore } from '../node/index.js';
-import { InMemorySessionStore, SessionConflictError, SessionStoreError, type SessionStore } from '../state/session-store.js';
+import {
+  InMemorySessionStore,
+  SessionConflictError,
+  SessionStoreError,
+  type SessionStore,
+} from '../state/session-store.js';
 import { defineTool } from '../tool/tool.js';
 import { ModelError } from '../model/model-error.js';
 import { ModelTestingController, ScriptedChatModel } from '../testing/index.js';
@@ -65,12 +70,23 @@ describe.each(stores)('%s', (_name, makeStore) => {
     const second = new Agent({ model, store, sessionId: 'ada' });
     await runReply(second, second.reply('Who am I?'));
     expect(model.requests[1]!.messages.map(textOfMsg)).toEqual(['I am Ada', 'Hello Ada.', 'Who am I?']);
-    expect((await store.load('ada'))!.state.context.map(textOfMsg)).toEqual(['I am Ada', 'Hello Ada.', 'Who am I?', 'You are Ada.']);
+    expect((await store.load('ada'))!.state.context.map(textOfMsg)).toEqual([
+      'I am Ada',
+      'Hello Ada.',
+      'Who am I?',
+      'You are Ada.',
+    ]);
   });
 
   it('saves on suspension, on errors and on interruptions', async () => {
     const store = makeStore();
-    const danger = defineTool({ name: 'danger', description: '', input: z.object({}), needsApproval: true, execute: () => 'done' });
+    const danger = defineTool({
+      name: 'danger',
+      description: '',
+      input: z.object({}),
+      needsApproval: true,
+      execute: () => 'done',
+    });
     const model = new ScriptedChatModel([
       { toolCalls: [{ id: 'd1', name: 'danger', input: {} }] },
       { error: new ModelError('boom', { status: 500, retryable: true }) },
@@ -79,7 +95,10 @@ describe.each(stores)('%s', (_name, makeStore) => {
     await runReply(agent, agent.reply('do it'));
     expect((await store.load('x'))!.state.pending?.confirm.map((c) => c.id)).toEqual(['d1']);
 
-    const failed = await runReply(agent, agent.reply({ type: 'USER_CONFIRM_RESULT', results: [{ toolCallId: 'd1', confirmed: true }] }));
+    const failed = await runReply(
+      agent,
+      agent.reply({ type: 'USER_CONFIRM_RESULT', results: [{ toolCallId: 'd1', confirmed: true }] }),
+    );
     expect(endOf(failed).finishReason).toBe('error');
     const afterError = (await store.load('x'))!;
     expect(afterError.state.pending).toBeUndefined();
@@ -101,11 +120,22 @@ describe.each(stores)('%s', (_name, makeStore) => {
     const store = makeStore();
     const seed = new Agent({ model: new ScriptedChatModel([{ text: 'seeded' }]), store, sessionId: 'shared' });
     await runReply(seed, seed.reply('seed'));
-    const a = new Agent({ model: new ScriptedChatModel([{ text: 'A answers' }], { delayMs: 1 }), store, sessionId: 'shared' });
-    const b = new Agent({ model: new ScriptedChatModel([{ text: 'B answers' }], { delayMs: 3 }), store, sessionId: 'shared' });
+    const a = new Agent({
+      model: new ScriptedChatModel([{ text: 'A answers' }], { delayMs: 1 }),
+      store,
+      sessionId: 'shared',
+    });
+    const b = new Agent({
+      model: new ScriptedChatModel([{ text: 'B answers' }], { delayMs: 3 }),
+      store,
+      sessionId: 'shared',
+    });
     const [ea, eb] = await Promise.all([runReply(a, a.reply('from A')), runReply(b, b.reply('from B'))]);
     expect(endOf(ea).finishReason).toBe('completed');
-    expect(endOf(eb)).toMatchObject({ finishReason: 'error', error: { name: 'SessionConflictError', code: 'session_conflict' } });
+    expect(endOf(eb)).toMatchObject({
+      finishReason: 'error',
+      error: { name: 'SessionConflictError', code: 'session_conflict' },
+    });
     // The winner's exchange is stored; the loser's is still in its memory and its events.
     const stored = (await store.load('shared'))!.state.context.map(textOfMsg);
     expect(stored).toEqual(['seed', 'seeded', 'from A', 'A answers']);
@@ -117,7 +147,9 @@ describe('FileSessionStore on disk', () => {
   it('writes through a temporary file and rename, leaving no temporary or lock file behind', async () => {
     const store = new FileSessionStore({ dir });
     const state = new Agent({ model: new ScriptedChatModel([]), sessionId: 'a/b c' }).saveState();
-    await Promise.all([store.save('a/b c', state, 0), store.save('a/b c', state, 0)].map((p) => p.catch((e: unknown) => e)));
+    await Promise.all(
+      [store.save('a/b c', state, 0), store.save('a/b c', state, 0)].map((p) => p.catch((e: unknown) => e)),
+    );
     expect(await readdir(dir)).toEqual([`${encodeURIComponent('a/b c')}.json`]);
     const onDisk = JSON.parse(await readFile(store.fileOf('a/b c'), 'utf8')) as { version: number };
     expect(onDisk.version).toBe(1);
@@ -151,5 +183,7 @@ describe('FileSessionStore on disk', () => {
 });
 
 it('an agent with a store needs a session id', () => {
-  expect(() => new Agent({ model: new ScriptedChatModel([]), store: new InMemorySessionStore() })).toThrow(/needs a sessionId/);
+  expect(() => new Agent({ model: new ScriptedChatModel([]), store: new InMemorySessionStore() })).toThrow(
+    /needs a sessionId/,
+  );
 });

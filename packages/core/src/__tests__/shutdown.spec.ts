@@ -54,7 +54,8 @@ const SCRIPT = [
   { text: 'All done.' },
 ];
 
-const resultsIn = (context: readonly Msg[]) => context.flatMap((m) => toolResultsOf(m)).map((r) => `${r.toolCallId}:${r.status}`);
+const resultsIn = (context: readonly Msg[]) =>
+  context.flatMap((m) => toolResultsOf(m)).map((r) => `${r.toolCallId}:${r.status}`);
 
 function setUp(script = SCRIPT) {
   const store = new InMemorySessionStore();
@@ -67,7 +68,11 @@ function setUp(script = SCRIPT) {
 describe('agent.shutdown()', () => {
   it('an idle agent resolves at once and refuses new replies and messages with AgentShutdownError', async () => {
     const agent = new Agent({ model: new ScriptedChatModel([{ text: 'hi' }]) });
-    await expect(agent.shutdown({ reason: 'maintenance' })).resolves.toEqual({ agentName: 'assistant', sessionId: agent.sessionId, cut: false });
+    await expect(agent.shutdown({ reason: 'maintenance' })).resolves.toEqual({
+      agentName: 'assistant',
+      sessionId: agent.sessionId,
+      cut: false,
+    });
     expect(agent.shuttingDown).toBe(true);
     const refused = agent.call('hello');
     await expect(refused).rejects.toBeInstanceOf(AgentShutdownError);
@@ -90,11 +95,19 @@ describe('agent.shutdown()', () => {
 
     expect(outcome).toMatchObject({ finishReason: 'shutdown', cut: false, sessionId: 's1' });
     const end = assertReplyGrammar(stream);
-    expect(end).toMatchObject({ finishReason: 'shutdown', stopReason: { code: 'shutdown', message: 'received SIGTERM' } });
+    expect(end).toMatchObject({
+      finishReason: 'shutdown',
+      stopReason: { code: 'shutdown', message: 'received SIGTERM' },
+    });
     expect(work.runs).toEqual(['work:1']);
     expect(ofType(stream, 'TOOL_RESULT_END').map((e) => `${e.toolCallId}:${e.status}`)).toEqual(['c1:success']);
     const saved = (await store.load('s1'))!.state;
-    expect(saved.pending).toMatchObject({ replyId: end.replyId, confirm: [], external: [], shutdown: { reason: 'received SIGTERM' } });
+    expect(saved.pending).toMatchObject({
+      replyId: end.replyId,
+      confirm: [],
+      external: [],
+      shutdown: { reason: 'received SIGTERM' },
+    });
 
     const second = make();
     const resumed = lastValueFrom(second.reply({ type: 'RESUME_REPLY' }).pipe(toArray()));
@@ -121,7 +134,10 @@ describe('agent.shutdown()', () => {
 
     expect(outcome).toMatchObject({ finishReason: 'shutdown', cut: true });
     expect(work.aborted()).toBe(1);
-    expect(assertReplyGrammar(stream)).toMatchObject({ finishReason: 'shutdown', stopReason: { message: 'the agent was shut down' } });
+    expect(assertReplyGrammar(stream)).toMatchObject({
+      finishReason: 'shutdown',
+      stopReason: { message: 'the agent was shut down' },
+    });
     expect(ofType(stream, 'TOOL_RESULT_END').map((e) => `${e.toolCallId}:${e.status}`)).toEqual(['c1:interrupted']);
 
     const second = make();
@@ -139,12 +155,19 @@ describe('agent.shutdown()', () => {
   it('during a model call: the call finishes, its tool calls wait for the resume', async () => {
     const store = new InMemorySessionStore();
     const ran: number[] = [];
-    const quick = defineTool({ name: 'work', description: 'w', input: z.object({ n: z.number() }), execute: ({ n }) => (ran.push(n), `ok ${n}`) });
+    const quick = defineTool({
+      name: 'work',
+      description: 'w',
+      input: z.object({ n: z.number() }),
+      execute: ({ n }) => (ran.push(n), `ok ${n}`),
+    });
     const model = new ScriptedChatModel(SCRIPT, { delayMs: 5 });
     const make = () => new Agent({ name: 'worker', model, tools: [quick], store, sessionId: 's2' });
     const first = make();
     const events: AgentEvent[] = [];
-    const done = new Promise<void>((resolve) => first.reply('go').subscribe({ next: (e) => events.push(e), complete: resolve }));
+    const done = new Promise<void>((resolve) =>
+      first.reply('go').subscribe({ next: (e) => events.push(e), complete: resolve }),
+    );
     while (!events.some((e) => e.type === 'TEXT_BLOCK_DELTA')) await sleep(1);
     await first.shutdown({ graceMs: 5_000 });
     await done;
@@ -179,10 +202,15 @@ describe('agent.shutdown()', () => {
     await events;
 
     const second = make();
-    await expect(second.call({ type: 'USER_CONFIRM_RESULT', results: [] })).rejects.toThrow(/suspended by a shutdown; continue it with \{ type: 'RESUME_REPLY' \}/);
+    await expect(second.call({ type: 'USER_CONFIRM_RESULT', results: [] })).rejects.toThrow(
+      /suspended by a shutdown; continue it with \{ type: 'RESUME_REPLY' \}/,
+    );
     await expect(second.call({ type: 'RESUME_REPLY', replyId: 'reply_other' })).rejects.toBeInstanceOf(AgentUsageError);
     const fresh = await lastValueFrom(second.reply('forget it').pipe(toArray()));
-    expect(ofType(fresh, 'CUSTOM')[0]).toMatchObject({ name: 'pending_calls_rejected', value: { toolCallIds: ['c2'] } });
+    expect(ofType(fresh, 'CUSTOM')[0]).toMatchObject({
+      name: 'pending_calls_rejected',
+      value: { toolCallIds: ['c2'] },
+    });
     expect(resultsIn(second.context)).toEqual(['c1:success', 'c2:interrupted']);
     assertConsistentConversation(second.context);
     expect(work.runs).toEqual(['work:1']);
@@ -213,4 +241,3 @@ describe('agent.shutdown()', () => {
     expect(second.queued).toEqual([]);
   });
 });
-

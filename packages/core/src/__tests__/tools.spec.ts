@@ -27,12 +27,17 @@ describe('tools', () => {
     });
     expect(search.readOnly).toBe(false);
     expect(search.concurrencySafe).toBe(false);
-    expect(() => defineTool({ name: 'bad name!', description: '', input: z.object({}), execute: () => '' })).toThrow(/Invalid tool name/);
-    expect(() => defineTool({ name: 'noop', description: '', input: z.object({}) })).toThrow(/needs an execute function/);
+    expect(() => defineTool({ name: 'bad name!', description: '', input: z.object({}), execute: () => '' })).toThrow(
+      /Invalid tool name/,
+    );
+    expect(() => defineTool({ name: 'noop', description: '', input: z.object({}) })).toThrow(
+      /needs an execute function/,
+    );
   });
 
   it('defineTool refuses an input that is not a zod object schema, saying what to write instead', () => {
-    const define = (input: unknown) => () => defineTool({ name: 'weather', description: '', input: input as z.ZodObject, execute: () => '' });
+    const define = (input: unknown) => () =>
+      defineTool({ name: 'weather', description: '', input: input as z.ZodObject, execute: () => '' });
     // A plain JSON Schema or shape object instead of zod (it used to fail with "reading 'def'").
     expect(define({ type: 'object', properties: { city: { type: 'string' } } })).toThrow(
       'Tool "weather": input must be a zod schema of the arguments, such as z.object({ city: z.string() }); got an object.',
@@ -51,7 +56,12 @@ describe('tools', () => {
 
   it('invalid arguments never reach execute: the model gets an error naming the field and the expected type', async () => {
     const execute = jest.fn(({ a, b }: { a: number; b: number }) => String(a + b));
-    const add = defineTool({ name: 'add', description: 'adds', input: z.object({ a: z.number(), b: z.number() }), execute });
+    const add = defineTool({
+      name: 'add',
+      description: 'adds',
+      input: z.object({ a: z.number(), b: z.number() }),
+      execute,
+    });
     const model = new ScriptedChatModel([
       { toolCalls: [{ name: 'add', arguments: '{"a":"two","b":3}' }] },
       { toolCalls: [{ name: 'add', input: { a: 2, b: 3 } }] },
@@ -78,14 +88,19 @@ describe('tools', () => {
     const bad = parseToolArguments(addTool, '{"a":1,');
     expect(bad.ok).toBe(false);
     expect(!bad.ok && bad.message).toMatch(/not valid JSON/);
-    expect(parseToolArguments(defineTool({ name: 'none', description: '', input: z.object({}), execute: () => '' }), '')).toEqual({
+    expect(
+      parseToolArguments(defineTool({ name: 'none', description: '', input: z.object({}), execute: () => '' }), ''),
+    ).toEqual({
       ok: true,
       input: {},
     });
   });
 
   it('an unknown tool name is answered with the list of tools, and the loop continues', async () => {
-    const model = new ScriptedChatModel([{ toolCalls: [{ name: 'multiply', input: { a: 2, b: 3 } }] }, { text: 'sorry' }]);
+    const model = new ScriptedChatModel([
+      { toolCalls: [{ name: 'multiply', input: { a: 2, b: 3 } }] },
+      { text: 'sorry' },
+    ]);
     const agent = new Agent({ model, tools: [addTool] });
     const events = await runReply(agent, agent.reply('2*3'));
     expect(resultText(agent)).toEqual({ status: 'error', text: 'Unknown tool "multiply". Available tools: add.' });
@@ -107,7 +122,13 @@ describe('tools', () => {
       },
     });
     const model = new ScriptedChatModel([
-      { toolCalls: [{ name: 'boom', input: { how: 'sync' } }, { name: 'boom', input: { how: 'async' } }, { name: 'boom', input: { how: 'observable' } }] },
+      {
+        toolCalls: [
+          { name: 'boom', input: { how: 'sync' } },
+          { name: 'boom', input: { how: 'async' } },
+          { name: 'boom', input: { how: 'observable' } },
+        ],
+      },
       { text: 'handled' },
     ]);
     const agent = new Agent({ model, tools: [boom] });
@@ -128,10 +149,21 @@ describe('tools', () => {
       input: z.object({ city: z.string() }),
       execute: async ({ city }) => ({ city, tempC: 21, sunny: true }),
     });
-    const hits = defineTool({ name: 'hits', description: '', input: z.object({}), execute: () => [{ id: 1 }, { id: 2 }] });
+    const hits = defineTool({
+      name: 'hits',
+      description: '',
+      input: z.object({}),
+      execute: () => [{ id: 1 }, { id: 2 }],
+    });
     const text = defineTool({ name: 'text', description: '', input: z.object({}), execute: () => 'plain' });
     const model = new ScriptedChatModel([
-      { toolCalls: [{ name: 'weather', input: { city: 'Paris' } }, { name: 'hits', input: {} }, { name: 'text', input: {} }] },
+      {
+        toolCalls: [
+          { name: 'weather', input: { city: 'Paris' } },
+          { name: 'hits', input: {} },
+          { name: 'text', input: {} },
+        ],
+      },
       { text: 'done' },
     ]);
     const agent = new Agent({ model, tools: [weather, hits, text] });
@@ -156,17 +188,32 @@ describe('tools', () => {
         return { city, tempC: 21 };
       },
     });
-    const model = new ScriptedChatModel([{ toolCalls: [{ name: 'weather', input: { city: 'Paris' } }] }, { text: 'Sunny.' }]);
+    const model = new ScriptedChatModel([
+      { toolCalls: [{ name: 'weather', input: { city: 'Paris' } }] },
+      { text: 'Sunny.' },
+    ]);
     const agent = new Agent({ model, tools: [weather] });
     const events = await runReply(agent, agent.reply('weather?'));
     const callId = ofType(events, 'TOOL_CALL_START')[0]!.toolCallId;
     const blockId = ofType(events, 'TOOL_RESULT_START')[0]!.blockId;
-    expect(ofType(events, 'TOOL_PROGRESS').map(({ blockId: b, toolCallId, message, progress, total }) => ({ b, toolCallId, message, progress, total }))).toEqual([
+    expect(
+      ofType(events, 'TOOL_PROGRESS').map(({ blockId: b, toolCallId, message, progress, total }) => ({
+        b,
+        toolCallId,
+        message,
+        progress,
+        total,
+      })),
+    ).toEqual([
       { b: blockId, toolCallId: callId, message: 'looking up Paris...', progress: undefined, total: undefined },
       { b: blockId, toolCallId: callId, message: 'half way', progress: 1, total: 2 },
     ]);
     // A UI joining the result deltas shows the result only.
-    expect(ofType(events, 'TOOL_RESULT_DELTA').map((e) => e.delta).join('')).toBe('{"city":"Paris","tempC":21}');
+    expect(
+      ofType(events, 'TOOL_RESULT_DELTA')
+        .map((e) => e.delta)
+        .join(''),
+    ).toBe('{"city":"Paris","tempC":21}');
     const types = events.map((e) => e.type);
     expect(types.indexOf('TOOL_RESULT_START')).toBeLessThan(types.indexOf('TOOL_PROGRESS'));
     expect(types.lastIndexOf('TOOL_PROGRESS')).toBeLessThan(types.indexOf('TOOL_RESULT_END'));
@@ -185,7 +232,10 @@ describe('tools', () => {
         );
       },
     });
-    const model = new ScriptedChatModel([{ toolCalls: [{ name: 'countdown', input: { from: 3 } }] }, { text: 'liftoff' }]);
+    const model = new ScriptedChatModel([
+      { toolCalls: [{ name: 'countdown', input: { from: 3 } }] },
+      { text: 'liftoff' },
+    ]);
     const agent = new Agent({ model, tools: [countdown] });
     const events = await runReply(agent, agent.reply('count'));
     expect(ofType(events, 'TOOL_PROGRESS').map((e) => e.message)).toEqual(['starting… ']);
@@ -222,7 +272,13 @@ describe('tools', () => {
     // ...but stored (and folded by any consumer) in call order.
     const results = toolResultsOf(agent.context[1]!);
     expect(results.map((r) => r.toolCallId)).toEqual(['c0', 'c1', 'c2', 'c3', 'c4']);
-    expect(results.map((r) => (r.output[0] as { text: string }).text)).toEqual(['doc 0', 'doc 1', 'doc 2', 'doc 3', 'doc 4']);
+    expect(results.map((r) => (r.output[0] as { text: string }).text)).toEqual([
+      'doc 0',
+      'doc 1',
+      'doc 2',
+      'doc 3',
+      'doc 4',
+    ]);
   });
 
   it('runs calls that are not concurrency-safe one at a time, in order', async () => {
@@ -243,17 +299,36 @@ describe('tools', () => {
     });
     const read = defineTool({ name: 'read', description: '', input: z.object({}), readOnly: true, execute: () => 'r' });
     const model = new ScriptedChatModel([
-      { toolCalls: [{ name: 'write', input: { n: 1 } }, { name: 'write', input: { n: 2 } }, { name: 'read', input: {} }, { name: 'write', input: { n: 3 } }] },
+      {
+        toolCalls: [
+          { name: 'write', input: { n: 1 } },
+          { name: 'write', input: { n: 2 } },
+          { name: 'read', input: {} },
+          { name: 'write', input: { n: 3 } },
+        ],
+      },
       { text: 'done' },
     ]);
     const agent = new Agent({ model, tools: [write, read] });
     await runReply(agent, agent.reply('go'));
-    expect(order).toEqual(['start 1 (running 1)', 'end 1', 'start 2 (running 1)', 'end 2', 'start 3 (running 1)', 'end 3']);
+    expect(order).toEqual([
+      'start 1 (running 1)',
+      'end 1',
+      'start 2 (running 1)',
+      'end 2',
+      'start 3 (running 1)',
+      'end 3',
+    ]);
     expect(toolResultsOf(agent.context[1]!).map((r) => r.name)).toEqual(['write', 'write', 'read', 'write']);
   });
 
   it('accepts any ObservableInput and JSON values as output', async () => {
-    const json = defineTool({ name: 'json', description: '', input: z.object({}), execute: () => Promise.resolve({ temp: 21 }) });
+    const json = defineTool({
+      name: 'json',
+      description: '',
+      input: z.object({}),
+      execute: () => Promise.resolve({ temp: 21 }),
+    });
     const plain = defineTool({ name: 'plain', description: '', input: z.object({}), execute: () => 'one string' });
     const num = defineTool({ name: 'num', description: '', input: z.object({}), execute: () => 42 });
     const gen = defineTool({
@@ -278,7 +353,14 @@ describe('tools', () => {
     const agent = new Agent({ model, tools: [json, gen, image, plain, num] });
     const events = await runReply(agent, agent.reply('x'));
     // A returned string is one delta, not one per character.
-    expect(ofType(events, 'TOOL_RESULT_DELTA').map((e) => e.delta)).toEqual(['{"temp":21}', 'a', 'b', '[image/png]', 'one string', '42']);
+    expect(ofType(events, 'TOOL_RESULT_DELTA').map((e) => e.delta)).toEqual([
+      '{"temp":21}',
+      'a',
+      'b',
+      '[image/png]',
+      'one string',
+      '42',
+    ]);
     expect(toolResultsOf(agent.context[1]!).map((r) => r.output)).toEqual([
       [{ type: 'text', text: '{"temp":21}' }],
       [{ type: 'text', text: 'ab' }],

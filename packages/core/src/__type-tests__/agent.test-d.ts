@@ -15,7 +15,11 @@ import {
 import { ScriptedChatModel } from '../testing/index.js';
 import { exact, type Equal, type Expect } from './helpers.test-d.js';
 
-const agent = new Agent({ name: 'assistant', sysPrompt: 'You are helpful.', model: new ScriptedChatModel([{ text: 'hi' }]) });
+const agent = new Agent({
+  name: 'assistant',
+  sysPrompt: 'You are helpful.',
+  model: new ScriptedChatModel([{ text: 'hi' }]),
+});
 
 exact<Observable<AgentEvent>>()(agent.reply('hi'));
 exact<Observable<AgentEvent>>()(agent.reply(createMsg('user', 'hi')));
@@ -38,7 +42,10 @@ export const badIters = new Agent({ model: new ScriptedChatModel([]), maxIters: 
 export const badChoice = new Agent({ model: new ScriptedChatModel([]), toolChoice: 'any' });
 export const namedChoice = new Agent({ model: new ScriptedChatModel([]), toolChoice: { name: 'add' } });
 // Restoring accepts any parsed JSON; the constructor validates it.
-export const restored = new Agent({ model: new ScriptedChatModel([]), state: JSON.parse(JSON.stringify(agent.saveState())) as unknown });
+export const restored = new Agent({
+  model: new ScriptedChatModel([]),
+  state: JSON.parse(JSON.stringify(agent.saveState())) as unknown,
+});
 
 type _state = Expect<Equal<AgentOptions['state'], unknown>>;
 type _replyInput = Expect<Equal<Extract<ReplyInput, string>, string>>;

@@ -106,14 +106,24 @@ type _usage = Expect<
   >
 >;
 type _status = Expect<Equal<ToolResultStatus, 'success' | 'error' | 'denied' | 'interrupted'>>;
-type _resultEnd = Expect<Equal<AgentEventOf<'TOOL_RESULT_END'>['status'], 'success' | 'error' | 'denied' | 'interrupted'>>;
+type _resultEnd = Expect<
+  Equal<AgentEventOf<'TOOL_RESULT_END'>['status'], 'success' | 'error' | 'denied' | 'interrupted'>
+>;
 type _resultOutput = Expect<Equal<AgentEventOf<'TOOL_RESULT_END'>['output'], readonly ToolResultContent[]>>;
 type _callStart = Expect<
-  Equal<Pick<AgentEventOf<'TOOL_CALL_START'>, 'blockId' | 'toolCallId' | 'name'>, { readonly blockId: string; readonly toolCallId: string; readonly name: string }>
+  Equal<
+    Pick<AgentEventOf<'TOOL_CALL_START'>, 'blockId' | 'toolCallId' | 'name'>,
+    { readonly blockId: string; readonly toolCallId: string; readonly name: string }
+  >
 >;
 type _pending = Expect<Equal<AgentEventOf<'REQUIRE_USER_CONFIRM'>['toolCalls'], readonly PendingToolCall[]>>;
 type _pendingExt = Expect<Equal<AgentEventOf<'REQUIRE_EXTERNAL_EXECUTION'>['toolCalls'], readonly PendingToolCall[]>>;
-type _pendingShape = Expect<Equal<Pick<PendingToolCall, 'id' | 'name' | 'input'>, { readonly id: string; readonly name: string; readonly input: unknown }>>;
+type _pendingShape = Expect<
+  Equal<
+    Pick<PendingToolCall, 'id' | 'name' | 'input'>,
+    { readonly id: string; readonly name: string; readonly input: unknown }
+  >
+>;
 type _confirm = Expect<Equal<AgentEventOf<'USER_CONFIRM_RESULT'>['results'], readonly ConfirmResult[]>>;
 type _confirmShape = Expect<
   Equal<
@@ -131,7 +141,9 @@ type _external = Expect<Equal<AgentEventOf<'EXTERNAL_EXECUTION_RESULT'>['results
 type _externalShape = Expect<
   Equal<Pick<ExternalResult, 'toolCallId' | 'isError'>, { readonly toolCallId: string; readonly isError?: boolean }>
 >;
-type _custom = Expect<Equal<Pick<AgentEventOf<'CUSTOM'>, 'name' | 'value'>, { readonly name: string; readonly value: unknown }>>;
+type _custom = Expect<
+  Equal<Pick<AgentEventOf<'CUSTOM'>, 'name' | 'value'>, { readonly name: string; readonly value: unknown }>
+>;
 // Every block event carries a blockId, every delta a string delta.
 type _blockIds = Expect<Equal<(BlockStartEvent | BlockDeltaEvent | AgentEventOf<'HINT_BLOCK'>)['blockId'], string>>;
 type _deltas = Expect<Equal<BlockDeltaEvent['delta'], string>>;
@@ -242,14 +254,24 @@ isEvent('TEXT_DELTA');
 
 export const starts$ = events$.pipe(filter(isBlockStart));
 type _starts$ = Expect<Equal<typeof starts$, Observable<BlockStartEvent>>>;
-export const blockDeltas$ = events$.pipe(filter(isBlockDelta), map((e) => e.delta));
+export const blockDeltas$ = events$.pipe(
+  filter(isBlockDelta),
+  map((e) => e.delta),
+);
 type _blockDeltas$ = Expect<Equal<typeof blockDeltas$, Observable<string>>>;
-export const blockEnds$ = events$.pipe(filter(isBlockEnd), map((e) => e.blockId));
+export const blockEnds$ = events$.pipe(
+  filter(isBlockEnd),
+  map((e) => e.blockId),
+);
 type _blockEnds$ = Expect<Equal<typeof blockEnds$, Observable<string>>>;
 
 // ── createEvent: the type's own fields are required and checked ──────────────────────────────
 const origin = { replyId: 'reply_1', source: 'assistant' };
-const _madeEvent = createEvent('TOOL_RESULT_END', { blockId: 'b', toolCallId: 'c', status: 'success', output: [] }, origin);
+const _madeEvent = createEvent(
+  'TOOL_RESULT_END',
+  { blockId: 'b', toolCallId: 'c', status: 'success', output: [] },
+  origin,
+);
 type _made = Expect<Equal<typeof _madeEvent, AgentEventOf<'TOOL_RESULT_END'>>>;
 export const withMetadata = createEvent('CUSTOM', { name: 'n', value: 1 }, origin, { traceId: 't' });
 
@@ -290,10 +312,17 @@ type _modelTypes = Expect<
   >
 >;
 type _modelDiscriminant = Expect<Equal<ModelEvent['type'], ModelEventType>>;
-type _noBaseFields = Expect<Equal<Extract<keyof ModelEvent, 'id' | 'replyId' | 'createdAt' | 'source' | 'metadata'>, never>>;
+type _noBaseFields = Expect<
+  Equal<Extract<keyof ModelEvent, 'id' | 'replyId' | 'createdAt' | 'source' | 'metadata'>, never>
+>;
 
 export const chunk: ModelEvent = { type: 'TEXT_BLOCK_DELTA', blockId: 'b1', delta: 'Hel' };
-export const end: ModelEvent = { type: 'MODEL_CALL_END', model: 'm', finishReason: 'stop', usage: { inputTokens: 1, outputTokens: 1 } };
+export const end: ModelEvent = {
+  type: 'MODEL_CALL_END',
+  model: 'm',
+  finishReason: 'stop',
+  usage: { inputTokens: 1, outputTokens: 1 },
+};
 
 export function modelEvents(m: ModelEvent, a: AgentEvent): void {
   // @ts-expect-error -- a model event has no id (the agent stamps it)

@@ -37,7 +37,9 @@ type _onAgentParams = Expect<Equal<Parameters<Hook<'onAgent'>>, [Agent, RuntimeC
 type _onReasoningParams = Expect<
   Equal<Parameters<Hook<'onReasoning'>>, [Agent, RuntimeContext, ReasoningInput, Next<ReasoningInput>]>
 >;
-type _onActingParams = Expect<Equal<Parameters<Hook<'onActing'>>, [Agent, RuntimeContext, ActingInput, Next<ActingInput>]>>;
+type _onActingParams = Expect<
+  Equal<Parameters<Hook<'onActing'>>, [Agent, RuntimeContext, ActingInput, Next<ActingInput>]>
+>;
 type _onModelCallParams = Expect<
   Equal<Parameters<Hook<'onModelCall'>>, [Agent, RuntimeContext, ModelCallInput, Next<ModelCallInput>]>
 >;
@@ -86,7 +88,12 @@ export class AllHooks implements Middleware {
   onAgent(_a: Agent, _c: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent> {
     return next(input);
   }
-  onModelCall(_a: Agent, _c: RuntimeContext, input: ModelCallInput, next: Next<ModelCallInput>): Observable<AgentEvent> {
+  onModelCall(
+    _a: Agent,
+    _c: RuntimeContext,
+    input: ModelCallInput,
+    next: Next<ModelCallInput>,
+  ): Observable<AgentEvent> {
     // Retry: `next` may be called several times.
     return next(input).pipe(map((e) => e));
   }
@@ -114,7 +121,12 @@ export const modelCallAsPromise: Middleware = {
 };
 export class PromiseModelCall implements Middleware {
   // @ts-expect-error -- same error in a class implementing Middleware
-  onModelCall(_a: Agent, _c: RuntimeContext, input: ModelCallInput, next: Next<ModelCallInput>): Promise<Observable<AgentEvent>> {
+  onModelCall(
+    _a: Agent,
+    _c: RuntimeContext,
+    input: ModelCallInput,
+    next: Next<ModelCallInput>,
+  ): Promise<Observable<AgentEvent>> {
     return Promise.resolve(next(input));
   }
 }
@@ -243,7 +255,10 @@ export function useContext(ctx: RuntimeContext): void {
   exact<boolean>()(ctx.conversation.removeHint('limits:finish'));
   exact<boolean>()(ctx.conversation.hasHint('limits:finish'));
   ctx.conversation.replaceMessages(0, 2, [createMsg('user', 'Summary: ...')]);
-  ctx.conversation.replaceBlock({ toolResult: 'call_1' }, { type: 'tool_result', toolCallId: 'call_1', name: 't', status: 'success', output: [] });
+  ctx.conversation.replaceBlock(
+    { toolResult: 'call_1' },
+    { type: 'tool_result', toolCallId: 'call_1', name: 't', status: 'success', output: [] },
+  );
   ctx.conversation.replaceBlock({ message: 'msg_1', index: 0 }, { type: 'text', text: 'shorter' });
   const refs: BlockRef[] = [{ toolCall: 'c' }, { hint: 'h' }];
   void refs;

@@ -10,7 +10,12 @@ import { type Equal, type Expect } from './helpers.test-d.js';
 
 const agent = new Agent({ model: new ScriptedChatModel([]) });
 const pickDate = externalTool({ name: 'pick_date', description: 'x', parameters: { type: 'object' } });
-const quote = defineTool({ name: 'quote', description: 'x', input: z.object({ cart: z.string() }), execute: () => '1' });
+const quote = defineTool({
+  name: 'quote',
+  description: 'x',
+  input: z.object({ cart: z.string() }),
+  execute: () => '1',
+});
 
 export type ExternalInput = Expect<Equal<typeof pickDate, Tool<Record<string, unknown>>>>;
 void agent.reply('x', { tools: [pickDate, quote] });

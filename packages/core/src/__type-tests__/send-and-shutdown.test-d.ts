@@ -57,7 +57,9 @@ type _agentInput = Expect<Equal<Extract<AgentInput['resume'], { type: 'RESUME_RE
 
 // shutdownAgents(): a list or a function of agents; a report of the saved sessions.
 exact<Promise<ShutdownReport>>()(shutdownAgents([agent]));
-exact<Promise<ShutdownReport>>()(shutdownAgents(() => new Set([agent]), { signal: terminationSignal(), graceMs: 1_000 }));
+exact<Promise<ShutdownReport>>()(
+  shutdownAgents(() => new Set([agent]), { signal: terminationSignal(), graceMs: 1_000 }),
+);
 exact<readonly string[]>()(({} as ShutdownReport).suspended);
 // @ts-expect-error -- agents, not session ids
 void shutdownAgents(['session-1']);

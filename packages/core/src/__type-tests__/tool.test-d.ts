@@ -23,7 +23,8 @@ export const weather = defineTool({
     exact<string>()(input.city);
     return input.days > 7;
   },
-  checkPermissions: (input) => (input.city === 'Atlantis' ? { behavior: 'deny', reason: 'no such city' } : { behavior: 'allow' }),
+  checkPermissions: (input) =>
+    input.city === 'Atlantis' ? { behavior: 'deny', reason: 'no such city' } : { behavior: 'allow' },
   execute: (input, toolCtx) => {
     // The input is the schema's *output* type: defaults applied, optionals optional.
     exact<{ city: string; days: number; unit?: 'C' | 'F' | undefined }>()(input);
@@ -54,10 +55,30 @@ export const lengths = defineTool({
 
 // Accepted results: a plain value, or anything ObservableInput of ToolOutput.
 export const plainString = defineTool({ name: 's', description: 's', input: z.object({}), execute: () => 'one value' });
-export const plainObject = defineTool({ name: 'o', description: 'o', input: z.object({}), execute: () => ({ temp: 21 }) });
-export const fromObservable = defineTool({ name: 'a', description: 'a', input: z.object({}), execute: () => of('x', 'y') });
-export const fromPromise = defineTool({ name: 'b', description: 'b', input: z.object({}), execute: () => Promise.resolve({ ok: true }) });
-export const fromArray = defineTool({ name: 'c', description: 'c', input: z.object({}), execute: () => [{ type: 'text' as const, text: 'x' }] });
+export const plainObject = defineTool({
+  name: 'o',
+  description: 'o',
+  input: z.object({}),
+  execute: () => ({ temp: 21 }),
+});
+export const fromObservable = defineTool({
+  name: 'a',
+  description: 'a',
+  input: z.object({}),
+  execute: () => of('x', 'y'),
+});
+export const fromPromise = defineTool({
+  name: 'b',
+  description: 'b',
+  input: z.object({}),
+  execute: () => Promise.resolve({ ok: true }),
+});
+export const fromArray = defineTool({
+  name: 'c',
+  description: 'c',
+  input: z.object({}),
+  execute: () => [{ type: 'text' as const, text: 'x' }],
+});
 export const fromGenerator = defineTool({
   name: 'd',
   description: 'd',
@@ -69,7 +90,12 @@ export const fromGenerator = defineTool({
   },
 });
 type _output = Expect<Equal<ReturnType<NonNullable<Tool['execute']>>, ObservableInput<ToolOutput> | ToolOutput>>;
-export const external = defineTool({ name: 'e', description: 'e', input: z.object({ cmd: z.string() }), external: true });
+export const external = defineTool({
+  name: 'e',
+  description: 'e',
+  input: z.object({ cmd: z.string() }),
+  external: true,
+});
 
 export const forgotReturn = defineTool({
   name: 'f',
@@ -97,8 +123,13 @@ export const wrongDecision = defineTool({
 });
 // @ts-expect-error -- `input` (the zod schema) is required
 export const noSchema = defineTool({ name: 'i', description: 'i', execute: () => of('x') });
-// @ts-expect-error -- the schema must be a zod type
-export const jsonSchema = defineTool({ name: 'j', description: 'j', input: { type: 'object' }, execute: () => of('x') });
+export const jsonSchema = defineTool({
+  name: 'j',
+  description: 'j',
+  // @ts-expect-error -- the schema must be a zod type
+  input: { type: 'object' },
+  execute: () => of('x'),
+});
 
 export function observableResult(t: typeof weather): Observable<unknown> | undefined {
   exact<boolean>()(t.readOnly);

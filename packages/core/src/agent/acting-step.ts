@@ -8,7 +8,15 @@ import { newId } from '../util/id.js';
 import { executeTool, prepareCall, runCall, runCalls } from './acting.js';
 import type { ResumeRequest } from './loop-host.js';
 import { Relay } from './operator-relay.js';
-import { doneStep, isStep, reasonStep, type ReplyStep, type StepOutput, type StepScope, suspendStep } from './reply-steps.js';
+import {
+  doneStep,
+  isStep,
+  reasonStep,
+  type ReplyStep,
+  type StepOutput,
+  type StepScope,
+  suspendStep,
+} from './reply-steps.js';
 import { triage, type Triage } from './tool-call-triage.js';
 
 /**
@@ -19,7 +27,9 @@ import { triage, type Triage } from './tool-call-triage.js';
 export function actingStep(scope: StepScope, calls: readonly ToolCallBlock[]): Observable<StepOutput> {
   return defer(() => {
     const host = scope.host;
-    const triaged = calls.map((call) => triage(prepareCall(call, scope.tools), (tool, input) => host.decide(tool, input)));
+    const triaged = calls.map((call) =>
+      triage(prepareCall(call, scope.tools), (tool, input) => host.decide(tool, input)),
+    );
     // Stay synchronous unless a permission check is asynchronous.
     return triaged.some((t) => t instanceof Promise)
       ? from(Promise.all(triaged.map((t) => Promise.resolve(t)))).pipe(switchMap((all) => execute(scope, all)))
@@ -47,7 +57,9 @@ export function resumeStep(scope: StepScope, { pending, event }: ResumeRequest):
       const blockId = newId('blk');
       const output = typeof r.output === 'string' ? toolOutputToContent(r.output) : [...r.output];
       out.push(ctx.event('TOOL_RESULT_START', { blockId, toolCallId: call.id, name: call.name }));
-      out.push(ctx.event('TOOL_RESULT_END', { blockId, toolCallId: call.id, status: r.isError ? 'error' : 'success', output }));
+      out.push(
+        ctx.event('TOOL_RESULT_END', { blockId, toolCallId: call.id, status: r.isError ? 'error' : 'success', output }),
+      );
     }
     for (const e of out) scope.apply(e);
     return concat(from(out), of(afterResume(scope, pending.confirm, [])));
@@ -136,7 +148,11 @@ function outputGiven(scope: StepScope, triaged: readonly Triage[]): boolean {
   return output.afterActing(called);
 }
 
-function afterResume(scope: StepScope, confirm: readonly PendingToolCall[], external: readonly PendingToolCall[]): ReplyStep {
+function afterResume(
+  scope: StepScope,
+  confirm: readonly PendingToolCall[],
+  external: readonly PendingToolCall[],
+): ReplyStep {
   if (confirm.length || external.length) return suspendStep(confirm, external);
   return reasonStep(scope.toolSteps >= scope.host.maxIters);
 }

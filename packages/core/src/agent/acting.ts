@@ -114,7 +114,9 @@ export function executeTool(ctx: RuntimeContext, input: ActingInput): Observable
       complete: () => {
         done = true;
         const structured = values === 1 && isStructuredValue(value) ? { value } : {};
-        subscriber.next(ctx.event('TOOL_RESULT_END', { blockId, toolCallId: toolCall.id, status: 'success', output, ...structured }));
+        subscriber.next(
+          ctx.event('TOOL_RESULT_END', { blockId, toolCallId: toolCall.id, status: 'success', output, ...structured }),
+        );
         subscriber.complete();
       },
     });
@@ -185,7 +187,15 @@ export function runCall(
         closeNested(down);
         const text = `Tool "${tool.name}" failed: ${err instanceof Error ? err.message : String(err)}`;
         if (openBlock === undefined) for (const e of resultEvents(ctx, call, 'error', text)) down.next(e);
-        else down.next(ctx.event('TOOL_RESULT_END', { blockId: openBlock, toolCallId: call.id, status: 'error', output: [{ type: 'text', text }] }));
+        else
+          down.next(
+            ctx.event('TOOL_RESULT_END', {
+              blockId: openBlock,
+              toolCallId: call.id,
+              status: 'error',
+              output: [{ type: 'text', text }],
+            }),
+          );
         openBlock = undefined;
       }
       down.complete();
@@ -243,7 +253,8 @@ export function runCalls(
     if (parallel && last && lastParallel) last.push(p);
     else groups.push([p]);
   }
-  const runGroup = (group: PreparedCall[]) => (group.length === 1 ? runOne(group[0]!) : from(group).pipe(mergeMap(runOne, concurrency)));
+  const runGroup = (group: PreparedCall[]) =>
+    group.length === 1 ? runOne(group[0]!) : from(group).pipe(mergeMap(runOne, concurrency));
   // The usual step (one call, or one group of concurrency-safe calls) needs no outer operator.
   if (groups.length === 1) return runGroup(groups[0]!);
   return from(groups).pipe(mergeMap(runGroup, 1));

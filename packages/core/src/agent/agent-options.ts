@@ -104,4 +104,3 @@ export interface AgentOptions {
   /** Receives errors that have no stream to travel on (a save after cancellation). Default: console.error. */
   readonly onBackgroundError?: (error: unknown) => void;
 }
-

@@ -55,7 +55,11 @@ describe('agent.asTool()', () => {
     expect(innerEnd).toBeLessThan(end);
     // The final text (not the text before the tool call) is the result, which the outer model sees.
     const result = ofType(events, 'TOOL_RESULT_END').find((e) => e.source === 'lead')!;
-    expect(result).toMatchObject({ toolCallId: 'oc1', status: 'success', output: [{ type: 'text', text: 'The sum is 5.' }] });
+    expect(result).toMatchObject({
+      toolCallId: 'oc1',
+      status: 'success',
+      output: [{ type: 'text', text: 'The sum is 5.' }],
+    });
     const seen = outerModel.requests[1]!.messages.at(-1)!;
     expect(toolResultsOf(seen)[0]!.output).toEqual([{ type: 'text', text: 'The sum is 5.' }]);
     // The outer reply's own message and usage hold none of the inner reply's content.
@@ -84,7 +88,9 @@ describe('agent.asTool()', () => {
       tools: [inner.asTool({ description: 'Works.' })],
     });
     const events: AgentEvent[] = [];
-    const done = new Promise<void>((resolve, reject) => outer.reply('go').subscribe({ next: (e) => events.push(e), error: reject, complete: resolve }));
+    const done = new Promise<void>((resolve, reject) =>
+      outer.reply('go').subscribe({ next: (e) => events.push(e), error: reject, complete: resolve }),
+    );
     await waitFor(() => events.some((e) => e.source === 'worker' && e.type === 'TOOL_RESULT_START'));
     outer.interrupt('user pressed stop');
     await done;
@@ -133,7 +139,10 @@ describe('agent.asTool()', () => {
     };
     const outer = new Agent({
       name: 'lead',
-      model: new ScriptedChatModel([{ toolCalls: [{ id: 'o1', name: 'worker', input: { message: 'work' } }] }, { text: 'It timed out.' }]),
+      model: new ScriptedChatModel([
+        { toolCalls: [{ id: 'o1', name: 'worker', input: { message: 'work' } }] },
+        { text: 'It timed out.' },
+      ]),
       tools: [inner.asTool({ description: 'Works.' })],
       middlewares: [timeout],
     });
@@ -150,7 +159,10 @@ describe('agent.asTool()', () => {
 
   it('an inner failure is an error result the outer model sees; the outer reply goes on', async () => {
     const inner = new Agent({ name: 'broken', model: new ScriptedChatModel([{ error: new Error('upstream 500') }]) });
-    const outerModel = new ScriptedChatModel([{ toolCalls: [{ name: 'broken', input: { message: 'hi' } }] }, { text: 'Sorry.' }]);
+    const outerModel = new ScriptedChatModel([
+      { toolCalls: [{ name: 'broken', input: { message: 'hi' } }] },
+      { text: 'Sorry.' },
+    ]);
     const outer = new Agent({ name: 'lead', model: outerModel, tools: [inner.asTool({ description: 'Broken.' })] });
     const events = await runReply(outer, outer.reply('go'));
 
@@ -185,7 +197,10 @@ describe('agent.asTool()', () => {
     });
     const outer = new Agent({
       name: 'lead',
-      model: new ScriptedChatModel([{ toolCalls: [{ name: 'translate', input: { text: 'Hello', to: 'fr' } }] }, { text: 'Done' }]),
+      model: new ScriptedChatModel([
+        { toolCalls: [{ name: 'translate', input: { text: 'Hello', to: 'fr' } }] },
+        { text: 'Done' },
+      ]),
       tools: [tool],
     });
     await runReply(outer, outer.reply('go'));
@@ -196,7 +211,9 @@ describe('agent.asTool()', () => {
   it('one agent used by two replies at once runs them one after the other', async () => {
     const inner = new Agent({
       name: 'shared',
-      model: new ScriptedChatModel((request) => ({ text: [`re: ${textOfMsg(request.messages.at(-1)!)}`, '.'] }), { delayMs: 5 }),
+      model: new ScriptedChatModel((request) => ({ text: [`re: ${textOfMsg(request.messages.at(-1)!)}`, '.'] }), {
+        delayMs: 5,
+      }),
     });
     const tool = inner.asTool({ description: 'Shared helper.' });
     const callerModel = (msg: string) =>
@@ -211,8 +228,12 @@ describe('agent.asTool()', () => {
     };
     const [sa, sb] = [span(ea), span(eb)];
     expect(sa[1] <= sb[0] || sb[1] <= sa[0]).toBe(true);
-    expect(ofType(ea, 'TOOL_RESULT_END').find((e) => e.source === 'a')!.output).toEqual([{ type: 'text', text: 're: from a.' }]);
-    expect(ofType(eb, 'TOOL_RESULT_END').find((e) => e.source === 'b')!.output).toEqual([{ type: 'text', text: 're: from b.' }]);
+    expect(ofType(ea, 'TOOL_RESULT_END').find((e) => e.source === 'a')!.output).toEqual([
+      { type: 'text', text: 're: from a.' },
+    ]);
+    expect(ofType(eb, 'TOOL_RESULT_END').find((e) => e.source === 'b')!.output).toEqual([
+      { type: 'text', text: 're: from b.' },
+    ]);
     expect(inner.context).toHaveLength(4);
   });
   it('with output, the inner reply is asked for structured output and the value is the result', async () => {
@@ -222,13 +243,20 @@ describe('agent.asTool()', () => {
     });
     const outer = new Agent({
       name: 'lead',
-      model: new ScriptedChatModel([{ toolCalls: [{ name: 'extractor', input: { message: 'Ada Lovelace, b. 1815' } }] }, { text: 'ok' }]),
-      tools: [inner.asTool({ description: 'Extracts a person.', output: z.object({ name: z.string(), born: z.number() }) })],
+      model: new ScriptedChatModel([
+        { toolCalls: [{ name: 'extractor', input: { message: 'Ada Lovelace, b. 1815' } }] },
+        { text: 'ok' },
+      ]),
+      tools: [
+        inner.asTool({ description: 'Extracts a person.', output: z.object({ name: z.string(), born: z.number() }) }),
+      ],
     });
     const events = await runReply(outer, outer.reply('go'));
     const result = ofType(events, 'TOOL_RESULT_END').find((e) => e.source === 'lead')!;
     expect(result.output).toEqual([{ type: 'text', text: '{"name":"Ada","born":1815}' }]);
-    expect(events.find((e) => e.source === 'extractor' && e.type === 'REPLY_END')).toMatchObject({ output: { name: 'Ada', born: 1815 } });
+    expect(events.find((e) => e.source === 'extractor' && e.type === 'REPLY_END')).toMatchObject({
+      output: { name: 'Ada', born: 1815 },
+    });
   });
 });
 

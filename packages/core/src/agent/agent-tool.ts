@@ -50,7 +50,10 @@ export interface AgentToolOptions<S extends z.ZodType = DefaultAgentToolInput> {
  * });
  * ```
  */
-export function agentAsTool<S extends z.ZodType = typeof DEFAULT_INPUT>(agent: Agent, options: AgentToolOptions<S>): Tool<z.output<S>> {
+export function agentAsTool<S extends z.ZodType = typeof DEFAULT_INPUT>(
+  agent: Agent,
+  options: AgentToolOptions<S>,
+): Tool<z.output<S>> {
   const name = options.name ?? agent.name;
   const schema = (options.input ?? DEFAULT_INPUT) as S;
   const prompt =
@@ -66,7 +69,12 @@ export function agentAsTool<S extends z.ZodType = typeof DEFAULT_INPUT>(agent: A
 }
 
 /** One reply of `agent`, its events forwarded through the calling reply, resolving to the result. */
-function runNested(agent: Agent, input: string | Msg, toolCtx: ToolContext, output: z.ZodType | undefined): Observable<ToolOutput> {
+function runNested(
+  agent: Agent,
+  input: string | Msg,
+  toolCtx: ToolContext,
+  output: z.ZodType | undefined,
+): Observable<ToolOutput> {
   return new Observable<ToolOutput>((subscriber) => {
     if (toolCtx.agentName === agent.name) {
       // Also the case of an agent calling itself, which would wait for its own reply forever.

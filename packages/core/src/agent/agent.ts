@@ -15,7 +15,12 @@ import { agentAsTool, type AgentToolOptions, type DefaultAgentToolInput } from '
 import { callResult } from './call-result.js';
 import { chainsFor } from './chains.js';
 import { closeOpenStream } from '../event/open-stream.js';
-import { shutdownReply, type AgentShutdownOptions, type AgentShutdownResult, type RunningReply } from './agent-shutdown.js';
+import {
+  shutdownReply,
+  type AgentShutdownOptions,
+  type AgentShutdownResult,
+  type RunningReply,
+} from './agent-shutdown.js';
 import { AgentShutdownError, AgentUsageError } from './errors.js';
 import { createLoopHost, type LoopHost } from './loop-host.js';
 import { Relay } from './operator-relay.js';
@@ -110,7 +115,8 @@ export class Agent {
     const tools = new AgentTools(options.tools ?? [], this.middlewares);
     this.agentTools = tools;
     const maxIters = options.maxIters ?? 20;
-    if (!Number.isInteger(maxIters) || maxIters < 0) throw new AgentUsageError(`maxIters must be a non-negative integer, got ${maxIters}.`);
+    if (!Number.isInteger(maxIters) || maxIters < 0)
+      throw new AgentUsageError(`maxIters must be a non-negative integer, got ${maxIters}.`);
     const chains = chainsFor(this.middlewares);
     this.agentChain = chains.agent;
     this.promptLayers = chains.promptLayers;
@@ -187,7 +193,9 @@ export class Agent {
   reply(input: ReplyInput, options: ReplyOptions = {}): Observable<AgentEvent> {
     return this.queue.run(() => {
       this.refuseWhenShutDown('reply');
-      return this.sync ? this.sync.load().pipe(switchMap(() => this.startReply(input, options))) : this.startReply(input, options);
+      return this.sync
+        ? this.sync.load().pipe(switchMap(() => this.startReply(input, options)))
+        : this.startReply(input, options);
     });
   }
 
@@ -326,7 +334,14 @@ export class Agent {
     const controller = new AbortController();
     const replyId = prepared.resume?.pending.replyId ?? newId('reply');
     const replyValues = structuredClone({ ...prepared.resume?.pending.replyState });
-    const ctx = new ReplyContext(this.name, replyId, this.sessionId, controller.signal, this.state.middlewareState, replyValues);
+    const ctx = new ReplyContext(
+      this.name,
+      replyId,
+      this.sessionId,
+      controller.signal,
+      this.state.middlewareState,
+      replyValues,
+    );
     const run = new ReplyRun(this.host, ctx, prepared.resume, output, replyTools);
     ctx.onStop = (reason) => {
       if (run.stop(reason)) controller.abort(new Error(`the reply was stopped: ${reason.message}`));
@@ -336,8 +351,12 @@ export class Agent {
     this.current = { run, controller, ended: new Promise((resolve) => (markEnded = resolve)) };
     let ended = false;
     let started = false;
-    const outer = this.middlewares.some((m) => m.onAgent !== undefined) ? createReplyReducer({ source: this.name }) : undefined;
-    const agentInput = prepared.resume ? { messages: [], resume: prepared.resume.event } : { messages: prepared.messages };
+    const outer = this.middlewares.some((m) => m.onAgent !== undefined)
+      ? createReplyReducer({ source: this.name })
+      : undefined;
+    const agentInput = prepared.resume
+      ? { messages: [], resume: prepared.resume.event }
+      : { messages: prepared.messages };
     const head: AgentEvent[] = prepared.rejected ? [prepared.rejected(ctx)] : [];
     const chain = this.agentChain(this, ctx, agentInput, (i) => run.events(i));
     // One relay instead of tap + catchError + finalize: every event of the reply passes it.
@@ -363,7 +382,10 @@ export class Agent {
           }
           ended = true;
           const closing: AgentEvent[] = started ? [] : [ctx.event('REPLY_START', { sessionId: this.sessionId })];
-          if (outer) closing.push(...closeOpenStream(ctx, outer, { status: 'error', why: `the reply failed: ${toErrorInfo(err).message}` }));
+          if (outer)
+            closing.push(
+              ...closeOpenStream(ctx, outer, { status: 'error', why: `the reply failed: ${toErrorInfo(err).message}` }),
+            );
           endEvent = ctx.event('REPLY_END', { finishReason: 'error', error: toErrorInfo(err) });
           closing.push(endEvent);
           for (const e of closing) down.next(e);
@@ -379,7 +401,9 @@ export class Agent {
     if (!head.length) return events;
     // The notice about rejected pending calls goes right after REPLY_START.
     let first = true;
-    return events.pipe(concatMap((e) => (first && e.type === 'REPLY_START' ? ((first = false), from([e, ...head])) : of(e))));
+    return events.pipe(
+      concatMap((e) => (first && e.type === 'REPLY_START' ? ((first = false), from([e, ...head])) : of(e))),
+    );
   }
 
   private refuseWhenShutDown(what: 'reply' | 'message'): void {
@@ -396,6 +420,10 @@ export class Agent {
         `Agent "${this.name}" has a tool named "${OUTPUT_TOOL_NAME}", the name structured output uses; rename that tool.`,
       );
     }
-    return new StructuredOutput(options.output!, this.model.supportsResponseFormat === true, options.outputRepairs ?? 2);
+    return new StructuredOutput(
+      options.output!,
+      this.model.supportsResponseFormat === true,
+      options.outputRepairs ?? 2,
+    );
   }
 }

@@ -64,7 +64,10 @@ export function chainsFor(list: readonly Middleware[]): AgentChains {
   if (key === undefined) return none;
   const hooks = hooksOf(list);
   const entries = cache.get(key) ?? [];
-  const hit = entries.find((e) => e.list.length === list.length && e.hooks.every((h, i) => h === hooks[i]) && e.list.every((m, i) => m === list[i]));
+  const hit = entries.find(
+    (e) =>
+      e.list.length === list.length && e.hooks.every((h, i) => h === hooks[i]) && e.list.every((m, i) => m === list[i]),
+  );
   if (hit) return hit.chains;
   const chains = compose(list);
   entries.unshift({ list: [...list], hooks, chains });

@@ -15,56 +15,74 @@ describe('interrupt raised by a consumer while it handles an event', () => {
   it.each([
     ['a synchronous tool', (n: number) => `done ${n}`],
     ['an asynchronous tool', (n: number) => Promise.resolve(`done ${n}`)],
-  ])('with %s: the event is delivered before the closing events, and the next tool never starts', async (_name, run) => {
-    const started: number[] = [];
-    const step = defineTool({
-      name: 'step',
-      description: '',
-      input: z.object({ n: z.number() }),
-      execute: ({ n }) => {
-        started.push(n);
-        return run(n);
-      },
-    });
-    const ref: { agent?: Agent } = {};
-    const stopAfterFirst: Middleware = {
-      onAgent: (_a, _c, input, next) =>
-        next(input).pipe(
-          tap((e) => {
-            if (e.type === 'TOOL_RESULT_END' && e.toolCallId === 's1') ref.agent!.interrupt('stop');
-          }),
-        ),
-    };
-    const model = new ScriptedChatModel([{ toolCalls: [{ id: 's1', name: 'step', input: { n: 1 } }, { id: 's2', name: 'step', input: { n: 2 } }] }]);
-    const agent = (ref.agent = new Agent({ model, tools: [step], middlewares: [stopAfterFirst] }));
-    const events = await collect(agent.reply('go'));
-    assertReplyGrammar(events);
-    expect(started).toEqual([1]);
-    const results = events.filter((e) => e.type === 'TOOL_RESULT_END').map((e) => [e.toolCallId, e.status]);
-    expect(results).toEqual([
-      ['s1', 'success'],
-      ['s2', 'interrupted'],
-    ]);
-    expect(events.at(-1)).toMatchObject({ type: 'REPLY_END', finishReason: 'interrupted' });
-  });
+  ])(
+    'with %s: the event is delivered before the closing events, and the next tool never starts',
+    async (_name, run) => {
+      const started: number[] = [];
+      const step = defineTool({
+        name: 'step',
+        description: '',
+        input: z.object({ n: z.number() }),
+        execute: ({ n }) => {
+          started.push(n);
+          return run(n);
+        },
+      });
+      const ref: { agent?: Agent } = {};
+      const stopAfterFirst: Middleware = {
+        onAgent: (_a, _c, input, next) =>
+          next(input).pipe(
+            tap((e) => {
+              if (e.type === 'TOOL_RESULT_END' && e.toolCallId === 's1') ref.agent!.interrupt('stop');
+            }),
+          ),
+      };
+      const model = new ScriptedChatModel([
+        {
+          toolCalls: [
+            { id: 's1', name: 'step', input: { n: 1 } },
+            { id: 's2', name: 'step', input: { n: 2 } },
+          ],
+        },
+      ]);
+      const agent = (ref.agent = new Agent({ model, tools: [step], middlewares: [stopAfterFirst] }));
+      const events = await collect(agent.reply('go'));
+      assertReplyGrammar(events);
+      expect(started).toEqual([1]);
+      const results = events.filter((e) => e.type === 'TOOL_RESULT_END').map((e) => [e.toolCallId, e.status]);
+      expect(results).toEqual([
+        ['s1', 'success'],
+        ['s2', 'interrupted'],
+      ]);
+      expect(events.at(-1)).toMatchObject({ type: 'REPLY_END', finishReason: 'interrupted' });
+    },
+  );
 });
 
 describe('chains shared by agents built from the same middlewares', () => {
   it('every agent runs the layers, and a middleware patched later is used by the agents built after', async () => {
     const seen: string[] = [];
-    const mw: Middleware = { key: 'log', onModelCall: (_a, _c, input, next) => next(input).pipe(tap((e) => e.type === 'MODEL_CALL_START' && seen.push('v1'))) };
+    const mw: Middleware = {
+      key: 'log',
+      onModelCall: (_a, _c, input, next) =>
+        next(input).pipe(tap((e) => e.type === 'MODEL_CALL_START' && seen.push('v1'))),
+    };
     const list = [mw];
     const model = new ScriptedChatModel(() => ({ text: 'hi' }));
     await collect(new Agent({ model, middlewares: list }).reply('a'));
     await collect(new Agent({ model, middlewares: [mw] }).reply('b'));
-    mw.onModelCall = (_a, _c, input, next) => next(input).pipe(tap((e) => e.type === 'MODEL_CALL_START' && seen.push('v2')));
+    mw.onModelCall = (_a, _c, input, next) =>
+      next(input).pipe(tap((e) => e.type === 'MODEL_CALL_START' && seen.push('v2')));
     await collect(new Agent({ model, middlewares: list }).reply('c'));
     expect(seen).toEqual(['v1', 'v1', 'v2']);
   });
 
   it('keeps the order of the middlewares (first = outermost) whatever was composed before', async () => {
     const order: string[] = [];
-    const named = (key: string): Middleware => ({ key, onModelCall: (_a, _c, input, next) => (order.push(key), next(input)) });
+    const named = (key: string): Middleware => ({
+      key,
+      onModelCall: (_a, _c, input, next) => (order.push(key), next(input)),
+    });
     const [a, b] = [named('a'), named('b')];
     const model = new ScriptedChatModel(() => ({ text: 'hi' }));
     await collect(new Agent({ model, middlewares: [a, b] }).reply('x'));
@@ -113,6 +131,10 @@ describe('system prompt layers', () => {
     const agent = new Agent({ model: new ScriptedChatModel([{ text: 'x' }]), middlewares: [bad] });
     const events = await collect(agent.reply('go'));
     assertReplyGrammar(events);
-    expect(events.at(-1)).toMatchObject({ type: 'REPLY_END', finishReason: 'error', error: { message: expect.stringContaining('prompt store down') } });
+    expect(events.at(-1)).toMatchObject({
+      type: 'REPLY_END',
+      finishReason: 'error',
+      error: { message: expect.stringContaining('prompt store down') },
+    });
   });
 });

@@ -30,12 +30,21 @@ export function callModel(ctx: RuntimeContext, input: ModelCallInput): Observabl
       return undefined;
     }
     const request = input.model.describeRequest?.(input);
-    subscriber.next(ctx.event('MODEL_CALL_START', { model, iteration: ctx.iteration, provider: input.model.provider, ...(request ? { request } : {}) }));
+    subscriber.next(
+      ctx.event('MODEL_CALL_START', {
+        model,
+        iteration: ctx.iteration,
+        provider: input.model.provider,
+        ...(request ? { request } : {}),
+      }),
+    );
     if (subscriber.closed) return undefined;
     if (input.signal.aborted) {
       // Cancelled by whoever saw the MODEL_CALL_START: the call ends unsent, well formed.
       const error = new ModelError('model call cancelled before it started', { code: 'cancelled' });
-      subscriber.next(ctx.event('MODEL_CALL_END', { model, usage: ZERO_USAGE, finishReason: 'error', error: toErrorInfo(error) }));
+      subscriber.next(
+        ctx.event('MODEL_CALL_END', { model, usage: ZERO_USAGE, finishReason: 'error', error: toErrorInfo(error) }),
+      );
       subscriber.error(error);
       return undefined;
     }
@@ -95,7 +104,9 @@ export function callModel(ctx: RuntimeContext, input: ModelCallInput): Observabl
         const error = asModelError(err);
         if (!ended) {
           for (const x of closeOpen()) subscriber.next(x);
-          subscriber.next(ctx.event('MODEL_CALL_END', { model, usage: ZERO_USAGE, finishReason: 'error', error: toErrorInfo(error) }));
+          subscriber.next(
+            ctx.event('MODEL_CALL_END', { model, usage: ZERO_USAGE, finishReason: 'error', error: toErrorInfo(error) }),
+          );
           ended = true;
         }
         subscriber.error(error);
@@ -123,4 +134,3 @@ export function asModelError(err: unknown): ModelError {
   const message = err instanceof Error ? err.message : String(err);
   return new ModelError(message, { cause: err, retryable: false });
 }
-

@@ -57,4 +57,3 @@ export class NestedReplies {
 }
 
 const keyOf = (e: EventOrigin): string => `${e.source}\u0000${e.replyId}`;
-

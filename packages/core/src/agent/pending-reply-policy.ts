@@ -55,10 +55,21 @@ export function closePendingReply(
   const reducer = createReplyReducer({ initial: pending.message, source: agentName });
   const origin = new ReplyContext(agentName, pending.replyId, sessionId, new AbortController().signal, {});
   for (const call of pending.confirm) {
-    for (const e of resultEvents(origin, call, 'denied', 'The user sent a new message instead of confirming this call.')) reducer.apply(e);
+    for (const e of resultEvents(
+      origin,
+      call,
+      'denied',
+      'The user sent a new message instead of confirming this call.',
+    ))
+      reducer.apply(e);
   }
   for (const call of [...pending.external, ...notStarted]) {
-    for (const e of resultEvents(origin, call, 'interrupted', 'The user sent a new message before this call was executed.')) {
+    for (const e of resultEvents(
+      origin,
+      call,
+      'interrupted',
+      'The user sent a new message before this call was executed.',
+    )) {
       reducer.apply(e);
     }
   }

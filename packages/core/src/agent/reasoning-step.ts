@@ -64,7 +64,11 @@ export function reasoningStep(scope: StepScope, final: boolean): Observable<Step
 function reasoning(scope: StepScope, final: boolean): Observable<AgentEvent> {
   const { host, ctx } = scope;
   const forced = host.toolChoice !== 'auto' && host.toolChoice !== 'none';
-  const toolChoice: ToolChoice = final ? 'none' : forced && host.resetToolChoice && ctx.iteration > 1 ? 'auto' : host.toolChoice;
+  const toolChoice: ToolChoice = final
+    ? 'none'
+    : forced && host.resetToolChoice && ctx.iteration > 1
+      ? 'auto'
+      : host.toolChoice;
   const input: ReasoningInput = {
     messages: scope.conversation.messages,
     tools: scope.toolList,

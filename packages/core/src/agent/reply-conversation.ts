@@ -2,7 +2,12 @@ import type { AgentEvent } from '../event/events.js';
 import type { ContentBlock, Msg } from '../message/blocks.js';
 import { createReplyReducer, type ReplyReducer } from '../message/reducer.js';
 import type { RuntimeContext } from '../middleware/context.js';
-import { type BlockRef, type Conversation, ConversationEditError, type HintOptions } from '../middleware/conversation.js';
+import {
+  type BlockRef,
+  type Conversation,
+  ConversationEditError,
+  type HintOptions,
+} from '../middleware/conversation.js';
 import type { ReasoningInput } from '../middleware/middleware.js';
 import { msgSchema } from '../state/snapshot.js';
 import { newId } from '../util/id.js';
@@ -76,7 +81,8 @@ export class ReplyConversation implements Conversation {
         `replaceMessages(${start}, ${end}): the range must satisfy 0 <= start <= end <= ${view.length} (the number of messages).`,
       );
     }
-    if (!Array.isArray(replacement)) throw new ConversationEditError('replaceMessages: replacement must be an array of messages.');
+    if (!Array.isArray(replacement))
+      throw new ConversationEditError('replaceMessages: replacement must be an array of messages.');
     replacement.forEach((msg, i) => {
       const parsed = msgSchema.safeParse(msg);
       if (!parsed.success) {
@@ -206,7 +212,9 @@ export class ReplyConversation implements Conversation {
     const isReply = tail !== undefined && tail.id === this.ctx.replyId && tail.role === 'assistant';
     this.host.setContext(isReply ? next.slice(0, -1) : next);
     this.reducer = this.newReducer(isReply ? tail : undefined);
-    this.queued = this.queued.filter((e) => e.type !== 'HINT_BLOCK' || e.hintId === undefined || this.reducer.hasHint(e.hintId));
+    this.queued = this.queued.filter(
+      (e) => e.type !== 'HINT_BLOCK' || e.hintId === undefined || this.reducer.hasHint(e.hintId),
+    );
     this.view = undefined;
   }
 
@@ -241,7 +249,9 @@ function unpaired(messages: readonly Msg[]): Set<string> {
 function locate(messages: readonly Msg[], ref: BlockRef): [number, number] | undefined {
   if ('message' in ref) {
     const m = messages.findIndex((msg) => msg.id === ref.message);
-    return m >= 0 && Number.isInteger(ref.index) && ref.index >= 0 && ref.index < messages[m]!.content.length ? [m, ref.index] : undefined;
+    return m >= 0 && Number.isInteger(ref.index) && ref.index >= 0 && ref.index < messages[m]!.content.length
+      ? [m, ref.index]
+      : undefined;
   }
   const match = (b: ContentBlock): boolean =>
     'toolResult' in ref

@@ -47,7 +47,8 @@ export class ReplyRun implements StepScope {
   /** The `done` step the steps ended with; none when the reply was cut off before. */
   private done: { readonly reason: ReplyFinishReason } | undefined;
   /** The calls the reply suspended for, kept as the pending reply when it ends. */
-  private suspended: { readonly confirm: readonly PendingToolCall[]; readonly external: readonly PendingToolCall[] } | undefined;
+  private suspended:
+    { readonly confirm: readonly PendingToolCall[]; readonly external: readonly PendingToolCall[] } | undefined;
   /** The reply has been settled (ended or cancelled): nothing more is emitted or stored. */
   private finished = false;
   /** Reasoning steps that ended in tool calls, counted against `maxIters` (carried over a suspension). */
@@ -118,7 +119,8 @@ export class ReplyRun implements StepScope {
    * but the reply still ends `shutdown` and is saved for a resume. False when it had ended.
    */
   cutForShutdown(reason: string): boolean {
-    if (this.finished || this.shutdownCut || this.interruptReason !== undefined || this.stopReason !== undefined) return false;
+    if (this.finished || this.shutdownCut || this.interruptReason !== undefined || this.stopReason !== undefined)
+      return false;
     this.shutdownReason ??= reason;
     this.shutdownCut = true;
     this.interrupts.next(reason);
@@ -127,14 +129,16 @@ export class ReplyRun implements StepScope {
 
   /** Gracefully stops the reply: the running step is cancelled and the reply ends `interrupted`. */
   interrupt(reason: string): void {
-    if (this.finished || this.shutdownCut || this.interruptReason !== undefined || this.stopReason !== undefined) return;
+    if (this.finished || this.shutdownCut || this.interruptReason !== undefined || this.stopReason !== undefined)
+      return;
     this.interruptReason = reason;
     this.interrupts.next(reason);
   }
 
   /** A middleware ends the reply on purpose (`ctx.stop`): as an interrupt, but it ends `stopped`. */
   stop(reason: StopReason): boolean {
-    if (this.finished || this.shutdownCut || this.interruptReason !== undefined || this.stopReason !== undefined) return false;
+    if (this.finished || this.shutdownCut || this.interruptReason !== undefined || this.stopReason !== undefined)
+      return false;
     this.stopReason = { code: reason.code, message: reason.message };
     this.interrupts.next(reason.message);
     return true;
@@ -145,12 +149,15 @@ export class ReplyRun implements StepScope {
     // every event of the reply passes one relay here.
     return new Observable<AgentEvent>((subscriber) => {
       this.host.append(input.messages);
-      const first: ReplyStep = this.resume ? { kind: 'resume', request: this.resume } : reasonStep(this.host.maxIters <= 0);
+      const first: ReplyStep = this.resume
+        ? { kind: 'resume', request: this.resume }
+        : reasonStep(this.host.maxIters <= 0);
       const start = this.ctx.event('REPLY_START', { sessionId: this.ctx.sessionId });
       this.conversation.apply(start);
       subscriber.next(start);
       const resumed = this.resume?.event;
-      if (resumed && resumed.type !== 'RESUME_REPLY') subscriber.next(this.ctx.event(resumed.type, { results: resumed.results } as never));
+      if (resumed && resumed.type !== 'RESUME_REPLY')
+        subscriber.next(this.ctx.event(resumed.type, { results: resumed.results } as never));
       /** The steps run: false once they ended and the closing events were (or are being) emitted. */
       let stepping = true;
       // Depth of events being passed downstream: an interrupt raised by a consumer while it
@@ -190,7 +197,10 @@ export class ReplyRun implements StepScope {
       };
       if (!subscriber.closed) {
         // The interrupts Subject never errors (it only completes when the reply settles).
-        interrupt = this.interrupts.subscribe({ next: () => end(), error: (err: unknown) => this.host.reportError(err) });
+        interrupt = this.interrupts.subscribe({
+          next: () => end(),
+          error: (err: unknown) => this.host.reportError(err),
+        });
         if (stepping) steps.subscribeTo(runSteps<AgentEvent, ReplyStep>(first, (step) => this.runStep(step), isStep));
         if (!stepping) interrupt.unsubscribe();
       }
@@ -229,7 +239,10 @@ export class ReplyRun implements StepScope {
         const out: StepOutput[] = [];
         if (step.confirm.length) out.push(this.ctx.event('REQUIRE_USER_CONFIRM', { toolCalls: step.confirm }));
         if (step.external.length) out.push(this.ctx.event('REQUIRE_EXTERNAL_EXECUTION', { toolCalls: step.external }));
-        out.push({ kind: 'done', reason: step.confirm.length ? 'awaiting_confirmation' : 'awaiting_external_execution' });
+        out.push({
+          kind: 'done',
+          reason: step.confirm.length ? 'awaiting_confirmation' : 'awaiting_external_execution',
+        });
         return from(out);
       }
       case 'done':
@@ -251,10 +264,16 @@ export class ReplyRun implements StepScope {
         this.ctx.event('REPLY_END', {
           finishReason: failed ? 'error' : reason,
           usage: this.usage.total(),
-          ...(failed ? { error: toErrorInfo(saveError) } : reason === 'error' ? { error: toErrorInfo(this.failure) } : {}),
+          ...(failed
+            ? { error: toErrorInfo(saveError) }
+            : reason === 'error'
+              ? { error: toErrorInfo(this.failure) }
+              : {}),
           ...(!failed && this.output?.accepted ? { output: this.output.value } : {}),
           ...(!failed && reason === 'stopped' ? { stopReason: this.stopReason } : {}),
-          ...(!failed && reason === 'shutdown' ? { stopReason: { code: 'shutdown', message: this.shutdownReason! } } : {}),
+          ...(!failed && reason === 'shutdown'
+            ? { stopReason: { code: 'shutdown', message: this.shutdownReason! } }
+            : {}),
         }),
       ];
     };
@@ -322,7 +341,11 @@ export class ReplyRun implements StepScope {
    * the calls that never started kept without a result for the resume to run. The calls of a
    * model call cut off are answered: they never ran and their arguments may be incomplete.
    */
-  private suspendForShutdown(hints: AgentEvent[]): { events: AgentEvent[]; reason: ReplyFinishReason; persist: Promise<void> | undefined } {
+  private suspendForShutdown(hints: AgentEvent[]): {
+    events: AgentEvent[];
+    reason: ReplyFinishReason;
+    persist: Promise<void> | undefined;
+  } {
     const { ctx, conversation, host } = this;
     const why = `the service shut down (${this.shutdownReason})`;
     const modelCut = conversation.reducer.openModelCalls().length > 0;

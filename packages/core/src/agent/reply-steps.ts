@@ -19,7 +19,11 @@ export type ReplyStep =
   /** The continuation of a suspended reply with the answer to its pending calls. */
   | { readonly kind: 'resume'; readonly request: ResumeRequest }
   /** Calls wait for a person or an external executor: the reply asks for them, then ends. */
-  | { readonly kind: 'suspend'; readonly confirm: readonly PendingToolCall[]; readonly external: readonly PendingToolCall[] }
+  | {
+      readonly kind: 'suspend';
+      readonly confirm: readonly PendingToolCall[];
+      readonly external: readonly PendingToolCall[];
+    }
   /** The steps are over; `reason` is the reply's finish reason unless it was cut off. */
   | { readonly kind: 'done'; readonly reason: ReplyFinishReason };
 

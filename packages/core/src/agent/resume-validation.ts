@@ -1,4 +1,9 @@
-import type { ConfirmResult, ExternalExecutionResultEvent, ExternalResult, UserConfirmResultEvent } from '../event/events.js';
+import type {
+  ConfirmResult,
+  ExternalExecutionResultEvent,
+  ExternalResult,
+  UserConfirmResultEvent,
+} from '../event/events.js';
 import type { PendingReply } from '../state/snapshot.js';
 import type { Tool } from '../tool/tool.js';
 import { validateToolInput } from '../tool/validate.js';
@@ -26,14 +31,17 @@ export function validateResume(
   if (event.replyId !== undefined && event.replyId !== pending.replyId) {
     refuse(`it is for reply ${event.replyId}, but the suspended reply is ${pending.replyId}.`);
   }
-  if (pending.shutdown) refuse(`reply ${pending.replyId} was suspended by a shutdown; continue it with { type: 'RESUME_REPLY' }.`);
+  if (pending.shutdown)
+    refuse(`reply ${pending.replyId} was suspended by a shutdown; continue it with { type: 'RESUME_REPLY' }.`);
   const expected = event.type === 'USER_CONFIRM_RESULT' ? pending.confirm : pending.external;
   if (!expected.length) {
     refuse(
       `reply ${pending.replyId} is waiting for ${event.type === 'USER_CONFIRM_RESULT' ? 'EXTERNAL_EXECUTION_RESULT' : 'USER_CONFIRM_RESULT'}.`,
     );
   }
-  const results = Array.isArray(event.results) ? (event.results as readonly (ConfirmResult | ExternalResult)[]) : refuse('results must be an array.');
+  const results = Array.isArray(event.results)
+    ? (event.results as readonly (ConfirmResult | ExternalResult)[])
+    : refuse('results must be an array.');
   const ids = new Set(expected.map((c) => c.id));
   const seen = new Set<string>();
   for (const r of results) {
@@ -52,13 +60,17 @@ export function validateResume(
       if (!tool) return refuse(`tool "${call.name}" is no longer registered.`);
       const checked = validateToolInput(tool, r.input);
       // The facts only: the instructions in `checked.message` are for the model, this is read by whoever edited the input.
-      if (!checked.ok) refuse(`the edited input of ${r.toolCallId} (${call.name}) is invalid: ${checked.issues.join('; ')}. Correct it and confirm again, or reject the call.`);
+      if (!checked.ok)
+        refuse(
+          `the edited input of ${r.toolCallId} (${call.name}) is invalid: ${checked.issues.join('; ')}. Correct it and confirm again, or reject the call.`,
+        );
       return { ...r, input: checked.ok ? checked.input : r.input };
     });
     return { pending, event: { ...(event as UserConfirmResultEvent), results: normalized } };
   }
   for (const r of results as readonly ExternalResult[]) {
-    if (typeof r.output !== 'string' && !Array.isArray(r.output)) refuse(`result for ${r.toolCallId} needs an "output" (string or content blocks).`);
+    if (typeof r.output !== 'string' && !Array.isArray(r.output))
+      refuse(`result for ${r.toolCallId} needs an "output" (string or content blocks).`);
   }
   return { pending, event: event as ExternalExecutionResultEvent };
 }
@@ -67,7 +79,11 @@ export function validateResume(
  * Checks a `RESUME_REPLY` against the suspended reply: there must be one, suspended by a
  * shutdown (a reply waiting for a person or an executor needs their answer instead).
  */
-export function validateShutdownResume(input: ResumeReplyInput, pending: PendingReply | undefined, agentName: string): ResumeRequest {
+export function validateShutdownResume(
+  input: ResumeReplyInput,
+  pending: PendingReply | undefined,
+  agentName: string,
+): ResumeRequest {
   const refuse = (why: string): never => {
     throw new AgentUsageError(`Cannot resume with RESUME_REPLY: ${why}`);
   };

@@ -80,6 +80,7 @@ export function sentMessage(message: unknown): Msg {
         'pass media as the input of reply() instead.',
     );
   }
-  if (!msg.content.some((b) => b.type === 'text' && b.text.trim())) throw new AgentUsageError('send() needs a message with text.');
+  if (!msg.content.some((b) => b.type === 'text' && b.text.trim()))
+    throw new AgentUsageError('send() needs a message with text.');
   return msg;
 }

@@ -48,7 +48,11 @@ class StepObserver<E, S> extends Subscription implements Observer<E | S> {
  * const countdown = runSteps(3, (n) => (n > 0 ? of(`tick ${n}`, n - 1) : of('liftoff')), (v): v is number => typeof v === 'number');
  * ```
  */
-export function runSteps<E, S>(first: S, run: (step: S) => Observable<E | S>, isStep: (value: E | S) => value is S): Observable<E> {
+export function runSteps<E, S>(
+  first: S,
+  run: (step: S) => Observable<E | S>,
+  isStep: (value: E | S) => value is S,
+): Observable<E> {
   return new RxObservable<E>((subscriber) => {
     let queued: S | undefined = first;
     let draining = false;

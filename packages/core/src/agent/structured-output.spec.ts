@@ -16,18 +16,29 @@ describe('structured output through the final_output tool (models without native
     const agent = new Agent({ model, tools: [addTool] });
     const events = await runReply(agent, agent.reply('Weather in Paris?', { output: Weather }));
 
-    expect(endOf(events)).toMatchObject({ finishReason: 'completed', output: { city: 'Paris', tempC: 21, conditions: 'sunny' } });
+    expect(endOf(events)).toMatchObject({
+      finishReason: 'completed',
+      output: { city: 'Paris', tempC: 21, conditions: 'sunny' },
+    });
     expect(model.requests).toHaveLength(2); // no model call after the answer
     expect(model.requests[0]!.tools.map((t) => t.name)).toEqual(['add', 'final_output']);
-    expect(model.requests[0]!.tools[1]!.parameters).toMatchObject({ properties: { conditions: { enum: ['sunny', 'rain', 'snow'] } } });
+    expect(model.requests[0]!.tools[1]!.parameters).toMatchObject({
+      properties: { conditions: { enum: ['sunny', 'rain', 'snow'] } },
+    });
     expect(model.requests[0]!.responseFormat).toBeUndefined();
     // The call is answered in the conversation (no call without its result).
     expect(toolResultsOf(agent.context[1]!).at(-1)).toMatchObject({ toolCallId: 'f1', status: 'success' });
 
     const again = new Agent({
-      model: new ScriptedChatModel([{ toolCalls: [{ name: 'final_output', input: { city: 'Oslo', tempC: -3, conditions: 'snow' } }] }]),
+      model: new ScriptedChatModel([
+        { toolCalls: [{ name: 'final_output', input: { city: 'Oslo', tempC: -3, conditions: 'snow' } }] },
+      ]),
     });
-    await expect(again.call('Oslo?', { output: Weather })).resolves.toEqual({ city: 'Oslo', tempC: -3, conditions: 'snow' });
+    await expect(again.call('Oslo?', { output: Weather })).resolves.toEqual({
+      city: 'Oslo',
+      tempC: -3,
+      conditions: 'snow',
+    });
   });
 
   it('refuses arguments that fail the schema with an error result naming the field, then accepts the repair', async () => {
@@ -59,7 +70,10 @@ describe('structured output through the final_output tool (models without native
     const last = model.requests[1]!.messages.at(-1)!;
     expect(last.content.at(-1)).toMatchObject({ type: 'hint', text: hints[0]!.text, source: 'output' });
     expect(hints[0]!.hintSource).toBe('output');
-    expect(endOf(events)).toMatchObject({ finishReason: 'completed', output: { city: 'Paris', tempC: 21, conditions: 'sunny' } });
+    expect(endOf(events)).toMatchObject({
+      finishReason: 'completed',
+      output: { city: 'Paris', tempC: 21, conditions: 'sunny' },
+    });
   });
 
   it('ends with error output_invalid when the repairs are used up; call() rejects with that code', async () => {
@@ -72,7 +86,9 @@ describe('structured output through the final_output tool (models without native
     expect(endOf(events)).toMatchObject({ finishReason: 'error', error: { code: 'output_invalid' } });
     expect(endOf(events).output).toBeUndefined();
 
-    const agent2 = new Agent({ model: new ScriptedChatModel([{ text: 'no JSON here' }, { text: 'still none' }, { text: 'nope' }]) });
+    const agent2 = new Agent({
+      model: new ScriptedChatModel([{ text: 'no JSON here' }, { text: 'still none' }, { text: 'nope' }]),
+    });
     const failure = await agent2.call('Paris?', { output: Weather }).catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(AgentError);
     expect((failure as AgentError).info).toMatchObject({ code: 'output_invalid', name: 'OutputInvalidError' });
@@ -92,7 +108,9 @@ describe('structured output through the final_output tool (models without native
 
 describe('structured output through response_format (models with native support)', () => {
   it('sends a strict json_schema and parses the JSON text of the answer', async () => {
-    const model = new ScriptedChatModel([{ text: ['{"city":"Rome",', '"tempC":30,"conditions":"sunny"}'] }], { supportsResponseFormat: true });
+    const model = new ScriptedChatModel([{ text: ['{"city":"Rome",', '"tempC":30,"conditions":"sunny"}'] }], {
+      supportsResponseFormat: true,
+    });
     const agent = new Agent({ model, tools: [addTool] });
     const value = await agent.call('Rome?', { output: Weather });
 
@@ -103,13 +121,20 @@ describe('structured output through response_format (models with native support)
       type: 'json_schema',
       name: 'final_output',
       strict: true,
-      schema: expect.objectContaining({ type: 'object', additionalProperties: false, required: ['city', 'tempC', 'conditions'] }),
+      schema: expect.objectContaining({
+        type: 'object',
+        additionalProperties: false,
+        required: ['city', 'tempC', 'conditions'],
+      }),
     });
   });
 
   it('a value failing the schema gets a repair turn naming the error', async () => {
     const model = new ScriptedChatModel(
-      [{ text: '{"city":"Rome","tempC":30,"conditions":"hail"}' }, { text: '```json\n{"city":"Rome","tempC":30,"conditions":"rain"}\n```' }],
+      [
+        { text: '{"city":"Rome","tempC":30,"conditions":"hail"}' },
+        { text: '```json\n{"city":"Rome","tempC":30,"conditions":"rain"}\n```' },
+      ],
       { supportsResponseFormat: true },
     );
     const agent = new Agent({ model });
@@ -139,7 +164,9 @@ describe('structured output through response_format (models with native support)
   });
 
   it('call() with output rejects (output_missing) when the reply ends without an answer', async () => {
-    const model = new ScriptedChatModel([{ toolCalls: [{ name: 'add', input: { a: 1, b: 1 } }] }], { supportsResponseFormat: true });
+    const model = new ScriptedChatModel([{ toolCalls: [{ name: 'add', input: { a: 1, b: 1 } }] }], {
+      supportsResponseFormat: true,
+    });
     const agent = new Agent({ model, tools: [{ ...addTool, readOnly: false, needsApproval: true }] });
     const failure = await agent.call('x', { output: Weather }).catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(AgentError);

@@ -64,7 +64,8 @@ export class StructuredOutput {
     /** Repair turns already used (a resumed reply continues its count). */
     private repairs = 0,
   ) {
-    if (!(output instanceof z.ZodType)) throw new AgentUsageError('The `output` option of a reply must be a zod schema.');
+    if (!(output instanceof z.ZodType))
+      throw new AgentUsageError('The `output` option of a reply must be a zod schema.');
     if (!Number.isInteger(maxRepairs) || maxRepairs < 0) {
       throw new AgentUsageError(`outputRepairs must be a non-negative integer, got ${maxRepairs}.`);
     }
@@ -106,8 +107,7 @@ export class StructuredOutput {
   checkAnswer(message: Msg, final: boolean): Verdict {
     const text = finalTextOf(message).trim();
     const parsed = parseJson(text);
-    const problem =
-      parsed.ok === false ? parsed.error : this.validate(parsed.value);
+    const problem = parsed.ok === false ? parsed.error : this.validate(parsed.value);
     if (problem === undefined) return { ok: true };
     const hint = this.tool
       ? `Your answer was not given through the ${OUTPUT_TOOL_NAME} tool` +
@@ -134,7 +134,10 @@ export class StructuredOutput {
    * was started with (compared by JSON schema: a zod schema cannot be stored), and the repair
    * turns already used count. Throws an {@link AgentUsageError} that says what to pass.
    */
-  resume(stored: { readonly schema: Readonly<Record<string, unknown>>; readonly repairs: number }, replyId: string): void {
+  resume(
+    stored: { readonly schema: Readonly<Record<string, unknown>>; readonly repairs: number },
+    replyId: string,
+  ): void {
     if (JSON.stringify(stored.schema) !== JSON.stringify(this.jsonSchema)) {
       throw new AgentUsageError(
         `Cannot resume reply ${replyId} with this output schema: the reply was started with a different one ` +

@@ -29,8 +29,10 @@ export function triage(
     },
   });
   const route = (decision: PermissionDecision): Triage => {
-    if (decision.behavior === 'deny') return { kind: 'now', prepared: { kind: 'answer', call, status: 'denied', text: decision.reason } };
-    if (decision.behavior === 'ask') return { kind: 'confirm', call: { id: call.id, name: call.name, input, reason: decision.reason } };
+    if (decision.behavior === 'deny')
+      return { kind: 'now', prepared: { kind: 'answer', call, status: 'denied', text: decision.reason } };
+    if (decision.behavior === 'ask')
+      return { kind: 'confirm', call: { id: call.id, name: call.name, input, reason: decision.reason } };
     if (tool.external) return { kind: 'external', call: { id: call.id, name: call.name, input } };
     return { kind: 'now', prepared };
   };

@@ -37,28 +37,41 @@ describe('new Agent(options) checks its options and names the bad one', () => {
 
   it('misspelt or unknown options are refused with the list of known ones', () => {
     const message = errorOf({ model, systemPrompt: 'Be brief.' }).message;
-    expect(message).toMatch(/^Invalid agent options: unknown option "systemPrompt" \(the system prompt is sysPrompt\)\. Known: name, sysPrompt, model, /);
+    expect(message).toMatch(
+      /^Invalid agent options: unknown option "systemPrompt" \(the system prompt is sysPrompt\)\. Known: name, sysPrompt, model, /,
+    );
     // An option explicitly set to undefined is no typo.
     expect(build({ model, systemPrompt: undefined })).not.toThrow();
   });
 
   it('tools, middlewares and numbers of the wrong kind', () => {
-    expect(errorOf({ model, tools: {} }).message).toMatch(/tools must be an array of tools from defineTool\(\), got an object/);
+    expect(errorOf({ model, tools: {} }).message).toMatch(
+      /tools must be an array of tools from defineTool\(\), got an object/,
+    );
     expect(errorOf({ model, tools: [{ name: 'x', execute: () => 'y' }] }).message).toMatch(
       /tools\[0\] is not a tool \(an object\); build tools with defineTool\(/,
     );
     expect(errorOf({ model, middlewares: [{ onModelCall: 'retry' }] }).message).toBe(
       'Invalid agent options: middlewares[0].onModelCall must be a function, got the string "retry".',
     );
-    expect(errorOf({ model, middlewares: [null] }).message).toMatch(/middlewares\[0\] must be a middleware object, got null/);
+    expect(errorOf({ model, middlewares: [null] }).message).toMatch(
+      /middlewares\[0\] must be a middleware object, got null/,
+    );
     expect(errorOf({ model, maxIters: -1 }).message).toMatch(/maxIters must be an integer >= 0, got the number -1/);
     expect(errorOf({ model, maxConcurrentTools: 0 }).message).toMatch(/maxConcurrentTools must be an integer >= 1/);
-    expect(errorOf({ model, whilePending: 'queue' }).message).toMatch(/whilePending must be 'reject-pending' or 'refuse'/);
+    expect(errorOf({ model, whilePending: 'queue' }).message).toMatch(
+      /whilePending must be 'reject-pending' or 'refuse'/,
+    );
     expect(errorOf({ model, name: '' }).message).toMatch(/name must be a non-empty string/);
   });
 
   it('a valid agent still builds (with tools and keyed middlewares)', () => {
-    const echo = defineTool({ name: 'echo', description: '', input: z.object({ text: z.string() }), execute: ({ text }) => text });
+    const echo = defineTool({
+      name: 'echo',
+      description: '',
+      input: z.object({ text: z.string() }),
+      execute: ({ text }) => text,
+    });
     const a: Middleware = { key: 'a', onModelCall: (_agent, _ctx, input, next) => next(input) };
     const b: Middleware = { key: 'b', onAgent: (_agent, _ctx, input, next) => next(input) };
     expect(build({ model, tools: [echo], middlewares: [a, b], maxIters: 0 })).not.toThrow();
@@ -106,7 +119,10 @@ describe('middleware keys are unique within an agent (each keeps its persisted s
         return next(input);
       },
     });
-    const agent = new Agent({ model: new ScriptedChatModel([{ text: 'x' }]), middlewares: [counting('a'), counting('b')] });
+    const agent = new Agent({
+      model: new ScriptedChatModel([{ text: 'x' }]),
+      middlewares: [counting('a'), counting('b')],
+    });
     await agent.call('go');
     expect(agent.saveState().middlewareState).toEqual({ a: 1, b: 10 });
   });

@@ -28,7 +28,8 @@ function describe(value: unknown): string {
   if (value === undefined) return 'undefined';
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value)}`;
+  if (typeof value === 'string')
+    return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value)}`;
   if (typeof value === 'object') {
     const ctor = (value as { constructor?: { name?: string } }).constructor?.name;
     return ctor && ctor !== 'Object' ? `a ${ctor}` : 'an object';
@@ -50,8 +51,16 @@ function checkModel(model: unknown): void {
     );
   }
   const m = model as { stream?: unknown; modelName?: unknown };
-  if (typeof model !== 'object' || model === null || typeof m.stream !== 'function' || typeof m.modelName !== 'string') {
-    const hint = typeof model === 'string' ? ` (a model name goes to the adapter: new OpenAIChatModel({ model: ${JSON.stringify(model)} }))` : '';
+  if (
+    typeof model !== 'object' ||
+    model === null ||
+    typeof m.stream !== 'function' ||
+    typeof m.modelName !== 'string'
+  ) {
+    const hint =
+      typeof model === 'string'
+        ? ` (a model name goes to the adapter: new OpenAIChatModel({ model: ${JSON.stringify(model)} }))`
+        : '';
     fail(`model must be a ChatModel (an object with modelName and stream()), got ${describe(model)}${hint}.`);
   }
 }
@@ -65,7 +74,8 @@ function checkMiddlewares(middlewares: unknown): void {
     if (typeof m !== 'object' || m === null) fail(`middlewares[${i}] must be a middleware object, got ${describe(m)}.`);
     const mw = m as Record<string, unknown>;
     for (const hook of HOOKS) {
-      if (mw[hook] !== undefined && typeof mw[hook] !== 'function') fail(`middlewares[${i}].${hook} must be a function, got ${describe(mw[hook])}.`);
+      if (mw[hook] !== undefined && typeof mw[hook] !== 'function')
+        fail(`middlewares[${i}].${hook} must be a function, got ${describe(mw[hook])}.`);
     }
     if (mw['key'] !== undefined && (typeof mw['key'] !== 'string' || mw['key'] === '')) {
       fail(`middlewares[${i}].key must be a non-empty string, got ${describe(mw['key'])}.`);
@@ -75,7 +85,8 @@ function checkMiddlewares(middlewares: unknown): void {
     // Middlewares without a key own no persisted state (the class name is no key: it changes
     // under minification), so only declared keys are compared.
     const earlier = list.indexOf(m);
-    if (earlier < i) fail(`middlewares[${earlier}] and middlewares[${i}] are the same middleware instance; list it once.`);
+    if (earlier < i)
+      fail(`middlewares[${earlier}] and middlewares[${i}] are the same middleware instance; list it once.`);
     if (mw['key'] === undefined) return;
     const key = mw['key'] as string;
     const first = seen.get(key);
@@ -101,7 +112,8 @@ export function checkReplyTools(tools: unknown, agentTools: ReadonlyMap<string, 
   checkTools(tools, 'reply options');
   const seen = new Set<string>();
   for (const t of (tools ?? []) as { name: string }[]) {
-    if (agentTools.has(t.name)) fail(`the tool "${t.name}" has the name of one of the agent's tools; rename it.`, 'reply options');
+    if (agentTools.has(t.name))
+      fail(`the tool "${t.name}" has the name of one of the agent's tools; rename it.`, 'reply options');
     if (seen.has(t.name)) fail(`two tools are named "${t.name}"; tool names must be unique.`, 'reply options');
     seen.add(t.name);
   }
@@ -112,8 +124,17 @@ function checkTools(tools: unknown, what?: string): void {
   if (!Array.isArray(tools)) fail(`tools must be an array of tools from defineTool(), got ${describe(tools)}.`, what);
   (tools as unknown[]).forEach((t, i) => {
     const tool = t as { name?: unknown; schema?: unknown; inputSchema?: unknown };
-    if (typeof t !== 'object' || t === null || typeof tool.name !== 'string' || typeof tool.schema !== 'object' || !tool.inputSchema) {
-      fail(`tools[${i}] is not a tool (${describe(t)}); build tools with defineTool({ name, description, input, execute }).`, what);
+    if (
+      typeof t !== 'object' ||
+      t === null ||
+      typeof tool.name !== 'string' ||
+      typeof tool.schema !== 'object' ||
+      !tool.inputSchema
+    ) {
+      fail(
+        `tools[${i}] is not a tool (${describe(t)}); build tools with defineTool({ name, description, input, execute }).`,
+        what,
+      );
     }
   });
 }
@@ -149,8 +170,11 @@ export function validateAgentOptions(options: unknown): void {
   const o = options as Record<string, unknown>;
   const unknown = Object.keys(o).filter((k) => !OPTIONS.has(k) && o[k] !== undefined);
   if (unknown.length) {
-    const hint = unknown.includes('systemPrompt') || unknown.includes('instructions') ? ' (the system prompt is sysPrompt)' : '';
-    fail(`unknown option${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => JSON.stringify(k)).join(', ')}${hint}. Known: ${[...OPTIONS].join(', ')}.`);
+    const hint =
+      unknown.includes('systemPrompt') || unknown.includes('instructions') ? ' (the system prompt is sysPrompt)' : '';
+    fail(
+      `unknown option${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => JSON.stringify(k)).join(', ')}${hint}. Known: ${[...OPTIONS].join(', ')}.`,
+    );
   }
   checkModel(o['model']);
   checkString('name', o['name'], false);
@@ -165,9 +189,11 @@ export function validateAgentOptions(options: unknown): void {
     fail(`whilePending must be 'reject-pending' or 'refuse', got ${describe(whilePending)}.`);
   }
   const onError = o['onBackgroundError'];
-  if (onError !== undefined && typeof onError !== 'function') fail(`onBackgroundError must be a function, got ${describe(onError)}.`);
+  if (onError !== undefined && typeof onError !== 'function')
+    fail(`onBackgroundError must be a function, got ${describe(onError)}.`);
   const store = o['store'] as { load?: unknown } | undefined;
-  if (store !== undefined && (typeof store !== 'object' || store === null)) fail(`store must be a SessionStore, got ${describe(store)}.`);
+  if (store !== undefined && (typeof store !== 'object' || store === null))
+    fail(`store must be a SessionStore, got ${describe(store)}.`);
   if (store !== undefined && o['sessionId'] === undefined) {
     fail('an agent with a session store needs a sessionId (the key its state is stored under).');
   }

@@ -43,20 +43,27 @@ describe('RxscopeError', () => {
   });
 
   it('lets a caller branch on the code of what call() and the stores really throw', async () => {
-    const failing = new Agent({ name: 'a', model: new ScriptedChatModel([{ error: new ModelError('limit', { code: 'rate_limited', status: 429 }) }]) });
+    const failing = new Agent({
+      name: 'a',
+      model: new ScriptedChatModel([{ error: new ModelError('limit', { code: 'rate_limited', status: 429 }) }]),
+    });
     const err = await failing.call('hi').then(
       () => undefined,
       (e: unknown) => e,
     );
     expect(err instanceof RxscopeError && err.code).toBe('rate_limited');
 
-    expect(() => parseAgentState({ version: 3, messages: 'nope' })).toThrow(expect.objectContaining({ code: 'invalid_state' }) as Error);
+    expect(() => parseAgentState({ version: 3, messages: 'nope' })).toThrow(
+      expect.objectContaining({ code: 'invalid_state' }) as Error,
+    );
 
     const store = new InMemorySessionStore();
     const state = new Agent({ name: 'a', model: new ScriptedChatModel([]) }).saveState();
     await store.save('s', state, 0);
     await expect(store.save('s', state, 0)).rejects.toMatchObject({ code: 'session_conflict' });
 
-    expect(() => new Agent({ model: 'gpt-4o' } as never)).toThrow(expect.objectContaining({ name: 'AgentUsageError', code: 'invalid_use' }) as Error);
+    expect(() => new Agent({ model: 'gpt-4o' } as never)).toThrow(
+      expect.objectContaining({ name: 'AgentUsageError', code: 'invalid_use' }) as Error,
+    );
   });
 });

@@ -35,7 +35,8 @@ export function createEvent<T extends AgentEventType>(
 }
 
 /** Types of the events that carry one streamed piece of a block. */
-export type DeltaEventType = 'TEXT_BLOCK_DELTA' | 'THINKING_BLOCK_DELTA' | 'TOOL_CALL_DELTA' | 'TOOL_RESULT_DELTA' | 'DATA_BLOCK_DELTA';
+export type DeltaEventType =
+  'TEXT_BLOCK_DELTA' | 'THINKING_BLOCK_DELTA' | 'TOOL_CALL_DELTA' | 'TOOL_RESULT_DELTA' | 'DATA_BLOCK_DELTA';
 
 /**
  * Builds a delta event. Same result as {@link createEvent}, written as one object literal of a

@@ -188,7 +188,9 @@ export function createReplyReducer(options: ReplyReducerOptions = {}): ReplyRedu
       role: 'assistant',
       name: name ?? 'assistant',
       // Text and thinking blocks that never received a delta (cut off at once) carry nothing.
-      content: entries.filter((e) => e.open || !(e.kind === 'text' || e.kind === 'thinking') || e.text !== '').map(toBlock),
+      content: entries
+        .filter((e) => e.open || !(e.kind === 'text' || e.kind === 'thinking') || e.text !== '')
+        .map(toBlock),
       createdAt: createdAt ?? Date.now(),
     }),
     openBlocks: () =>

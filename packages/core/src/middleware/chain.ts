@@ -26,11 +26,16 @@ export type OnionHook = 'onAgent' | 'onReasoning' | 'onActing' | 'onModelCall';
  * chain(agent, ctx, input, (i) => callModel(i)).subscribe();
  * ```
  */
-export function composeChain<I>(layers: readonly Layer<I>[], handOver?: (ctx: RuntimeContext, input: I) => I): Chain<I> {
+export function composeChain<I>(
+  layers: readonly Layer<I>[],
+  handOver?: (ctx: RuntimeContext, input: I) => I,
+): Chain<I> {
   return layers.reduceRight<Chain<I>>(
     (inner, layer) => (agent, ctx, input, terminal) =>
       defer(() =>
-        layer(agent, ctx, input, (nextInput) => inner(agent, ctx, handOver ? handOver(ctx, nextInput) : nextInput, terminal)),
+        layer(agent, ctx, input, (nextInput) =>
+          inner(agent, ctx, handOver ? handOver(ctx, nextInput) : nextInput, terminal),
+        ),
       ),
     (_agent, _ctx, input, terminal) => terminal(input),
   );
@@ -47,7 +52,10 @@ export function composeChain<I>(layers: readonly Layer<I>[], handOver?: (ctx: Ru
 export function chainFor<H extends OnionHook>(
   middlewares: readonly Middleware[],
   hook: H,
-  handOver?: (ctx: RuntimeContext, input: Parameters<NonNullable<Middleware[H]>>[2]) => Parameters<NonNullable<Middleware[H]>>[2],
+  handOver?: (
+    ctx: RuntimeContext,
+    input: Parameters<NonNullable<Middleware[H]>>[2],
+  ) => Parameters<NonNullable<Middleware[H]>>[2],
 ): Chain<Parameters<NonNullable<Middleware[H]>>[2]> {
   type I = Parameters<NonNullable<Middleware[H]>>[2];
   const layers: Layer<I>[] = [];

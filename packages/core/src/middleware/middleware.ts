@@ -88,9 +88,19 @@ export interface Middleware {
    */
   readonly key?: string;
   onAgent?(agent: Agent, ctx: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent>;
-  onReasoning?(agent: Agent, ctx: RuntimeContext, input: ReasoningInput, next: Next<ReasoningInput>): Observable<AgentEvent>;
+  onReasoning?(
+    agent: Agent,
+    ctx: RuntimeContext,
+    input: ReasoningInput,
+    next: Next<ReasoningInput>,
+  ): Observable<AgentEvent>;
   onActing?(agent: Agent, ctx: RuntimeContext, input: ActingInput, next: Next<ActingInput>): Observable<AgentEvent>;
-  onModelCall?(agent: Agent, ctx: RuntimeContext, input: ModelCallInput, next: Next<ModelCallInput>): Observable<AgentEvent>;
+  onModelCall?(
+    agent: Agent,
+    ctx: RuntimeContext,
+    input: ModelCallInput,
+    next: Next<ModelCallInput>,
+  ): Observable<AgentEvent>;
   /** Transforms the system prompt; applied in order, once per reasoning step. */
   onSystemPrompt?(agent: Agent, ctx: RuntimeContext, prompt: string): ObservableInput<string> | string;
   /**

@@ -18,7 +18,9 @@ interface CallState {
   blockId?: string;
 }
 
-type Current = { readonly kind: 'text' | 'thinking'; readonly blockId: string } | { readonly kind: 'tool'; readonly blockId: string; readonly index: number };
+type Current =
+  | { readonly kind: 'text' | 'thinking'; readonly blockId: string }
+  | { readonly kind: 'tool'; readonly blockId: string; readonly index: number };
 
 /**
  * Turns provider deltas (text, reasoning, indexed tool-call pieces) into well-formed block
@@ -93,7 +95,9 @@ export class BlockAssembler {
       this.emit(kind === 'text' ? { type: 'TEXT_BLOCK_START', blockId } : { type: 'THINKING_BLOCK_START', blockId });
     }
     const blockId = this.current.blockId;
-    this.emit(kind === 'text' ? { type: 'TEXT_BLOCK_DELTA', blockId, delta } : { type: 'THINKING_BLOCK_DELTA', blockId, delta });
+    this.emit(
+      kind === 'text' ? { type: 'TEXT_BLOCK_DELTA', blockId, delta } : { type: 'THINKING_BLOCK_DELTA', blockId, delta },
+    );
   }
 
   private open(index: number, call: CallState): void {

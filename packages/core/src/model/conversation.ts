@@ -4,7 +4,12 @@ import type { DataBlock, Msg, TextBlock, ToolCallBlock, ToolResultBlock } from '
 export type ConversationTurn =
   | { readonly kind: 'system'; readonly text: string }
   | { readonly kind: 'user'; readonly parts: readonly (TextBlock | DataBlock)[] }
-  | { readonly kind: 'assistant'; readonly text: string; readonly thinking: string; readonly toolCalls: readonly ToolCallBlock[] }
+  | {
+      readonly kind: 'assistant';
+      readonly text: string;
+      readonly thinking: string;
+      readonly toolCalls: readonly ToolCallBlock[];
+    }
   | {
       readonly kind: 'tool';
       readonly result: ToolResultBlock;

@@ -59,7 +59,7 @@ export function toErrorInfo(error: unknown): ErrorInfo {
       ...(typeof e.retryable === 'boolean' ? { retryable: e.retryable } : {}),
     };
   }
-  return { name: 'Error', message: typeof error === 'string' ? error : JSON.stringify(error) ?? String(error) };
+  return { name: 'Error', message: typeof error === 'string' ? error : (JSON.stringify(error) ?? String(error)) };
 }
 
 /**

@@ -36,7 +36,11 @@ describe('docs/models.md', () => {
     const agent = new Agent({ model, tools: [add] });
     const reply = await agent.call('What is 2 + 3?');
     expect(textOfMsg(reply)).toBe('The sum is 5.');
-    expect(server.requests[1]!.body.messages!.at(-1)).toEqual({ role: 'tool', tool_call_id: expect.any(String), content: '5' });
+    expect(server.requests[1]!.body.messages!.at(-1)).toEqual({
+      role: 'tool',
+      tool_call_id: expect.any(String),
+      content: '5',
+    });
     await server.close();
     expect(server.openConnections()).toBe(0);
   });
@@ -49,16 +53,32 @@ describe('docs/models.md', () => {
 
   it('a model failure ends the reply with the ModelError info, and call() rejects with an AgentError', async () => {
     server = await startOpenAITestServer({ script: [{ fault: 'rate_limit', retryAfterSeconds: 2 }] });
-    const agent = new Agent({ model: new OpenAIChatModel({ model: 'gpt-4o-mini', apiKey: 'test', baseURL: server.url }) });
+    const agent = new Agent({
+      model: new OpenAIChatModel({ model: 'gpt-4o-mini', apiKey: 'test', baseURL: server.url }),
+    });
     const err = await agent.call('hi').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AgentError);
-    expect((err as AgentError).info).toMatchObject({ name: 'ModelError', status: 429, retryable: true, code: 'rate_limited' });
+    expect((err as AgentError).info).toMatchObject({
+      name: 'ModelError',
+      status: 429,
+      retryable: true,
+      code: 'rate_limited',
+    });
     expect((err as AgentError).message).toContain('Rate limit');
   });
 
   it('LangChainChatModel wraps any LangChain chat model (ChatOpenAI standing in for ChatAnthropic)', async () => {
-    server = await startOpenAITestServer({ script: [{ toolCalls: [{ name: 'add', input: { a: 1, b: 1 } }] }, { text: '2' }] });
-    const model = new LangChainChatModel({ model: new ChatOpenAI({ model: 'gpt-4o-mini', apiKey: 'test', configuration: { baseURL: server.url }, maxRetries: 0 }) });
+    server = await startOpenAITestServer({
+      script: [{ toolCalls: [{ name: 'add', input: { a: 1, b: 1 } }] }, { text: '2' }],
+    });
+    const model = new LangChainChatModel({
+      model: new ChatOpenAI({
+        model: 'gpt-4o-mini',
+        apiKey: 'test',
+        configuration: { baseURL: server.url },
+        maxRetries: 0,
+      }),
+    });
     const agent = new Agent({ model, tools: [add] });
     expect(textOfMsg(await agent.call('1 + 1?'))).toBe('2');
   });
@@ -71,18 +91,30 @@ describe('docs/models.md', () => {
       { type: 'hint', text: 'Answer now.' },
       { type: 'text', text: 'It is 3.' },
     ]);
-    expect(toOpenAIMessages([createMsg('user', '1 + 2?'), reply]).map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'user', 'assistant']);
+    expect(toOpenAIMessages([createMsg('user', '1 + 2?'), reply]).map((m) => m.role)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+      'user',
+      'assistant',
+    ]);
   });
 
   it('the error table lists every code a model error can have', () => {
     const root = join(__dirname, '..', '..', '..', '..');
     const doc = readFileSync(join(root, 'docs', 'models.md'), 'utf8');
     const table = doc.slice(doc.indexOf('### Errors'), doc.indexOf('### The lean path'));
-    const sources = ['to-model-error.ts', 'openai/openai-chat-model.ts', 'openai/openai-chat-model-options.ts', 'langchain/langchain-chat-model.ts'];
+    const sources = [
+      'to-model-error.ts',
+      'openai/openai-chat-model.ts',
+      'openai/openai-chat-model-options.ts',
+      'langchain/langchain-chat-model.ts',
+    ];
     const codes = new Set<string>();
     for (const file of sources) {
       const text = readFileSync(join(__dirname, file), 'utf8');
-      for (const m of text.matchAll(/code: '([a-z_]+)'|return '([a-z_]+)';|`(http_)\$\{status\}`/g)) codes.add(m[1] ?? m[2] ?? `${m[3]}<status>`);
+      for (const m of text.matchAll(/code: '([a-z_]+)'|return '([a-z_]+)';|`(http_)\$\{status\}`/g))
+        codes.add(m[1] ?? m[2] ?? `${m[3]}<status>`);
     }
     expect(codes.size).toBeGreaterThan(15);
     expect([...codes].filter((code) => !table.includes(`\`${code}\``))).toEqual([]);

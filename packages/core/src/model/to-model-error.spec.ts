@@ -52,23 +52,39 @@ describe('toModelError', () => {
   });
 
   it('names a context overflow, keeps the status and does not retry it', () => {
-    const e = toModelError(apiError(400, "This model's maximum context length is 8192 tokens (context_length_exceeded)"));
+    const e = toModelError(
+      apiError(400, "This model's maximum context length is 8192 tokens (context_length_exceeded)"),
+    );
     expect(e).toMatchObject({ code: 'context_length_exceeded', status: 400, retryable: false });
   });
 
   it('drops LangChain troubleshooting links from the message and keeps the original as cause', () => {
-    const original = apiError(401, 'Incorrect API key\n\nTroubleshooting URL: https://docs.langchain.com/x/MODEL_AUTHENTICATION/\n');
+    const original = apiError(
+      401,
+      'Incorrect API key\n\nTroubleshooting URL: https://docs.langchain.com/x/MODEL_AUTHENTICATION/\n',
+    );
     const e = toModelError(original);
     expect(e.message).toBe('401 Incorrect API key');
     expect(e.cause).toBe(original);
   });
 
   it('classifies connection failures, timeouts, aborts and malformed responses', () => {
-    const cut = Object.assign(new TypeError('terminated'), { cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }) });
+    const cut = Object.assign(new TypeError('terminated'), {
+      cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }),
+    });
     expect(toModelError(cut)).toMatchObject({ code: 'connection_error', retryable: true });
-    expect(toModelError(Object.assign(new Error('fetch failed'), { cause: { code: 'ECONNREFUSED' } }))).toMatchObject({ code: 'connection_error', retryable: true });
-    expect(toModelError(Object.assign(new Error('Request timed out.'), { name: 'TimeoutError' }))).toMatchObject({ code: 'timeout', retryable: true });
-    expect(toModelError(Object.assign(new Error('Request was aborted.'), { name: 'AbortError' }))).toMatchObject({ code: 'cancelled', retryable: false });
+    expect(toModelError(Object.assign(new Error('fetch failed'), { cause: { code: 'ECONNREFUSED' } }))).toMatchObject({
+      code: 'connection_error',
+      retryable: true,
+    });
+    expect(toModelError(Object.assign(new Error('Request timed out.'), { name: 'TimeoutError' }))).toMatchObject({
+      code: 'timeout',
+      retryable: true,
+    });
+    expect(toModelError(Object.assign(new Error('Request was aborted.'), { name: 'AbortError' }))).toMatchObject({
+      code: 'cancelled',
+      retryable: false,
+    });
     expect(toModelError(new SyntaxError('Error reading response: malformed server-sent event JSON.'))).toMatchObject({
       code: 'malformed_response',
       retryable: true,
@@ -147,7 +163,9 @@ describe('toModelError: root causes of fetch failures', () => {
       (e: unknown) => e,
     );
     // As the openai SDK wraps it.
-    const err = toModelError(Object.assign(new Error('Connection error.'), { name: 'APIConnectionError', cause: fetchError }));
+    const err = toModelError(
+      Object.assign(new Error('Connection error.'), { name: 'APIConnectionError', cause: fetchError }),
+    );
     expect(err).toMatchObject({ code: 'invalid_url', retryable: false });
     expect(err.message).toContain('unknown scheme');
     expect(err.message).toContain('http://');
@@ -155,7 +173,11 @@ describe('toModelError: root causes of fetch failures', () => {
 
   it('ENOTFOUND is host_not_found, not retryable, with the host in the message', () => {
     const dns = Object.assign(new Error('getaddrinfo ENOTFOUND llm.internal'), { code: 'ENOTFOUND' });
-    const err = toModelError(Object.assign(new Error('Connection error.'), { cause: Object.assign(new TypeError('fetch failed'), { cause: dns }) }));
+    const err = toModelError(
+      Object.assign(new Error('Connection error.'), {
+        cause: Object.assign(new TypeError('fetch failed'), { cause: dns }),
+      }),
+    );
     expect(err).toMatchObject({ code: 'host_not_found', retryable: false });
     expect(err.message).toContain('getaddrinfo ENOTFOUND llm.internal');
   });
@@ -163,8 +185,14 @@ describe('toModelError: root causes of fetch failures', () => {
   it('a refused connection keeps connection_error (a server may be starting) with the innermost cause in the message', () => {
     const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8080'), { code: 'ECONNREFUSED' });
     const aggregate = Object.assign(new AggregateError([refused], ''), { code: 'ECONNREFUSED' });
-    const err = toModelError(Object.assign(new Error('Connection error.'), { cause: Object.assign(new TypeError('fetch failed'), { cause: aggregate }) }));
+    const err = toModelError(
+      Object.assign(new Error('Connection error.'), {
+        cause: Object.assign(new TypeError('fetch failed'), { cause: aggregate }),
+      }),
+    );
     expect(err).toMatchObject({ code: 'connection_error', retryable: true });
-    expect(err.message).toBe('connection to the model server failed: Connection error. (connect ECONNREFUSED 127.0.0.1:8080)');
+    expect(err.message).toBe(
+      'connection to the model server failed: Connection error. (connect ECONNREFUSED 127.0.0.1:8080)',
+    );
   });
 });

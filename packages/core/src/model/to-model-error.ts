@@ -70,7 +70,12 @@ function retryAfterOf(headers: unknown): number | undefined {
 }
 
 function isErrorLike(v: unknown): v is Error {
-  return typeof v === 'object' && v !== null && typeof (v as Error).message === 'string' && typeof (v as Error).name === 'string';
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof (v as Error).message === 'string' &&
+    typeof (v as Error).name === 'string'
+  );
 }
 
 /** Removes LangChain's appended "Troubleshooting URL" paragraph and trailing whitespace. */
@@ -124,7 +129,8 @@ function isConnectionFailure(err: Error): boolean {
   const name = err.constructor?.name ?? err.name;
   if (name === 'APIConnectionError' || err.name === 'APIConnectionError') return true;
   // undici's "terminated" (a body cut short), possibly re-wrapped as "TypeError: terminated".
-  if (/(^|: )terminated$/.test(err.message) || /fetch failed|socket hang up|other side closed/i.test(err.message)) return true;
+  if (/(^|: )terminated$/.test(err.message) || /fetch failed|socket hang up|other side closed/i.test(err.message))
+    return true;
   for (let cause: unknown = err; cause && typeof cause === 'object'; cause = (cause as { cause?: unknown }).cause) {
     const code = (cause as { code?: unknown }).code;
     if (typeof code === 'string' && CONNECTION_CODES.has(code)) return true;
@@ -181,12 +187,19 @@ export function toModelError(err: unknown): ModelError {
     return new ModelError(`model request timed out: ${message}`, { code: 'timeout', retryable: true, cause: err });
   }
   const contextOverflow =
-    e.name === 'ContextOverflowError' || e.code === 'context_length_exceeded' || /context_length_exceeded|maximum context length/i.test(message);
+    e.name === 'ContextOverflowError' ||
+    e.code === 'context_length_exceeded' ||
+    /context_length_exceeded|maximum context length/i.test(message);
   // LangChain wraps a context overflow into ContextOverflowError; the HTTP error is its cause.
   const http = (typeof e.status === 'number' ? e : (e.cause as typeof e | undefined)) ?? e;
   const status = typeof http.status === 'number' && http.status > 0 ? http.status : undefined;
   if (contextOverflow) {
-    return new ModelError(message, { code: 'context_length_exceeded', retryable: false, cause: err, ...(status ? { status } : {}) });
+    return new ModelError(message, {
+      code: 'context_length_exceeded',
+      retryable: false,
+      cause: err,
+      ...(status ? { status } : {}),
+    });
   }
   if (status !== undefined) {
     const retryAfterMs = retryAfterOf(http.headers);
@@ -199,7 +212,11 @@ export function toModelError(err: unknown): ModelError {
     });
   }
   if (e.name === 'SyntaxError' || /malformed|could not parse|unexpected token|not valid json/i.test(message)) {
-    return new ModelError(`malformed response from the model server: ${message}`, { code: 'malformed_response', retryable: true, cause: err });
+    return new ModelError(`malformed response from the model server: ${message}`, {
+      code: 'malformed_response',
+      retryable: true,
+      cause: err,
+    });
   }
   const root = rootCause(e);
   if (root !== e && URL_FAULT.test(root.message)) {
@@ -219,7 +236,11 @@ export function toModelError(err: unknown): ModelError {
   if (isConnectionFailure(e)) {
     const cause = describeCause(root);
     const detail = root !== e && cause && cause !== message ? ` (${cause})` : '';
-    return new ModelError(`connection to the model server failed: ${message}${detail}`, { code: 'connection_error', retryable: true, cause: err });
+    return new ModelError(`connection to the model server failed: ${message}${detail}`, {
+      code: 'connection_error',
+      retryable: true,
+      cause: err,
+    });
   }
   return new ModelError(message, { code: 'model_error', retryable: false, cause: err });
 }

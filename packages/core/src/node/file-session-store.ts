@@ -1,7 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { SessionConflictError, SessionStoreError, type SessionStore, type StoredSession } from '../state/session-store.js';
+import {
+  SessionConflictError,
+  SessionStoreError,
+  type SessionStore,
+  type StoredSession,
+} from '../state/session-store.js';
 import { parseAgentState, type AgentStateSnapshot } from '../state/snapshot.js';
 
 /** Options of {@link FileSessionStore}. */
@@ -89,7 +94,9 @@ export class FileSessionStore implements SessionStore {
           continue;
         }
         if (Date.now() > deadline) {
-          throw new SessionStoreError(`Timed out after ${this.lockTimeoutMs} ms waiting for the lock ${lockFile} held by another writer.`);
+          throw new SessionStoreError(
+            `Timed out after ${this.lockTimeoutMs} ms waiting for the lock ${lockFile} held by another writer.`,
+          );
         }
         await new Promise((r) => setTimeout(r, Math.min(50, 5 * (attempt + 1))));
       }

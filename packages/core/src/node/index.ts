@@ -9,7 +9,14 @@ export { shutdownAgents, terminationSignal } from './shutdown-agents.js';
 export type { AgentsToShutDown, ShutdownAgentsOptions, ShutdownReport } from './shutdown-agents.js';
 
 // transport: SSE for Node HTTP servers -----------------------------------------------------
-export { createAgentSseHandler, HttpError, httpStatusOf, readJsonBody, sendHttpError, streamAgentEvents } from './sse/index.js';
+export {
+  createAgentSseHandler,
+  HttpError,
+  httpStatusOf,
+  readJsonBody,
+  sendHttpError,
+  streamAgentEvents,
+} from './sse/index.js';
 export type { AgentSseHandlerOptions, AgentSseRequest, StreamAgentEventsOptions, StreamOutcome } from './sse/index.js';
 
 // sessions: detached replies and replay logs ------------------------------------------------

@@ -22,7 +22,11 @@ export class ReplyTracker {
   apply(event: AgentEvent): void {
     if (event.type === 'REPLY_START') {
       if (!this.open.some((r) => r.replyId === event.replyId)) {
-        this.open.push({ replyId: event.replyId, source: event.source, reducer: createReplyReducer({ source: event.source }) });
+        this.open.push({
+          replyId: event.replyId,
+          source: event.source,
+          reducer: createReplyReducer({ source: event.source }),
+        });
       }
       return;
     }

@@ -25,7 +25,10 @@ function busyAgent(sessionId: string, store: InMemorySessionStore) {
         signal.addEventListener('abort', () => reject(new Error('aborted')));
       }),
   });
-  const model = new ScriptedChatModel([{ toolCalls: [{ id: `call_${sessionId}`, name: 'wait', input: {} }] }, { text: 'done' }]);
+  const model = new ScriptedChatModel([
+    { toolCalls: [{ id: `call_${sessionId}`, name: 'wait', input: {} }] },
+    { text: 'done' },
+  ]);
   const agent = new Agent({ name: 'worker', model, tools: [wait], store, sessionId });
   const events = lastValueFrom(agent.reply('go').pipe(toArray()));
   return {
@@ -119,8 +122,17 @@ describe('shutdownAgents()', () => {
       input: z.object({}),
       execute: () => new Promise<string>((resolve) => waiting.push(() => resolve('waited'))),
     });
-    const model = new ScriptedChatModel([{ toolCalls: [{ name: 'wait', input: {} }, { name: 'wait', input: {} }] }, { text: 'done' }]);
-    const make = () => new AgentSessions({ agent: (id) => new Agent({ name: 'worker', model, tools: [wait], store, sessionId: id }) });
+    const model = new ScriptedChatModel([
+      {
+        toolCalls: [
+          { name: 'wait', input: {} },
+          { name: 'wait', input: {} },
+        ],
+      },
+      { text: 'done' },
+    ]);
+    const make = () =>
+      new AgentSessions({ agent: (id) => new Agent({ name: 'worker', model, tools: [wait], store, sessionId: id }) });
     const sessions = make();
     await sessions.start('s1', 'go');
     while (!waiting.length) await sleep(1);
@@ -128,14 +140,18 @@ describe('shutdownAgents()', () => {
     await expect(sessions.start('s2', 'hello')).rejects.toBeInstanceOf(AgentShutdownError);
     waiting.shift()!();
     expect((await shutdown).suspended).toEqual(['s1']);
-    const ended = await firstValueFrom(sessions.events('s1', { lastEventId: '0' }).pipe(filter((e) => e.type === 'REPLY_END')));
+    const ended = await firstValueFrom(
+      sessions.events('s1', { lastEventId: '0' }).pipe(filter((e) => e.type === 'REPLY_END')),
+    );
     expect(ended).toMatchObject({ finishReason: 'shutdown' });
 
     const next = make();
     await next.start('s1', { type: 'RESUME_REPLY' });
     while (!waiting.length) await sleep(1);
     waiting.shift()!();
-    const done = await firstValueFrom(next.events('s1', { lastEventId: '0' }).pipe(filter((e) => e.type === 'REPLY_END')));
+    const done = await firstValueFrom(
+      next.events('s1', { lastEventId: '0' }).pipe(filter((e) => e.type === 'REPLY_END')),
+    );
     expect(done).toMatchObject({ finishReason: 'completed', replyId: ended.replyId });
   });
 });

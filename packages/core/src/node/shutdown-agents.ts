@@ -62,13 +62,24 @@ export interface ShutdownReport {
  * });
  * ```
  */
-export async function shutdownAgents(agents: AgentsToShutDown, options: ShutdownAgentsOptions = {}): Promise<ShutdownReport> {
+export async function shutdownAgents(
+  agents: AgentsToShutDown,
+  options: ShutdownAgentsOptions = {},
+): Promise<ShutdownReport> {
   const signal = options.signal;
-  if (signal && !signal.aborted) await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
-  const reason = (signal?.aborted ? reasonOf(signal.reason) : undefined) ?? options.reason ?? 'the service is shutting down';
+  if (signal && !signal.aborted)
+    await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+  const reason =
+    (signal?.aborted ? reasonOf(signal.reason) : undefined) ?? options.reason ?? 'the service is shutting down';
   const list = [...new Set(typeof agents === 'function' ? agents() : agents)];
-  const results = await Promise.all(list.map((agent) => agent.shutdown({ reason, graceMs: options.graceMs ?? 10_000 })));
-  return { reason, agents: results, suspended: results.filter((r) => r.finishReason === 'shutdown').map((r) => r.sessionId) };
+  const results = await Promise.all(
+    list.map((agent) => agent.shutdown({ reason, graceMs: options.graceMs ?? 10_000 })),
+  );
+  return {
+    reason,
+    agents: results,
+    suspended: results.filter((r) => r.finishReason === 'shutdown').map((r) => r.sessionId),
+  };
 }
 
 /**

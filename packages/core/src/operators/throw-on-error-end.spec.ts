@@ -11,7 +11,12 @@ describe('throwOnErrorEnd', () => {
   it('errors the stream with an AgentError instead of the error REPLY_END, after the events before it', async () => {
     const agent = new Agent({ model: new ScriptedChatModel([{ text: 'partial ', ...failing() }]) });
     const seen: AgentEvent[] = [];
-    const outcome = lastValueFrom(agent.reply('hi').pipe(throwOnErrorEnd(), tap((e) => seen.push(e))));
+    const outcome = lastValueFrom(
+      agent.reply('hi').pipe(
+        throwOnErrorEnd(),
+        tap((e) => seen.push(e)),
+      ),
+    );
     const error = await outcome.then(
       () => undefined,
       (e: unknown) => e,
@@ -52,7 +57,10 @@ describe('throwOnErrorEnd', () => {
     const helper = new Agent({ name: 'helper', model: new ScriptedChatModel([failing()]) });
     const outer = new Agent({
       name: 'lead',
-      model: new ScriptedChatModel([{ toolCalls: [{ name: 'helper', input: { message: 'do it' } }] }, { text: 'the helper failed' }]),
+      model: new ScriptedChatModel([
+        { toolCalls: [{ name: 'helper', input: { message: 'do it' } }] },
+        { text: 'the helper failed' },
+      ]),
       tools: [helper.asTool({ description: 'Helps' })],
     });
     const events = await lastValueFrom(outer.reply('go').pipe(throwOnErrorEnd(), toArray()));

@@ -48,8 +48,14 @@ export function throwOnErrorEnd(options: ThrowOnErrorEndOptions = {}): MonoTypeO
         source$.subscribe({
           next: (event) => {
             if (event.type === 'REPLY_START') outer ??= event.source;
-            if (event.type === 'REPLY_END' && event.finishReason === 'error' && (outer === undefined || event.source === outer)) {
-              subscriber.error(new AgentError(event.error ?? { name: 'Error', message: 'the reply failed' }, event.replyId));
+            if (
+              event.type === 'REPLY_END' &&
+              event.finishReason === 'error' &&
+              (outer === undefined || event.source === outer)
+            ) {
+              subscriber.error(
+                new AgentError(event.error ?? { name: 'Error', message: 'the reply failed' }, event.replyId),
+              );
               return;
             }
             subscriber.next(event);

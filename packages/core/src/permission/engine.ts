@@ -34,7 +34,12 @@ export function decidePermission(
   if (deny) return { behavior: 'deny', reason: deny.reason ?? `Denied by ${describeRule(deny)}.`, decidedBy: 'rule' };
   if (state.mode === 'bypass') return { behavior: 'allow', reason: 'bypass mode', decidedBy: 'mode' };
   const ask = first(state.rules, 'ask', tool, input);
-  if (ask) return { behavior: 'ask', reason: ask.reason ?? `Confirmation required by ${describeRule(ask)}.`, decidedBy: 'rule' };
+  if (ask)
+    return {
+      behavior: 'ask',
+      reason: ask.reason ?? `Confirmation required by ${describeRule(ask)}.`,
+      decidedBy: 'rule',
+    };
   if (tool.readOnly) return { behavior: 'allow', reason: 'read-only tool', decidedBy: 'read-only' };
   if (state.mode === 'plan') {
     return {
@@ -44,7 +49,8 @@ export function decidePermission(
     };
   }
   // The tool's own check may be asynchronous; everything else stays synchronous.
-  if (tool.checkPermissions) return then(tool.checkPermissions(input), (own) => afterToolCheck(tool, input, state, own));
+  if (tool.checkPermissions)
+    return then(tool.checkPermissions(input), (own) => afterToolCheck(tool, input, state, own));
   if (typeof tool.needsApproval === 'function') {
     return then(tool.needsApproval(input), (needs) =>
       afterToolCheck(tool, input, state, needs ? { behavior: 'ask' } : undefined),
@@ -64,9 +70,14 @@ function afterToolCheck(
   const allow = first(state.rules, 'allow', tool, input);
   if (allow) return { behavior: 'allow', reason: `Allowed by ${describeRule(allow)}.`, decidedBy: 'rule' };
   if (own?.behavior === 'ask') {
-    return { behavior: 'ask', reason: own.reason ?? `"${tool.name}" needs approval before it runs.`, decidedBy: 'tool' };
+    return {
+      behavior: 'ask',
+      reason: own.reason ?? `"${tool.name}" needs approval before it runs.`,
+      decidedBy: 'tool',
+    };
   }
-  if (state.mode === 'strict') return { behavior: 'ask', reason: `Strict mode: "${tool.name}" is not read-only.`, decidedBy: 'mode' };
+  if (state.mode === 'strict')
+    return { behavior: 'ask', reason: `Strict mode: "${tool.name}" is not read-only.`, decidedBy: 'mode' };
   return { behavior: 'allow', reason: 'default mode', decidedBy: 'mode' };
 }
 

@@ -52,7 +52,8 @@ function glob(pattern: string): (value: string) => boolean {
 export function ruleMatches(rule: PermissionRule, toolName: string, input: unknown): boolean {
   if (rule.tool !== toolName && !glob(rule.tool)(toolName)) return false;
   if (rule.argument === undefined) return true;
-  const value = typeof input === 'object' && input !== null ? (input as Record<string, unknown>)[rule.argument] : undefined;
+  const value =
+    typeof input === 'object' && input !== null ? (input as Record<string, unknown>)[rule.argument] : undefined;
   if (value === undefined || value === null) return false;
   const text = typeof value === 'string' ? value : JSON.stringify(value);
   return rule.pattern === undefined || glob(rule.pattern)(text);
@@ -67,6 +68,9 @@ export function ruleMatches(rule: PermissionRule, toolName: string, input: unkno
  * ```
  */
 export function describeRule(rule: PermissionRule): string {
-  const arg = rule.argument !== undefined ? ` with ${rule.argument}${rule.pattern !== undefined ? ` matching "${rule.pattern}"` : ''}` : '';
+  const arg =
+    rule.argument !== undefined
+      ? ` with ${rule.argument}${rule.pattern !== undefined ? ` matching "${rule.pattern}"` : ''}`
+      : '';
   return `${rule.behavior} rule "${rule.tool}"${arg}`;
 }

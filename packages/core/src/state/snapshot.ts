@@ -9,7 +9,12 @@ import { RxscopeError } from '../error/rxscope-error.js';
 export const STATE_VERSION = 3;
 
 const text = z.object({ type: z.literal('text'), text: z.string() });
-const data = z.object({ type: z.literal('data'), mediaType: z.string(), data: z.string().optional(), url: z.string().optional() });
+const data = z.object({
+  type: z.literal('data'),
+  mediaType: z.string(),
+  data: z.string().optional(),
+  url: z.string().optional(),
+});
 const block = z.discriminatedUnion('type', [
   text,
   data,
@@ -43,7 +48,12 @@ const ruleSchema = z.object({
   reason: z.string().optional(),
 });
 
-const pendingCallSchema = z.object({ id: z.string(), name: z.string(), input: z.unknown(), reason: z.string().optional() });
+const pendingCallSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  input: z.unknown(),
+  reason: z.string().optional(),
+});
 
 const usageSchema = z.object({
   inputTokens: z.number(),
@@ -173,7 +183,9 @@ export function parseAgentState(value: unknown): AgentStateSnapshot {
       'version',
     );
   }
-  const result = agentStateSchema.safeParse(typeof version === 'number' ? migrateState(value as { version: number }) : value);
+  const result = agentStateSchema.safeParse(
+    typeof version === 'number' ? migrateState(value as { version: number }) : value,
+  );
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
   const path = issue.path.map(String).join('.') || '(root)';

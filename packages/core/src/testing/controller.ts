@@ -123,7 +123,9 @@ export class ModelTestingController {
     if (found.length !== 1) {
       throw new Error(
         `Expected one pending model call${describe(match)}, found ${found.length}.` +
-          (this.pending.length ? ` Pending: ${this.pending.map((c) => JSON.stringify(lastText(c.request))).join(', ')}` : ''),
+          (this.pending.length
+            ? ` Pending: ${this.pending.map((c) => JSON.stringify(lastText(c.request))).join(', ')}`
+            : ''),
       );
     }
     return found[0]!;

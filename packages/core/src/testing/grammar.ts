@@ -45,7 +45,8 @@ export function assertReplyGrammar(all: readonly AgentEvent[]): Extract<AgentEve
   const end = last as Extract<AgentEvent, { type: 'REPLY_END' }>;
   if (!FINISH_REASONS.has(end.finishReason)) fail(`invalid finishReason ${end.finishReason}`);
   if (end.finishReason === 'error' && !end.error) fail('REPLY_END with finishReason error carries no error');
-  if (end.finishReason === 'stopped' && !end.stopReason) fail('REPLY_END with finishReason stopped carries no stopReason');
+  if (end.finishReason === 'stopped' && !end.stopReason)
+    fail('REPLY_END with finishReason stopped carries no stopReason');
 
   const open = new Map<string, string>();
   let modelOpen: Set<string> | undefined;
@@ -68,7 +69,8 @@ export function assertReplyGrammar(all: readonly AgentEvent[]): Extract<AgentEve
     }
     if (!('blockId' in e)) return;
     if (e.type === 'TOOL_PROGRESS') {
-      if (open.get(e.blockId) !== 'TOOL_RESULT') fail(`TOOL_PROGRESS for block ${e.blockId} that is not an open tool result`, i);
+      if (open.get(e.blockId) !== 'TOOL_RESULT')
+        fail(`TOOL_PROGRESS for block ${e.blockId} that is not an open tool result`, i);
       return;
     }
     const kind = e.type.replace(/_(START|DELTA|END)$/, '');
@@ -97,8 +99,10 @@ export function assertReplyGrammar(all: readonly AgentEvent[]): Extract<AgentEve
     const n = results.get(id) ?? 0;
     // A suspended reply (and one a shutdown saved) keeps calls without a result for its resume.
     const reason = end.finishReason;
-    const suspended = reason === 'awaiting_confirmation' || reason === 'awaiting_external_execution' || reason === 'shutdown';
-    if (suspended ? n > 1 : n !== 1) fail(`tool call ${id} has ${n} results, expected ${suspended ? 'at most 1' : '1'}`);
+    const suspended =
+      reason === 'awaiting_confirmation' || reason === 'awaiting_external_execution' || reason === 'shutdown';
+    if (suspended ? n > 1 : n !== 1)
+      fail(`tool call ${id} has ${n} results, expected ${suspended ? 'at most 1' : '1'}`);
   }
   // Replies of other agents forwarded through this one (agents used as tools) obey the same grammar.
   const nested = new Map<string, AgentEvent[]>();

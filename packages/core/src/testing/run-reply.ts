@@ -45,6 +45,7 @@ export function ofType<T extends AgentEventType>(events: readonly AgentEvent[], 
  */
 export function replyEndOf(events: readonly AgentEvent[]): AgentEventOf<'REPLY_END'> {
   const end = events[events.length - 1];
-  if (end?.type !== 'REPLY_END') throw new Error(`The events do not end with REPLY_END (last: ${end?.type ?? 'none'}).`);
+  if (end?.type !== 'REPLY_END')
+    throw new Error(`The events do not end with REPLY_END (last: ${end?.type ?? 'none'}).`);
   return end;
 }

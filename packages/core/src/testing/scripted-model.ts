@@ -1,4 +1,16 @@
-import { asapScheduler, concat, defer, from, type Observable, type SchedulerLike, throwError, timer, concatMap, map, EMPTY } from 'rxjs';
+import {
+  asapScheduler,
+  concat,
+  defer,
+  from,
+  type Observable,
+  type SchedulerLike,
+  throwError,
+  timer,
+  concatMap,
+  map,
+  EMPTY,
+} from 'rxjs';
 import type { ModelEvent } from '../event/events.js';
 import type { ChatModel, ModelRequest } from '../model/chat-model.js';
 import { scriptedTurnEvents, type ScriptedTurn } from './scripted-turn.js';
@@ -54,14 +66,21 @@ export class ScriptedChatModel implements ChatModel {
       this.requests.push(request);
       const source = typeof this.turns === 'function' ? this.turns : this.turns[index];
       if (source === undefined) {
-        return throwError(() => new Error(`ScriptedChatModel: no scripted turn for call #${index + 1} (script has ${(this.turns as readonly TurnSource[]).length}).`));
+        return throwError(
+          () =>
+            new Error(
+              `ScriptedChatModel: no scripted turn for call #${index + 1} (script has ${(this.turns as readonly TurnSource[]).length}).`,
+            ),
+        );
       }
       const turn = typeof source === 'function' ? source(request, index) : source;
       const events = scriptedTurnEvents(turn, this.modelName);
       const delay = this.options.delayMs ?? 0;
       const body =
         delay > 0
-          ? from(events).pipe(concatMap((e) => timer(delay, this.options.scheduler ?? asapScheduler).pipe(map(() => e))))
+          ? from(events).pipe(
+              concatMap((e) => timer(delay, this.options.scheduler ?? asapScheduler).pipe(map(() => e))),
+            )
           : from(events);
       const error = turn.error;
       return concat(body, error ? throwError(() => error) : EMPTY);

@@ -32,7 +32,9 @@ export function externalTool(definition: ExternalToolDefinition): Tool<Record<st
     throw new TypeError(`Tool "${name}": parameters must be a JSON Schema object, got ${JSON.stringify(parameters)}.`);
   }
   if (parameters['type'] !== undefined && parameters['type'] !== 'object') {
-    throw new TypeError(`Tool "${name}": parameters must describe an object (type: 'object'), got type ${JSON.stringify(parameters['type'])}; models take object arguments only.`);
+    throw new TypeError(
+      `Tool "${name}": parameters must describe an object (type: 'object'), got type ${JSON.stringify(parameters['type'])}; models take object arguments only.`,
+    );
   }
   const tool = defineTool({ name, description, input: z.record(z.string(), z.unknown()), external: true });
   return { ...tool, schema: { name, description, parameters: { type: 'object', ...parameters } } };

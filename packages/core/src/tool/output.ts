@@ -4,7 +4,10 @@ import type { ToolOutput } from './tool.js';
 function isContent(v: unknown): v is ToolResultContent {
   if (typeof v !== 'object' || v === null) return false;
   const t = (v as { type?: unknown }).type;
-  return (t === 'text' && typeof (v as { text?: unknown }).text === 'string') || (t === 'data' && typeof (v as { mediaType?: unknown }).mediaType === 'string');
+  return (
+    (t === 'text' && typeof (v as { text?: unknown }).text === 'string') ||
+    (t === 'data' && typeof (v as { mediaType?: unknown }).mediaType === 'string')
+  );
 }
 
 /**
@@ -36,7 +39,8 @@ export function isStructuredValue(value: unknown): boolean {
 export function toolOutputToContent(value: ToolOutput): ToolResultContent[] {
   if (typeof value === 'string') return [{ type: 'text', text: value }];
   if (isContent(value)) return [value];
-  if (Array.isArray(value) && value.length > 0 && value.every(isContent)) return [...(value as readonly ToolResultContent[])];
+  if (Array.isArray(value) && value.length > 0 && value.every(isContent))
+    return [...(value as readonly ToolResultContent[])];
   return [{ type: 'text', text: JSON.stringify(value) ?? 'null' }];
 }
 
@@ -51,7 +55,8 @@ export function toolOutputToContent(value: ToolOutput): ToolResultContent[] {
 export function appendContent(into: ToolResultContent[], more: readonly ToolResultContent[]): ToolResultContent[] {
   for (const block of more) {
     const last = into[into.length - 1];
-    if (block.type === 'text' && last?.type === 'text') into[into.length - 1] = { type: 'text', text: last.text + block.text };
+    if (block.type === 'text' && last?.type === 'text')
+      into[into.length - 1] = { type: 'text', text: last.text + block.text };
     else into.push(block);
   }
   return into;

@@ -152,10 +152,19 @@ export function defineTool<S extends z.ZodType>(definition: ToolDefinition<S>): 
 function argumentsSchema(name: string, input: unknown): Record<string, unknown> {
   const zodLike = typeof input === 'object' && input !== null;
   if (zodLike && !('_zod' in input) && '_def' in input) {
-    throw new TypeError(`Tool "${name}": input is a zod 3 schema; rxscope needs zod 4 (import { z } from 'zod' with zod >= 4).`);
+    throw new TypeError(
+      `Tool "${name}": input is a zod 3 schema; rxscope needs zod 4 (import { z } from 'zod' with zod >= 4).`,
+    );
   }
   if (!isZodSchema(input)) {
-    const got = input === undefined ? 'nothing' : input === null ? 'null' : Array.isArray(input) ? 'an array' : article(typeof input);
+    const got =
+      input === undefined
+        ? 'nothing'
+        : input === null
+          ? 'null'
+          : Array.isArray(input)
+            ? 'an array'
+            : article(typeof input);
     throw new TypeError(
       `Tool "${name}": input must be a zod schema of the arguments, such as z.object({ city: z.string() }); got ${got}.`,
     );
@@ -181,7 +190,12 @@ function argumentsSchema(name: string, input: unknown): Record<string, unknown> 
 }
 
 function isZodSchema(value: unknown): value is z.ZodType {
-  return typeof value === 'object' && value !== null && '_zod' in value && typeof (value as { safeParse?: unknown }).safeParse === 'function';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    '_zod' in value &&
+    typeof (value as { safeParse?: unknown }).safeParse === 'function'
+  );
 }
 
 const article = (word: string) => `${/^[aeiou]/.test(word) ? 'an' : 'a'} ${word}`;

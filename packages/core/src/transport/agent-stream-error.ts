@@ -25,7 +25,12 @@ export class AgentStreamError extends RxscopeError {
   constructor(
     readonly kind: AgentStreamErrorKind,
     message: string,
-    readonly details: { readonly status?: number; readonly body?: string; readonly eventId?: string; readonly cause?: unknown } = {},
+    readonly details: {
+      readonly status?: number;
+      readonly body?: string;
+      readonly eventId?: string;
+      readonly cause?: unknown;
+    } = {},
   ) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
     this.code = kind;

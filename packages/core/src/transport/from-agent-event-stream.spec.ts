@@ -47,19 +47,26 @@ describe('fromAgentEventStream against the Node SSE handler', () => {
         events: async (_req, { body }) => agent.reply((await body()) as ReplyInput).pipe(tap((e) => sent.push(e))),
       }),
     );
-    const events$ = fromAgentEventStream(`${http.url}/chat`, { init: { method: 'POST', body: JSON.stringify('Question?') } });
+    const events$ = fromAgentEventStream(`${http.url}/chat`, {
+      init: { method: 'POST', body: JSON.stringify('Question?') },
+    });
     const received = await lastValueFrom(events$.pipe(toArray()));
     expect(received).toEqual(sent);
     expect(received.at(-1)).toMatchObject({ type: 'REPLY_END', finishReason: 'completed' });
 
     model.enqueue({ text: ['Second ', 'answer.'] });
     const texts = await lastValueFrom(
-      fromAgentEventStream(`${http.url}/chat`, { init: { method: 'POST', body: JSON.stringify('Again?') } }).pipe(toText(), toArray()),
+      fromAgentEventStream(`${http.url}/chat`, { init: { method: 'POST', body: JSON.stringify('Again?') } }).pipe(
+        toText(),
+        toArray(),
+      ),
     );
     expect(texts).toEqual(['Second ', 'Second answer.']);
 
     model.enqueue({ text: ['Third.'] });
-    const msg = await lastValueFrom(fromAgentEventStream(`${http.url}/chat`, { init: { method: 'POST', body: '"Once more"' } }).pipe(toMsg()));
+    const msg = await lastValueFrom(
+      fromAgentEventStream(`${http.url}/chat`, { init: { method: 'POST', body: '"Once more"' } }).pipe(toMsg()),
+    );
     expect(msg).toEqual(agent.context.at(-1));
   });
 
@@ -90,7 +97,10 @@ describe('fromAgentEventStream against the Node SSE handler', () => {
     const controller = new AbortController();
     const seen: AgentEvent[] = [];
     const done = new Promise<unknown>((resolve) =>
-      fromAgentEventStream(http!.url, { signal: controller.signal }).subscribe({ next: (e) => (seen.push(e), controller.abort(new Error('user left'))), error: resolve }),
+      fromAgentEventStream(http!.url, { signal: controller.signal }).subscribe({
+        next: (e) => (seen.push(e), controller.abort(new Error('user left'))),
+        error: resolve,
+      }),
     );
     expect(await done).toEqual(new Error('user left'));
     expect(seen.map((e) => e.id)).toEqual(['e1']);
@@ -104,7 +114,9 @@ describe('fromAgentEventStream against the Node SSE handler', () => {
       res.end('id: e2\nevent: NOPE\ndata: {"type":"NOPE","id":"e2"}\n\n');
     });
     const seen: AgentEvent[] = [];
-    const error = await new Promise<unknown>((resolve) => fromAgentEventStream(http!.url).subscribe({ next: (e) => seen.push(e), error: resolve }));
+    const error = await new Promise<unknown>((resolve) =>
+      fromAgentEventStream(http!.url).subscribe({ next: (e) => seen.push(e), error: resolve }),
+    );
     expect(seen.map((e) => e.type)).toEqual(['REPLY_START']);
     expect(error).toBeInstanceOf(AgentStreamError);
     expect(error).toMatchObject({ kind: 'invalid_event', details: { eventId: 'e2' } });
@@ -116,7 +128,9 @@ describe('fromAgentEventStream against the Node SSE handler', () => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.end('id: e9\ndata: {not json\n\n');
     });
-    await expect(lastValueFrom(fromAgentEventStream(http.url))).rejects.toThrow('The data of SSE message "e9" is not JSON: {not json');
+    await expect(lastValueFrom(fromAgentEventStream(http.url))).rejects.toThrow(
+      'The data of SSE message "e9" is not JSON: {not json',
+    );
   });
 
   it('turns an HTTP error into an AgentStreamError with status and body, and refuses a response that is not an event stream', async () => {
@@ -126,7 +140,12 @@ describe('fromAgentEventStream against the Node SSE handler', () => {
     });
     const error = await lastValueFrom(fromAgentEventStream(http.url)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AgentStreamError);
-    expect(error).toMatchObject({ kind: 'http', status: 409, retryable: false, details: { body: '{"error":{"message":"a reply is running"}}' } });
+    expect(error).toMatchObject({
+      kind: 'http',
+      status: 409,
+      retryable: false,
+      details: { body: '{"error":{"message":"a reply is running"}}' },
+    });
     expect((error as Error).message).toContain('HTTP 409');
     await http.close();
 
@@ -184,7 +203,9 @@ describe('fromAgentEventStream against the Node SSE handler', () => {
       res.writeHead(503, { 'content-type': 'text/plain' });
       res.end('busy');
     });
-    await expect(lastValueFrom(fromAgentEventStream(http.url, { reconnect: { attempts: 2, delayMs: 5 } }))).rejects.toMatchObject({ status: 503 });
+    await expect(
+      lastValueFrom(fromAgentEventStream(http.url, { reconnect: { attempts: 2, delayMs: 5 } })),
+    ).rejects.toMatchObject({ status: 503 });
     expect(requests).toBe(3);
     await http.close();
 
@@ -194,7 +215,9 @@ describe('fromAgentEventStream against the Node SSE handler', () => {
       res.writeHead(404);
       res.end();
     });
-    await expect(lastValueFrom(fromAgentEventStream(http.url, { reconnect: { delayMs: 5 } }))).rejects.toMatchObject({ status: 404 });
+    await expect(lastValueFrom(fromAgentEventStream(http.url, { reconnect: { delayMs: 5 } }))).rejects.toMatchObject({
+      status: 404,
+    });
     expect(requests).toBe(1);
   });
 
@@ -207,11 +230,22 @@ describe('fromAgentEventStream against the Node SSE handler', () => {
       execute: ({ amount }) => `moved ${amount}`,
     });
     const agent = new Agent({
-      model: new ScriptedChatModel([{ toolCalls: [{ id: 't1', name: 'transfer', input: { amount: 5 } }, { id: 't2', name: 'transfer', input: { amount: 7 } }] }, { text: 'Done.' }]),
+      model: new ScriptedChatModel([
+        {
+          toolCalls: [
+            { id: 't1', name: 'transfer', input: { amount: 5 } },
+            { id: 't2', name: 'transfer', input: { amount: 7 } },
+          ],
+        },
+        { text: 'Done.' },
+      ]),
       tools: [transfer],
     });
-    http = await listen(createAgentSseHandler({ ...quiet, events: async (_req, { body }) => agent.reply((await body()) as ReplyInput) }));
-    const post = (body: unknown) => fromAgentEventStream(http!.url, { init: { method: 'POST', body: JSON.stringify(body) } });
+    http = await listen(
+      createAgentSseHandler({ ...quiet, events: async (_req, { body }) => agent.reply((await body()) as ReplyInput) }),
+    );
+    const post = (body: unknown) =>
+      fromAgentEventStream(http!.url, { init: { method: 'POST', body: JSON.stringify(body) } });
 
     const asked = await lastValueFrom(post('pay').pipe(pendingConfirmations(), toArray()));
     expect(asked.map((calls) => calls.map((c) => c.id))).toEqual([[], ['t1', 't2']]);
@@ -219,11 +253,10 @@ describe('fromAgentEventStream against the Node SSE handler', () => {
     expect(waiting[0]).toMatchObject({ name: 'transfer', input: { amount: 5 } });
 
     const answered = await lastValueFrom(
-      post({ type: 'USER_CONFIRM_RESULT', results: waiting.map((c) => ({ toolCallId: c.id, confirmed: c.id === 't1' })) }).pipe(
-        pendingConfirmations(),
-        take(1),
-        toArray(),
-      ),
+      post({
+        type: 'USER_CONFIRM_RESULT',
+        results: waiting.map((c) => ({ toolCallId: c.id, confirmed: c.id === 't1' })),
+      }).pipe(pendingConfirmations(), take(1), toArray()),
     );
     expect(answered).toEqual([[]]);
   });
@@ -243,7 +276,9 @@ describe('operators on a session stream', () => {
       event('9', { type: 'TEXT_BLOCK_DELTA', blockId: 'd', delta: 'New', replyId: 'r2' }),
     ];
     const out: string[] = [];
-    from(events).pipe(toText()).subscribe((t) => out.push(t));
+    from(events)
+      .pipe(toText())
+      .subscribe((t) => out.push(t));
     expect(out).toEqual(['Hel', 'Hello', 'Hello again', 'New']);
   });
 
@@ -256,13 +291,17 @@ describe('operators on a session stream', () => {
       event('4', { type: 'CUSTOM', name: 'unrelated', value: null }),
     ];
     const out: string[][] = [];
-    from(events).pipe(pendingConfirmations()).subscribe((calls) => out.push(calls.map((c) => c.id)));
+    from(events)
+      .pipe(pendingConfirmations())
+      .subscribe((calls) => out.push(calls.map((c) => c.id)));
     expect(out).toEqual([[], ['a', 'b'], ['b'], []]);
   });
 });
 
 describe('events folded from a raw body', () => {
   it('eventsOf helper agrees with the client', () => {
-    expect(eventsOf(encodeAgentEvent(event('x', { type: 'REPLY_START' })))).toEqual([event('x', { type: 'REPLY_START' })]);
+    expect(eventsOf(encodeAgentEvent(event('x', { type: 'REPLY_START' })))).toEqual([
+      event('x', { type: 'REPLY_START' }),
+    ]);
   });
 });

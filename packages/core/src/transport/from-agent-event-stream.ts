@@ -70,7 +70,11 @@ interface StreamState {
   serverRetryMs: number | undefined;
 }
 
-function readOnce(input: string | URL | Request | Response, options: AgentEventStreamOptions, state: StreamState): Observable<AgentEvent> {
+function readOnce(
+  input: string | URL | Request | Response,
+  options: AgentEventStreamOptions,
+  state: StreamState,
+): Observable<AgentEvent> {
   return new Observable<AgentEvent>((subscriber) => {
     const controller = new AbortController();
     const outer = options.signal;
@@ -83,20 +87,31 @@ function readOnce(input: string | URL | Request | Response, options: AgentEventS
     let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
 
     const run = async () => {
-      const response = input instanceof Response ? input : await (options.fetch ?? globalThis.fetch)(request(input, options, state), { signal: controller.signal });
+      const response =
+        input instanceof Response
+          ? input
+          : await (options.fetch ?? globalThis.fetch)(request(input, options, state), { signal: controller.signal });
       if (!response.ok) {
         const body = await response.text().catch(() => '');
-        throw new AgentStreamError('http', `The event stream request failed with HTTP ${response.status}${summary(body)}`, {
-          status: response.status,
-          body,
-        });
+        throw new AgentStreamError(
+          'http',
+          `The event stream request failed with HTTP ${response.status}${summary(body)}`,
+          {
+            status: response.status,
+            body,
+          },
+        );
       }
       const type = response.headers.get('content-type') ?? '';
       if (!type.startsWith('text/event-stream') || !response.body) {
         await response.body?.cancel().catch(() => undefined);
-        throw new AgentStreamError('not_event_stream', `Expected a text/event-stream response, got "${type || 'no content type'}".`, {
-          status: response.status,
-        });
+        throw new AgentStreamError(
+          'not_event_stream',
+          `Expected a text/event-stream response, got "${type || 'no content type'}".`,
+          {
+            status: response.status,
+          },
+        );
       }
       const parser = createParser({
         onRetry: (ms) => (state.serverRetryMs = ms),
@@ -150,7 +165,9 @@ function parseEvent(data: string, id: string | undefined): AgentEvent {
   try {
     value = JSON.parse(data);
   } catch {
-    throw new AgentStreamError('invalid_event', `The data of ${where} is not JSON: ${summary(data).slice(2)}`, { ...(id !== undefined ? { eventId: id } : {}) });
+    throw new AgentStreamError('invalid_event', `The data of ${where} is not JSON: ${summary(data).slice(2)}`, {
+      ...(id !== undefined ? { eventId: id } : {}),
+    });
   }
   if (!isAgentEvent(value)) {
     throw new AgentStreamError(

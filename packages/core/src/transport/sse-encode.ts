@@ -42,7 +42,10 @@ export function encodeServerSentEvent(message: ServerSentEvent): string {
  * ```
  */
 export function encodeServerSentComment(text: string): string {
-  return `${text.split(/\r\n|\r|\n/).map((line) => `: ${line}`).join('\n')}\n\n`;
+  return `${text
+    .split(/\r\n|\r|\n/)
+    .map((line) => `: ${line}`)
+    .join('\n')}\n\n`;
 }
 
 /**

@@ -6,7 +6,15 @@ import type { AgentEvent } from '../event/events.js';
 import { encodeAgentEvent, encodeServerSentComment, encodeServerSentEvent } from './sse-encode.js';
 import { toServerSentEvents } from './to-server-sent-events.js';
 
-const e = (id: string): AgentEvent => ({ id, type: 'CUSTOM', name: 'n', value: id, replyId: 'r', source: 'a', createdAt: 0 });
+const e = (id: string): AgentEvent => ({
+  id,
+  type: 'CUSTOM',
+  name: 'n',
+  value: id,
+  replyId: 'r',
+  source: 'a',
+  createdAt: 0,
+});
 
 describe('toServerSentEvents', () => {
   const scheduler = () => new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
@@ -16,17 +24,26 @@ describe('toServerSentEvents', () => {
     scheduler().run(({ cold, expectObservable }) => {
       const events = cold('a 5ms b 20ms c|', { a: e('a'), b: e('b'), c: e('c') });
       const frames = toServerSentEvents(events, { heartbeatMs: 10 });
-      expectObservable(frames).toBe('a 5ms b 9ms h 9ms h c|', { a: encodeAgentEvent(e('a')), b: encodeAgentEvent(e('b')), c: encodeAgentEvent(e('c')), h: hb });
+      expectObservable(frames).toBe('a 5ms b 9ms h 9ms h c|', {
+        a: encodeAgentEvent(e('a')),
+        b: encodeAgentEvent(e('b')),
+        c: encodeAgentEvent(e('c')),
+        h: hb,
+      });
     });
   });
 
   it('starts with retry: when asked, passes errors on, and sends no heartbeats with heartbeatMs 0', () => {
     scheduler().run(({ cold, expectObservable }) => {
       const events = cold('a 50ms #', { a: e('a') }, new Error('down'));
-      expectObservable(toServerSentEvents(events, { heartbeatMs: 0, retryMs: 3000 })).toBe('(ra) 47ms #', {
-        r: 'retry: 3000\n\n',
-        a: encodeAgentEvent(e('a')),
-      }, new Error('down'));
+      expectObservable(toServerSentEvents(events, { heartbeatMs: 0, retryMs: 3000 })).toBe(
+        '(ra) 47ms #',
+        {
+          r: 'retry: 3000\n\n',
+          a: encodeAgentEvent(e('a')),
+        },
+        new Error('down'),
+      );
     });
   });
 
@@ -51,10 +68,18 @@ describe('@rxscope/core stays browser-safe', () => {
       if (seen.has(file)) return;
       seen.add(file);
       // Code only: doc comments show imports in their examples.
-      const source = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
-      for (const match of source.matchAll(/(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)) {
+      const source = readFileSync(file, 'utf8')
+        .replace(/\/\*[\s\S]*?\*\//g, '')
+        .replace(/^\s*\/\/.*$/gm, '');
+      for (const match of source.matchAll(
+        /(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g,
+      )) {
         const spec = match[1] ?? match[2]!;
-        if (spec.startsWith('node:') || spec.startsWith('@ag-ui/') || ['ioredis', 'express', 'fastify', 'fs', 'http', 'net', 'path'].includes(spec)) {
+        if (
+          spec.startsWith('node:') ||
+          spec.startsWith('@ag-ui/') ||
+          ['ioredis', 'express', 'fastify', 'fs', 'http', 'net', 'path'].includes(spec)
+        ) {
           offenders.push(`${file}: ${spec}`);
         }
         if (spec.startsWith('.')) visit(join(dirname(file), spec.replace(/\.js$/, '.ts')));
@@ -73,7 +98,9 @@ describe('@rxscope/core stays browser-safe', () => {
       if (seen.has(file)) return;
       seen.add(file);
       // Code only: doc comments show imports in their examples.
-      const source = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+      const source = readFileSync(file, 'utf8')
+        .replace(/\/\*[\s\S]*?\*\//g, '')
+        .replace(/^\s*\/\/.*$/gm, '');
       for (const match of source.matchAll(/(import|export)(\s+type)?[^'"]*?from\s+['"]([^'"]+)['"]/g)) {
         const spec = match[3]!;
         const typeOnly = match[2] !== undefined;

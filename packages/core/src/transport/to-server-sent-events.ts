@@ -46,14 +46,19 @@ export function toServerSentEvents(
   encode: (event: AgentEvent) => string = (event) => encodeAgentEvent(event),
 ): Observable<string> {
   const withHeartbeats = withSseHeartbeats(events$.pipe(map(encode)), options);
-  return options.retryMs === undefined ? withHeartbeats : withHeartbeats.pipe(startWith(encodeServerSentEvent({ retry: options.retryMs })));
+  return options.retryMs === undefined
+    ? withHeartbeats
+    : withHeartbeats.pipe(startWith(encodeServerSentEvent({ retry: options.retryMs })));
 }
 
 /**
  * Adds a heartbeat comment to a stream of SSE frames whenever it was idle for `heartbeatMs`
  * (default 15 s; `0`: none); completes and errors with the frames. Internal to the transports.
  */
-export function withSseHeartbeats(frames$: Observable<string>, options: ServerSentEventsOptions = {}): Observable<string> {
+export function withSseHeartbeats(
+  frames$: Observable<string>,
+  options: ServerSentEventsOptions = {},
+): Observable<string> {
   const heartbeatMs = options.heartbeatMs ?? 15_000;
   if (heartbeatMs <= 0) return frames$;
   const heartbeat = encodeServerSentComment(options.heartbeatComment ?? 'heartbeat');

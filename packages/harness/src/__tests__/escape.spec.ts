@@ -30,7 +30,11 @@ function setup(): Setup {
 }
 
 /** Runs one reply whose model makes `calls` (one step each, in order), and returns its events. */
-async function attempt(server: OpenAITestServer, agent: ReturnType<typeof createHarnessAgent>, input: string): Promise<AgentEvent[]> {
+async function attempt(
+  server: OpenAITestServer,
+  agent: ReturnType<typeof createHarnessAgent>,
+  input: string,
+): Promise<AgentEvent[]> {
   return (await run(agent, input)).events;
 }
 
@@ -140,7 +144,10 @@ describe('escape suite: @path', () => {
     server = await startOpenAITestServer({ script: [{ text: 'ok' }] });
     const agent = createHarnessAgent({ model: testServerModel(server), workspace: s.ws });
     symlinkSync(join(s.outside, 'secret.txt'), join(s.ws, 'link_file'));
-    await run(agent, `Read @../outside/secret.txt and @${join(s.outside, 'secret.txt')} and @/etc/passwd and @link_file.`);
+    await run(
+      agent,
+      `Read @../outside/secret.txt and @${join(s.outside, 'secret.txt')} and @/etc/passwd and @link_file.`,
+    );
     const sent = JSON.stringify(server.requests[0]!.body.messages);
     expect(sent).not.toContain(SECRET);
     expect(sent).not.toContain('root:x:0:0');
@@ -162,12 +169,21 @@ describe.each(['local', 'bubblewrap'] as const)('escape suite: the shell (%s san
       script: [...script.map((c) => ({ toolCalls: [{ id: c.id, name: c.name, input: c.args }] })), { text: 'done' }],
     }).then((srv) => {
       server = srv;
-      return createHarnessAgent({ model: testServerModel(srv), workspace: s.ws, sandbox, execute: { askPermission: false } });
+      return createHarnessAgent({
+        model: testServerModel(srv),
+        workspace: s.ws,
+        sandbox,
+        execute: { askPermission: false },
+      });
     });
 
   it('a symlink the shell creates during the reply is refused by the file tools', async () => {
     const agent = await agentWith([
-      { id: 'ln', name: 'execute', args: { command: `ln -s ${join(s.outside, 'secret.txt')} made.txt && ln -s ${s.outside} made_dir` } },
+      {
+        id: 'ln',
+        name: 'execute',
+        args: { command: `ln -s ${join(s.outside, 'secret.txt')} made.txt && ln -s ${s.outside} made_dir` },
+      },
       { id: 'read', name: 'read_file', args: { path: 'made.txt' } },
       { id: 'write', name: 'write_file', args: { path: 'made_dir/victim.txt', content: 'pwned' } },
     ]);
@@ -180,7 +196,9 @@ describe.each(['local', 'bubblewrap'] as const)('escape suite: the shell (%s san
   it("the agent's environment (API keys) is not visible to commands", async () => {
     process.env['RXSCOPE_ESCAPE_KEY'] = SECRET;
     try {
-      const agent = await agentWith([{ id: 'env', name: 'execute', args: { command: 'env; cat /proc/$PPID/environ 2>/dev/null | tr "\\0" "\\n"' } }]);
+      const agent = await agentWith([
+        { id: 'env', name: 'execute', args: { command: 'env; cat /proc/$PPID/environ 2>/dev/null | tr "\\0" "\\n"' } },
+      ]);
       const { events } = await run(agent, 'go');
       expect(textOfResult(resultOf(events, 'env'))).not.toContain(SECRET);
     } finally {
@@ -189,7 +207,9 @@ describe.each(['local', 'bubblewrap'] as const)('escape suite: the shell (%s san
   });
 
   it('a background process does not outlive its command', async () => {
-    const agent = await agentWith([{ id: 'bg', name: 'execute', args: { command: '(sleep 2; touch outlived) > /dev/null 2>&1 & echo started' } }]);
+    const agent = await agentWith([
+      { id: 'bg', name: 'execute', args: { command: '(sleep 2; touch outlived) > /dev/null 2>&1 & echo started' } },
+    ]);
     await run(agent, 'go');
     await new Promise((r) => setTimeout(r, 2500));
     expect(existsSync(join(s.ws, 'outlived'))).toBe(false);
@@ -246,7 +266,9 @@ describe.each(['local', 'bubblewrap'] as const)('escape suite: the shell (%s san
     });
 
     it("the agent's own process cannot be seen or killed", async () => {
-      const agent = await agentWith([{ id: 'kill', name: 'execute', args: { command: `kill -9 ${process.pid} || echo KILL-FAILED` } }]);
+      const agent = await agentWith([
+        { id: 'kill', name: 'execute', args: { command: `kill -9 ${process.pid} || echo KILL-FAILED` } },
+      ]);
       const { events } = await run(agent, 'go');
       expect(textOfResult(resultOf(events, 'kill'))).toContain('KILL-FAILED');
     });

@@ -2,13 +2,7 @@
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  type Agent,
-  type AgentEvent,
-  isEvent,
-  type ReplyInput,
-  type ToolResultEndEvent,
-} from '@rxscope/core';
+import { type Agent, type AgentEvent, isEvent, type ReplyInput, type ToolResultEndEvent } from '@rxscope/core';
 import { OpenAIChatModel } from '@rxscope/core/openai';
 import { ofType, replyEndOf, runReply } from '@rxscope/core/testing';
 import type { OpenAITestServer, RecordedRequest } from '@rxscope/core/testing/node';
@@ -31,12 +25,18 @@ export const customValues = <T = unknown>(events: readonly AgentEvent[], name: s
 /** The TOOL_RESULT_END of a call, by tool-call id. */
 export function resultOf(events: readonly AgentEvent[], toolCallId: string): ToolResultEndEvent {
   const end = ofType(events, 'TOOL_RESULT_END').find((e) => e.toolCallId === toolCallId);
-  if (!end) throw new Error(`no result for ${toolCallId}; results: ${ofType(events, 'TOOL_RESULT_END').map((e) => e.toolCallId).join(', ')}`);
+  if (!end)
+    throw new Error(
+      `no result for ${toolCallId}; results: ${ofType(events, 'TOOL_RESULT_END')
+        .map((e) => e.toolCallId)
+        .join(', ')}`,
+    );
   return end;
 }
 
 /** Text of a result. */
-export const textOfResult = (end: ToolResultEndEvent): string => end.output.map((b) => (b.type === 'text' ? b.text : '')).join('');
+export const textOfResult = (end: ToolResultEndEvent): string =>
+  end.output.map((b) => (b.type === 'text' ? b.text : '')).join('');
 
 /** Collects one whole reply (the testing kit's `runReply`: grammar and conversation checked). */
 export async function run(agent: Agent, input: ReplyInput = 'hi') {
@@ -46,7 +46,12 @@ export async function run(agent: Agent, input: ReplyInput = 'hi') {
 
 /** The real OpenAIChatModel, talking to the test server. */
 export const testServerModel = (server: OpenAITestServer) =>
-  new OpenAIChatModel({ model: 'gpt-test', apiKey: 'sk-test', baseURL: server.url, configuration: { logLevel: 'off' } });
+  new OpenAIChatModel({
+    model: 'gpt-test',
+    apiKey: 'sk-test',
+    baseURL: server.url,
+    configuration: { logLevel: 'off' },
+  });
 
 /** Closes the test server once every connection to it has ended. */
 export async function closeTestServer(server: OpenAITestServer): Promise<void> {

@@ -8,7 +8,11 @@ import { assertReplyGrammar } from '@rxscope/core/testing';
 import { startOpenAITestServer } from '@rxscope/core/testing/node';
 import { loadWorkspaceMcp } from './index.js';
 
-const EVERYTHING = join(dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')), 'dist', 'index.js');
+const EVERYTHING = join(
+  dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')),
+  'dist',
+  'index.js',
+);
 
 /** loadWorkspaceMcp against the published server-everything, through OpenAIChatModel and the test server. */
 describe('loadWorkspaceMcp (tools.json in the workspace)', () => {
@@ -18,7 +22,8 @@ describe('loadWorkspaceMcp (tools.json in the workspace)', () => {
     ws = mkdtempSync(join(tmpdir(), 'rxscope-tools-json-'));
   });
   afterEach(() => rmSync(ws, { recursive: true, force: true }));
-  const write = (value: unknown) => writeFileSync(join(ws, 'tools.json'), typeof value === 'string' ? value : JSON.stringify(value));
+  const write = (value: unknown) =>
+    writeFileSync(join(ws, 'tools.json'), typeof value === 'string' ? value : JSON.stringify(value));
 
   it('connects the servers, drops denied tools, and turns allow/ask into permission rules that apply', async () => {
     write({
@@ -34,11 +39,20 @@ describe('loadWorkspaceMcp (tools.json in the workspace)', () => {
       expect(names).toEqual(expect.arrayContaining(['everything__get-sum', 'everything__echo']));
       expect(names.filter((n) => n.startsWith('everything__toggle-') || n.startsWith('everything__gzip-'))).toEqual([]);
       expect(mcp!.rules).toEqual([
-        { behavior: 'ask', tool: 'everything__echo', reason: expect.stringContaining('tools.json asks before everything__echo') },
+        {
+          behavior: 'ask',
+          tool: 'everything__echo',
+          reason: expect.stringContaining('tools.json asks before everything__echo'),
+        },
         { behavior: 'allow', tool: 'everything__get-*' },
       ]);
       const agent = new Agent({
-        model: new OpenAIChatModel({ model: 'gpt-test', apiKey: 'sk-test', baseURL: server.url, configuration: { logLevel: 'off' } }),
+        model: new OpenAIChatModel({
+          model: 'gpt-test',
+          apiKey: 'sk-test',
+          baseURL: server.url,
+          configuration: { logLevel: 'off' },
+        }),
         middlewares: [mcp!.middleware],
         permissions: { mode: 'strict', rules: [...mcp!.rules] },
       });
@@ -51,7 +65,9 @@ describe('loadWorkspaceMcp (tools.json in the workspace)', () => {
       const events: AgentEvent[] = await lastValueFrom(agent.reply('go').pipe(toArray()));
       expect(assertReplyGrammar(events).finishReason).toBe('awaiting_confirmation');
       const results = events.filter((e) => e.type === 'TOOL_RESULT_END');
-      expect(results).toEqual([expect.objectContaining({ status: 'success', output: [{ type: 'text', text: 'The sum of 1 and 2 is 3.' }] })]);
+      expect(results).toEqual([
+        expect.objectContaining({ status: 'success', output: [{ type: 'text', text: 'The sum of 1 and 2 is 3.' }] }),
+      ]);
       const ask = events.find((e) => e.type === 'REQUIRE_USER_CONFIRM');
       expect(ask).toMatchObject({ toolCalls: [{ name: 'everything__echo' }] });
     } finally {
@@ -73,7 +89,9 @@ describe('loadWorkspaceMcp (tools.json in the workspace)', () => {
     write({ allow: 'everything__*' });
     await expect(loadWorkspaceMcp(ws)).rejects.toThrow(`${file}: "allow" must be an array of tool names.`);
     write({ mcpServers: { remote: { url: 'https://h/mcp', headers: { authorization: 'Bearer ${NO_SUCH_TOKEN}' } } } });
-    await expect(loadWorkspaceMcp(ws, { env: {} })).rejects.toThrow(`${file}: the environment variable NO_SUCH_TOKEN is not set`);
+    await expect(loadWorkspaceMcp(ws, { env: {} })).rejects.toThrow(
+      `${file}: the environment variable NO_SUCH_TOKEN is not set`,
+    );
     write({ mcpServers: { files: { command: '' } } });
     await expect(loadWorkspaceMcp(ws)).rejects.toThrow('MCP server "files": `command` must be a non-empty string.');
   });

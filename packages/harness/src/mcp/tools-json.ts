@@ -67,7 +67,10 @@ export interface LoadWorkspaceMcpOptions {
  * await mcp?.close();
  * ```
  */
-export async function loadWorkspaceMcp(workspace: string, options: LoadWorkspaceMcpOptions = {}): Promise<WorkspaceMcp | undefined> {
+export async function loadWorkspaceMcp(
+  workspace: string,
+  options: LoadWorkspaceMcpOptions = {},
+): Promise<WorkspaceMcp | undefined> {
   const root = resolve(workspace);
   const path = join(root, options.file ?? 'tools.json');
   let text: string;
@@ -85,12 +88,22 @@ export async function loadWorkspaceMcp(workspace: string, options: LoadWorkspace
   }
   const config = checkToolsJson(path, expandVariables(path, parsed, options.env ?? process.env));
   const servers = Object.fromEntries(
-    Object.entries(config.mcpServers ?? {}).map(([name, server]) => [name, 'url' in server ? server : { cwd: root, ...server }]),
+    Object.entries(config.mcpServers ?? {}).map(([name, server]) => [
+      name,
+      'url' in server ? server : { cwd: root, ...server },
+    ]),
   );
   const denied = config.deny?.length ? picomatch([...config.deny]) : undefined;
-  const middleware = await McpMiddleware.connect({ servers, ...(denied ? { filter: (name: string) => !denied(name) } : {}) });
+  const middleware = await McpMiddleware.connect({
+    servers,
+    ...(denied ? { filter: (name: string) => !denied(name) } : {}),
+  });
   const rules: PermissionRule[] = [
-    ...(config.ask ?? []).map((tool): PermissionRule => ({ behavior: 'ask', tool, reason: `${path} asks before ${tool}` })),
+    ...(config.ask ?? []).map((tool): PermissionRule => ({
+      behavior: 'ask',
+      tool,
+      reason: `${path} asks before ${tool}`,
+    })),
     ...(config.allow ?? []).map((tool): PermissionRule => ({ behavior: 'allow', tool })),
   ];
   return { middleware, rules, close: () => middleware.close() };
@@ -100,10 +113,12 @@ function checkToolsJson(path: string, value: unknown): ToolsJson {
   const fail = (what: string): never => {
     throw new Error(`${path}: ${what}`);
   };
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail('expected an object with "mcpServers", "allow", "ask", "deny".');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    fail('expected an object with "mcpServers", "allow", "ask", "deny".');
   const v = value as Record<string, unknown>;
   for (const key of Object.keys(v)) {
-    if (!['mcpServers', 'allow', 'ask', 'deny', '$schema'].includes(key)) fail(`unknown field "${key}" (expected mcpServers, allow, ask, deny).`);
+    if (!['mcpServers', 'allow', 'ask', 'deny', '$schema'].includes(key))
+      fail(`unknown field "${key}" (expected mcpServers, allow, ask, deny).`);
   }
   const servers = v['mcpServers'];
   if (servers !== undefined && (typeof servers !== 'object' || servers === null || Array.isArray(servers))) {
@@ -111,7 +126,8 @@ function checkToolsJson(path: string, value: unknown): ToolsJson {
   }
   for (const key of ['allow', 'ask', 'deny'] as const) {
     const list = v[key];
-    if (list !== undefined && !(Array.isArray(list) && list.every((x) => typeof x === 'string'))) fail(`"${key}" must be an array of tool names.`);
+    if (list !== undefined && !(Array.isArray(list) && list.every((x) => typeof x === 'string')))
+      fail(`"${key}" must be an array of tool names.`);
   }
   return v;
 }
@@ -121,7 +137,8 @@ function expandVariables(path: string, value: unknown, env: Readonly<Record<stri
   if (typeof value === 'string') {
     return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => {
       const v = env[name];
-      if (v === undefined) throw new Error(`${path}: the environment variable ${name} is not set (used as \${${name}}).`);
+      if (v === undefined)
+        throw new Error(`${path}: the environment variable ${name} is not set (used as \${${name}}).`);
       return v;
     });
   }

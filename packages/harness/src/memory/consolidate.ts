@@ -25,14 +25,25 @@ export async function consolidate(
     `\n\nWrite the new MEMORY.md now, at most ${maxChars} characters.`;
   const text = await lastValueFrom(
     model
-      .stream({ messages: [createMsg('system', CONSOLIDATE_PROMPT), createMsg('user', request)], tools: [], toolChoice: 'none', options: {}, signal })
+      .stream({
+        messages: [createMsg('system', CONSOLIDATE_PROMPT), createMsg('user', request)],
+        tools: [],
+        toolChoice: 'none',
+        options: {},
+        signal,
+      })
       .pipe(reduce((acc, e) => (e.type === 'TEXT_BLOCK_DELTA' ? acc + e.delta : acc), '')),
     { defaultValue: '' },
   );
-  const memory = text.trim().replace(/^```(?:markdown|md)?\n([\s\S]*)\n```$/, '$1').trim();
+  const memory = text
+    .trim()
+    .replace(/^```(?:markdown|md)?\n([\s\S]*)\n```$/, '$1')
+    .trim();
   if (!memory) throw new Error('the model returned an empty MEMORY.md; nothing was changed');
   if (memory.length > maxChars) {
-    throw new Error(`the model's MEMORY.md has ${memory.length} characters, over the limit of ${maxChars}; nothing was changed`);
+    throw new Error(
+      `the model's MEMORY.md has ${memory.length} characters, over the limit of ${maxChars}; nothing was changed`,
+    );
   }
   return memory;
 }

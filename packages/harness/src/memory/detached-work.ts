@@ -63,7 +63,10 @@ export class DetachedWork {
     const emit = async (name: string, value: unknown) => {
       const bus = this.report.bus;
       if (!bus) return;
-      await bus.append(origin.sessionId, createEvent('CUSTOM', { name, value }, { replyId: origin.replyId, source: origin.agentName }));
+      await bus.append(
+        origin.sessionId,
+        createEvent('CUSTOM', { name, value }, { replyId: origin.replyId, source: origin.agentName }),
+      );
     };
     const log = this.report.onError ?? ((e: unknown, w: string) => console.error(`[rxscope] ${w} failed:`, e));
     const previous = this.tails.get(key) ?? Promise.resolve();

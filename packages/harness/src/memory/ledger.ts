@@ -60,12 +60,23 @@ export function editSerially<T>(fs: WorkspaceFileSystem, path: string, edit: () 
  * Appends `facts` to the day's ledger under `heading`, leaving out facts the ledger already
  * holds (compared case- and space-insensitively). Resolves with the facts written.
  */
-export function appendToLedger(fs: WorkspaceFileSystem, day: string, heading: string, facts: readonly string[]): Promise<string[]> {
+export function appendToLedger(
+  fs: WorkspaceFileSystem,
+  day: string,
+  heading: string,
+  facts: readonly string[],
+): Promise<string[]> {
   const path = ledgerPathOf(day);
   return editSerially(fs, path, () => append(fs, path, day, heading, facts));
 }
 
-async function append(fs: WorkspaceFileSystem, path: string, day: string, heading: string, facts: readonly string[]): Promise<string[]> {
+async function append(
+  fs: WorkspaceFileSystem,
+  path: string,
+  day: string,
+  heading: string,
+  facts: readonly string[],
+): Promise<string[]> {
   const existing = (await readText(fs, path)) ?? '';
   const known = new Set(bulletsOf(existing).map(normalise));
   const fresh: string[] = [];

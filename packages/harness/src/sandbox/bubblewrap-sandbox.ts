@@ -65,8 +65,26 @@ export class BubblewrapSandbox implements Sandbox {
     for (const file of this.options.hiddenFiles ?? ['/etc/shadow', '/etc/gshadow']) {
       if (existsSync(file)) args.push('--ro-bind', '/dev/null', file);
     }
-    args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--bind', workspace, workspace, '--chdir', workspace);
-    const env = { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: workspace, LANG: 'C.UTF-8', TERM: 'dumb', ...this.options.env };
+    args.push(
+      '--proc',
+      '/proc',
+      '--dev',
+      '/dev',
+      '--tmpfs',
+      '/tmp',
+      '--bind',
+      workspace,
+      workspace,
+      '--chdir',
+      workspace,
+    );
+    const env = {
+      PATH: '/usr/local/bin:/usr/bin:/bin',
+      HOME: workspace,
+      LANG: 'C.UTF-8',
+      TERM: 'dumb',
+      ...this.options.env,
+    };
     for (const [k, v] of Object.entries(env)) args.push('--setenv', k, v);
     args.push(this.options.shell ?? '/bin/sh', '-c', command);
     return args;
@@ -92,19 +110,24 @@ export class BubblewrapSandbox implements Sandbox {
   /** bubblewrap must be installed and able to create its namespaces here: else a clear error at acquire. */
   private check(): Promise<void> {
     return new Promise((resolve, reject) => {
-      execFile(this.bwrap, ['--unshare-all', '--ro-bind', '/', '/', '/bin/true'], { timeout: 10_000 }, (err, _out, stderr) => {
-        if (!err) return resolve();
-        this.checked = undefined;
-        const missing = (err as NodeJS.ErrnoException).code === 'ENOENT';
-        reject(
-          new Error(
-            missing
-              ? `The bubblewrap sandbox needs "${this.bwrap}", which is not installed (Debian/Ubuntu: apt-get install bubblewrap).`
-              : `bubblewrap cannot create its sandbox here: ${String(stderr).trim() || err.message}`,
-            { cause: err },
-          ),
-        );
-      });
+      execFile(
+        this.bwrap,
+        ['--unshare-all', '--ro-bind', '/', '/', '/bin/true'],
+        { timeout: 10_000 },
+        (err, _out, stderr) => {
+          if (!err) return resolve();
+          this.checked = undefined;
+          const missing = (err as NodeJS.ErrnoException).code === 'ENOENT';
+          reject(
+            new Error(
+              missing
+                ? `The bubblewrap sandbox needs "${this.bwrap}", which is not installed (Debian/Ubuntu: apt-get install bubblewrap).`
+                : `bubblewrap cannot create its sandbox here: ${String(stderr).trim() || err.message}`,
+              { cause: err },
+            ),
+          );
+        },
+      );
     });
   }
 }

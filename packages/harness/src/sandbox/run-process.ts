@@ -64,7 +64,11 @@ export function runProcess(file: string, args: readonly string[], options: RunPr
       closed = true;
       untrack?.();
       for (const t of timers) clearTimeout(t);
-      subscriber.error(err.code === 'ENOENT' ? new Error(`"${file}" was not found: is it installed and on PATH?`, { cause: err }) : err);
+      subscriber.error(
+        err.code === 'ENOENT'
+          ? new Error(`"${file}" was not found: is it installed and on PATH?`, { cause: err })
+          : err,
+      );
     });
     child.once('exit', () => {
       exited = true;

@@ -75,8 +75,12 @@ describe.each([
 
   it('kills the command when the subscriber unsubscribes', async () => {
     const events: ExecEvent[] = [];
-    const sub = session.exec('echo $$ > me.pid; sleep 2; touch survived', { timeoutMs: 30_000 }).subscribe((e) => events.push(e));
-    await waitFor(() => existsSync(join(dir.path, 'me.pid')) && readFileSync(join(dir.path, 'me.pid'), 'utf8').trim() !== '');
+    const sub = session
+      .exec('echo $$ > me.pid; sleep 2; touch survived', { timeoutMs: 30_000 })
+      .subscribe((e) => events.push(e));
+    await waitFor(
+      () => existsSync(join(dir.path, 'me.pid')) && readFileSync(join(dir.path, 'me.pid'), 'utf8').trim() !== '',
+    );
     sub.unsubscribe();
     await new Promise((r) => setTimeout(r, 2600));
     expect(existsSync(join(dir.path, 'survived'))).toBe(false);
@@ -94,7 +98,9 @@ describe.each([
   });
 
   it('caps the output, keeping its head and its tail', async () => {
-    const exit = await exitOf(session.exec('echo FIRST; seq 1 100000; echo LAST', { timeoutMs: 10_000, maxOutputChars: 1000 }));
+    const exit = await exitOf(
+      session.exec('echo FIRST; seq 1 100000; echo LAST', { timeoutMs: 10_000, maxOutputChars: 1000 }),
+    );
     expect(exit.output.length).toBeLessThan(1200);
     expect(exit.output.startsWith('FIRST\n')).toBe(true);
     expect(exit.output.trimEnd().endsWith('LAST')).toBe(true);
@@ -160,9 +166,9 @@ describe('bubblewrap isolation', () => {
   });
 
   it('gives a clear error at acquire when bubblewrap is missing', async () => {
-    await expect(new BubblewrapSandbox({ bwrap: 'bwrap-not-installed' }).acquire({ workspace: dir.path })).rejects.toThrow(
-      /apt-get install bubblewrap/,
-    );
+    await expect(
+      new BubblewrapSandbox({ bwrap: 'bwrap-not-installed' }).acquire({ workspace: dir.path }),
+    ).rejects.toThrow(/apt-get install bubblewrap/);
   });
 
   it('cannot hard-link host files into the workspace', async () => {

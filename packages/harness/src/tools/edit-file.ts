@@ -68,7 +68,9 @@ export function editFileTool(fs: WorkspaceFileSystem): Tool<z.output<typeof inpu
             'include more surrounding text so it occurs once, or set replace_all: true to replace all of them.',
         );
       }
-      const updated = replace_all ? text.split(old_string).join(new_string) : text.replace(old_string, () => new_string);
+      const updated = replace_all
+        ? text.split(old_string).join(new_string)
+        : text.replace(old_string, () => new_string);
       await fs.writeFile(path, updated);
       return `Replaced ${count(replace_all ? found : 1, 'occurrence')} in ${path}.`;
     },

@@ -10,9 +10,17 @@ import { listFilesTool } from './list-files.js';
 import { readFileTool } from './read-file.js';
 import { writeFileTool } from './write-file.js';
 
-const toolCtx: ToolContext = { signal: new AbortController().signal, callId: 'c1', agentName: 'a', replyId: 'r', emit: () => undefined, forward: () => undefined };
+const toolCtx: ToolContext = {
+  signal: new AbortController().signal,
+  callId: 'c1',
+  agentName: 'a',
+  replyId: 'r',
+  emit: () => undefined,
+  forward: () => undefined,
+};
 /** Runs a tool as the agent would: arguments validated by its schema, then executed. */
-const call = async (tool: Tool, input: unknown): Promise<string> => (await tool.execute!(tool.inputSchema.parse(input), toolCtx)) as string;
+const call = async (tool: Tool, input: unknown): Promise<string> =>
+  (await tool.execute!(tool.inputSchema.parse(input), toolCtx)) as string;
 
 describe('file tools', () => {
   let dir: ReturnType<typeof tempDir>;
@@ -47,21 +55,29 @@ describe('file tools', () => {
       await expect(call(readFileTool(fs), { path: 'img.png' })).rejects.toThrow(/binary file/);
       await expect(call(readFileTool(fs), { path: 'memory' })).rejects.toThrow(/is a folder; use list_files/);
       await expect(call(readFileTool(fs), { path: 'nope.txt' })).rejects.toThrow(/does not exist/);
-      await expect(call(readFileTool(fs), { path: 'short.txt', offset: 5 })).rejects.toThrow(/past the end of "short.txt", which has 1 line/);
+      await expect(call(readFileTool(fs), { path: 'short.txt', offset: 5 })).rejects.toThrow(
+        /past the end of "short.txt", which has 1 line/,
+      );
       expect(await call(readFileTool(fs), { path: 'AGENTS.md' })).toBe('(AGENTS.md is empty)');
     });
   });
 
   describe('write_file and edit_file', () => {
     it('creates and replaces files, creating folders', async () => {
-      expect(await call(writeFileTool(fs), { path: 'src/x/a.ts', content: 'a\nb\n' })).toBe('Created src/x/a.ts (4 bytes, 2 lines).');
-      expect(await call(writeFileTool(fs), { path: 'src/x/a.ts', content: 'c\n' })).toBe('Replaced src/x/a.ts (2 bytes, 1 line).');
+      expect(await call(writeFileTool(fs), { path: 'src/x/a.ts', content: 'a\nb\n' })).toBe(
+        'Created src/x/a.ts (4 bytes, 2 lines).',
+      );
+      expect(await call(writeFileTool(fs), { path: 'src/x/a.ts', content: 'c\n' })).toBe(
+        'Replaced src/x/a.ts (2 bytes, 1 line).',
+      );
       expect(readFileSync(join(dir.path, 'src/x/a.ts'), 'utf8')).toBe('c\n');
     });
 
     it('replaces an exact unique match', async () => {
       writeFileSync(join(dir.path, 'a.ts'), 'const a = 1;\nconst b = 2;\n');
-      expect(await call(editFileTool(fs), { path: 'a.ts', old_string: 'b = 2', new_string: 'b = 3' })).toBe('Replaced 1 occurrence in a.ts.');
+      expect(await call(editFileTool(fs), { path: 'a.ts', old_string: 'b = 2', new_string: 'b = 3' })).toBe(
+        'Replaced 1 occurrence in a.ts.',
+      );
       expect(readFileSync(join(dir.path, 'a.ts'), 'utf8')).toBe('const a = 1;\nconst b = 3;\n');
     });
 
@@ -73,10 +89,12 @@ describe('file tools', () => {
       await expect(call(editFileTool(fs), { path: 'a.ts', old_string: 'x = 1', new_string: 'x = 5' })).rejects.toThrow(
         /old_string occurs 2 times in "a.ts" \(lines 1, 3\).*replace_all: true/,
       );
-      await expect(call(editFileTool(fs), { path: 'a.ts', old_string: '  y = 2', new_string: 'y' })).rejects.toThrow(/check indentation/);
-      expect(await call(editFileTool(fs), { path: 'a.ts', old_string: 'x = 1', new_string: 'x = 5', replace_all: true })).toBe(
-        'Replaced 2 occurrences in a.ts.',
+      await expect(call(editFileTool(fs), { path: 'a.ts', old_string: '  y = 2', new_string: 'y' })).rejects.toThrow(
+        /check indentation/,
       );
+      expect(
+        await call(editFileTool(fs), { path: 'a.ts', old_string: 'x = 1', new_string: 'x = 5', replace_all: true }),
+      ).toBe('Replaced 2 occurrences in a.ts.');
       expect(readFileSync(join(dir.path, 'a.ts'), 'utf8')).toBe('x = 5\ny = 2\nx = 5\n');
     });
 
@@ -110,7 +128,9 @@ describe('file tools', () => {
     it('greps text files by regular expression, skipping binary and ignored files', async () => {
       const out = await call(grepFilesTool(fs), { pattern: 'function\\s+helper' });
       expect(out).toBe('src/helper.ts:1: export function helper() {\n[1 match in 1 file]');
-      expect(await call(grepFilesTool(fs), { pattern: 'return', glob: '**/main.ts' })).toContain('src/main.ts:2:   return helper();');
+      expect(await call(grepFilesTool(fs), { pattern: 'return', glob: '**/main.ts' })).toContain(
+        'src/main.ts:2:   return helper();',
+      );
       await expect(call(grepFilesTool(fs), { pattern: '(unclosed' })).rejects.toThrow(/not a valid regular expression/);
     });
   });

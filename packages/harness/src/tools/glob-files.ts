@@ -18,18 +18,24 @@ const input = z.object({
  * const agent = new Agent({ model, tools: [globFilesTool(new LocalFileSystem('./ws'))] });
  * ```
  */
-export function globFilesTool(fs: WorkspaceFileSystem, options: { readonly maxResults?: number } = {}): Tool<z.output<typeof input>> {
+export function globFilesTool(
+  fs: WorkspaceFileSystem,
+  options: { readonly maxResults?: number } = {},
+): Tool<z.output<typeof input>> {
   const max = options.maxResults ?? 1000;
   return defineTool({
     name: 'glob_files',
-    description: 'Find files of the workspace by glob pattern (e.g. "**/*.ts"). Files ignored by .gitignore are left out.',
+    description:
+      'Find files of the workspace by glob pattern (e.g. "**/*.ts"). Files ignored by .gitignore are left out.',
     input,
     readOnly: true,
     execute: async ({ pattern, path }) => {
       const found = await fs.glob(pattern, { ...(path !== undefined ? { cwd: path } : {}), limit: max + 1 });
       if (!found.length) return `No files match "${pattern}"${path ? ` under ${path}` : ''}.`;
       const shown = found.slice(0, max);
-      return found.length > max ? `${shown.join('\n')}\n[more than ${count(max, 'match', 'matches')}; narrow the pattern]` : shown.join('\n');
+      return found.length > max
+        ? `${shown.join('\n')}\n[more than ${count(max, 'match', 'matches')}; narrow the pattern]`
+        : shown.join('\n');
     },
   });
 }

@@ -15,7 +15,10 @@ export interface GrepFilesOptions {
 
 const input = z.object({
   pattern: z.string().describe('Regular expression (JavaScript syntax) to search for, e.g. "function\\s+main".'),
-  path: z.string().optional().describe('Folder (or file) to search, relative to the workspace root. Default: the root.'),
+  path: z
+    .string()
+    .optional()
+    .describe('Folder (or file) to search, relative to the workspace root. Default: the root.'),
   glob: z.string().optional().describe('Only search files matching this glob, e.g. "**/*.ts". Default: all files.'),
 });
 
@@ -36,7 +39,8 @@ export function grepFilesTool(fs: WorkspaceFileSystem, options: GrepFilesOptions
   const maxFileBytes = options.maxFileBytes ?? 5 * 1024 * 1024;
   return defineTool({
     name: 'grep_files',
-    description: 'Search the text files of the workspace for a regular expression; prints path:line: text for each match.',
+    description:
+      'Search the text files of the workspace for a regular expression; prints path:line: text for each match.',
     input,
     readOnly: true,
     execute: async ({ pattern, path, glob }) => {
@@ -73,7 +77,8 @@ export function grepFilesTool(fs: WorkspaceFileSystem, options: GrepFilesOptions
         }
         if (hit) matchedFiles++;
       }
-      if (!out.length) return `No matches for /${pattern}/${glob ? ` in files matching ${glob}` : ''}${path ? ` under ${path}` : ''}.`;
+      if (!out.length)
+        return `No matches for /${pattern}/${glob ? ` in files matching ${glob}` : ''}${path ? ` under ${path}` : ''}.`;
       const summary = `[${count(out.length, 'match', 'matches')} in ${count(matchedFiles, 'file')}${more ? `; stopped at ${maxMatches}, narrow the search` : ''}]`;
       return `${out.join('\n')}\n${summary}`;
     },

@@ -17,7 +17,10 @@ const input = z.object({
  * const agent = new Agent({ model, tools: [listFilesTool(new LocalFileSystem('./ws'))] });
  * ```
  */
-export function listFilesTool(fs: WorkspaceFileSystem, options: { readonly maxEntries?: number } = {}): Tool<z.output<typeof input>> {
+export function listFilesTool(
+  fs: WorkspaceFileSystem,
+  options: { readonly maxEntries?: number } = {},
+): Tool<z.output<typeof input>> {
   const max = options.maxEntries ?? 1000;
   return defineTool({
     name: 'list_files',

@@ -27,25 +27,38 @@ export function isMemoryPath(path: string): boolean {
  * const agent = new Agent({ model, tools: [memorySearchTool(fs), memoryGetTool(fs)] });
  * ```
  */
-export function memoryGetTool(fs: WorkspaceFileSystem, options: { readonly maxLines?: number } = {}): Tool<z.output<typeof input>> {
+export function memoryGetTool(
+  fs: WorkspaceFileSystem,
+  options: { readonly maxLines?: number } = {},
+): Tool<z.output<typeof input>> {
   const maxLines = options.maxLines ?? 400;
   return defineTool({
     name: 'memory_get',
-    description: 'Read lines of a memory file (MEMORY.md or a file under memory/), for instance around a memory_search hit.',
+    description:
+      'Read lines of a memory file (MEMORY.md or a file under memory/), for instance around a memory_search hit.',
     input,
     readOnly: true,
     execute: async ({ path, start_line = 1, end_line }) => {
       // Checked on the resolved path, so `memory/../x` is not taken for a memory file.
       const resolved = await fs.resolve(path);
-      if (!isMemoryPath(resolved)) throw new Error(`memory_get reads MEMORY.md and files under memory/ only, not "${path}".`);
-      if (end_line !== undefined && end_line < start_line) throw new Error(`end_line (${end_line}) is before start_line (${start_line}).`);
+      if (!isMemoryPath(resolved))
+        throw new Error(`memory_get reads MEMORY.md and files under memory/ only, not "${path}".`);
+      if (end_line !== undefined && end_line < start_line)
+        throw new Error(`end_line (${end_line}) is before start_line (${start_line}).`);
       const text = await readText(fs, resolved);
-      if (text === undefined) throw new Error(`"${path}" does not exist; memory_search lists the memory files that match.`);
+      if (text === undefined)
+        throw new Error(`"${path}" does not exist; memory_search lists the memory files that match.`);
       const lines = splitLines(text);
       if (!lines.length) return `(${path} is empty)`;
-      if (start_line > lines.length) throw new Error(`start_line ${start_line} is past the end of "${path}", which has ${count(lines.length, 'line')}.`);
+      if (start_line > lines.length)
+        throw new Error(
+          `start_line ${start_line} is past the end of "${path}", which has ${count(lines.length, 'line')}.`,
+        );
       const last = Math.min(lines.length, end_line ?? lines.length, start_line - 1 + maxLines);
-      const body = lines.slice(start_line - 1, last).map((l, i) => `${String(start_line + i).padStart(5)}\t${l}`).join('\n');
+      const body = lines
+        .slice(start_line - 1, last)
+        .map((l, i) => `${String(start_line + i).padStart(5)}\t${l}`)
+        .join('\n');
       return last < Math.min(lines.length, end_line ?? lines.length) ? `${body}\n[more from line ${last + 1}]` : body;
     },
   });

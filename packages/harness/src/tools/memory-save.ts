@@ -17,7 +17,10 @@ const input = z.object({
  * const agent = new Agent({ model, tools: [memorySaveTool(new LocalFileSystem('./ws'))] });
  * ```
  */
-export function memorySaveTool(fs: WorkspaceFileSystem, options: { readonly now?: () => Date } = {}): Tool<z.output<typeof input>> {
+export function memorySaveTool(
+  fs: WorkspaceFileSystem,
+  options: { readonly now?: () => Date } = {},
+): Tool<z.output<typeof input>> {
   const now = options.now ?? (() => new Date());
   return defineTool({
     name: 'memory_save',
@@ -31,7 +34,12 @@ export function memorySaveTool(fs: WorkspaceFileSystem, options: { readonly now?
       const facts = bullets.length ? bullets : [content.replace(/\s+/g, ' ').trim()];
       const at = now();
       const day = dayOf(at);
-      const written = await appendToLedger(fs, day, `${at.toISOString().slice(11, 16)} UTC — saved by the agent`, facts);
+      const written = await appendToLedger(
+        fs,
+        day,
+        `${at.toISOString().slice(11, 16)} UTC — saved by the agent`,
+        facts,
+      );
       if (!written.length) return `Already in memory (${ledgerPathOf(day)}); nothing new saved.`;
       return `Saved ${written.length === 1 ? '1 fact' : `${written.length} facts`} to ${ledgerPathOf(day)}.`;
     },

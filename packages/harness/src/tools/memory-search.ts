@@ -51,7 +51,10 @@ function passagesOf(path: string, text: string): Passage[] {
  * const agent = new Agent({ model, tools: [memorySearchTool(new LocalFileSystem('./ws'))] });
  * ```
  */
-export function memorySearchTool(fs: WorkspaceFileSystem, options: { readonly maxResults?: number } = {}): Tool<z.output<typeof input>> {
+export function memorySearchTool(
+  fs: WorkspaceFileSystem,
+  options: { readonly maxResults?: number } = {},
+): Tool<z.output<typeof input>> {
   const limit = options.maxResults ?? 8;
   return defineTool({
     name: 'memory_search',
@@ -65,10 +68,16 @@ export function memorySearchTool(fs: WorkspaceFileSystem, options: { readonly ma
       for (const path of await memoryFiles(fs)) passages.push(...passagesOf(path, (await readText(fs, path)) ?? ''));
       if (!passages.length) return 'Your memory is empty: MEMORY.md and memory/ hold no notes yet.';
       const db = create({ schema: { text: 'string' } as const });
-      await insertMultiple(db, passages.map((p, i) => ({ id: String(i), text: p.text })));
+      await insertMultiple(
+        db,
+        passages.map((p, i) => ({ id: String(i), text: p.text })),
+      );
       const { hits } = await search(db, { term: query, properties: ['text'], threshold: 1, limit });
       if (!hits.length) return `Nothing in memory matches "${query}" (searched ${passages.length} notes).`;
-      return hits.map((h) => passages[Number(h.id)]!).map((p) => `${p.path}:${p.line}: ${p.text}`).join('\n');
+      return hits
+        .map((h) => passages[Number(h.id)]!)
+        .map((p) => `${p.path}:${p.line}: ${p.text}`)
+        .join('\n');
     },
   });
 }

@@ -50,13 +50,19 @@ export function readFileTool(fs: WorkspaceFileSystem, options: ReadFileOptions =
       if (!info) throw new Error(`"${path}" does not exist in the workspace.`);
       if (info.type !== 'file') throw new Error(`"${path}" is a folder; use list_files to see what it holds.`);
       if (info.size > maxFileBytes) {
-        throw new Error(`"${path}" is ${count(info.size, 'byte')}, more than read_file reads (${count(maxFileBytes, 'byte')}); search it with grep_files.`);
+        throw new Error(
+          `"${path}" is ${count(info.size, 'byte')}, more than read_file reads (${count(maxFileBytes, 'byte')}); search it with grep_files.`,
+        );
       }
       const bytes = await fs.readFile(path);
-      if (looksBinary(bytes)) throw new Error(`"${path}" is a binary file (${count(bytes.length, 'byte')}); read_file reads text files only.`);
+      if (looksBinary(bytes))
+        throw new Error(
+          `"${path}" is a binary file (${count(bytes.length, 'byte')}); read_file reads text files only.`,
+        );
       const lines = splitLines(decodeText(bytes));
       if (lines.length === 0) return `(${path} is empty)`;
-      if (offset > lines.length) throw new Error(`offset ${offset} is past the end of "${path}", which has ${count(lines.length, 'line')}.`);
+      if (offset > lines.length)
+        throw new Error(`offset ${offset} is past the end of "${path}", which has ${count(lines.length, 'line')}.`);
       const last = Math.min(lines.length, offset - 1 + limit);
       const width = String(last).length;
       let out = '';
@@ -74,7 +80,10 @@ export function readFileTool(fs: WorkspaceFileSystem, options: ReadFileOptions =
         shown = i + 1;
       }
       const notes: string[] = [];
-      if (cutLines) notes.push(`${count(cutLines, 'line')} longer than ${count(maxLineChars, 'character')} cut; search them with grep_files.`);
+      if (cutLines)
+        notes.push(
+          `${count(cutLines, 'line')} longer than ${count(maxLineChars, 'character')} cut; search them with grep_files.`,
+        );
       if (shown < lines.length) {
         notes.push(`Showing lines ${offset}-${shown} of ${lines.length}; read on with offset=${shown + 1}.`);
       }

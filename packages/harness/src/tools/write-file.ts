@@ -20,7 +20,8 @@ const input = z.object({
 export function writeFileTool(fs: WorkspaceFileSystem): Tool<z.output<typeof input>> {
   return defineTool({
     name: 'write_file',
-    description: 'Create a file of the workspace, or replace its whole content. To change part of a file, use edit_file.',
+    description:
+      'Create a file of the workspace, or replace its whole content. To change part of a file, use edit_file.',
     input,
     execute: async ({ path, content }) => {
       const written = await fs.writeFile(path, content);

@@ -60,7 +60,8 @@ export function ensureWorkspace(path: string): string {
   }
   if (path.includes('\0')) throw new TypeError('workspace path must not contain a NUL byte.');
   const absolute = resolve(path);
-  if (existsSync(absolute) && !statSync(absolute).isDirectory()) throw new Error(`The workspace ${absolute} exists but is not a folder.`);
+  if (existsSync(absolute) && !statSync(absolute).isDirectory())
+    throw new Error(`The workspace ${absolute} exists but is not a folder.`);
   try {
     mkdirSync(absolute, { recursive: true });
   } catch (e) {

@@ -1,10 +1,26 @@
 import { constants, realpathSync, type Stats } from 'node:fs';
-import { lstat, mkdir, open, readdir, readlink, realpath, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import {
+  lstat,
+  mkdir,
+  open,
+  readdir,
+  readlink,
+  realpath,
+  rename,
+  stat,
+  unlink,
+  type FileHandle,
+} from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { glob as tinyglob } from 'tinyglobby';
 import { GitIgnore } from './gitignore.js';
 import { ensureWorkspace } from './layout.js';
-import type { WorkspaceEntry, WorkspaceFileSystem, WorkspaceGlobOptions, WorkspaceStat } from './workspace-file-system.js';
+import type {
+  WorkspaceEntry,
+  WorkspaceFileSystem,
+  WorkspaceGlobOptions,
+  WorkspaceStat,
+} from './workspace-file-system.js';
 import { WorkspacePathError } from './workspace-path-error.js';
 
 /** Longest file name (one path segment) Linux accepts, in bytes. */
@@ -68,14 +84,23 @@ export class LocalFileSystem implements WorkspaceFileSystem {
 
   async writeFile(path: string, content: string | Uint8Array): Promise<{ created: boolean; path: string }> {
     const real = await this.confine(path);
-    if (real === this.root) throw new WorkspacePathError('not_a_file', path, `"${path}" is the workspace folder, not a file.`);
+    if (real === this.root)
+      throw new WorkspacePathError('not_a_file', path, `"${path}" is the workspace folder, not a file.`);
     const existing = await lstat(real).catch(() => undefined);
     if (existing && !existing.isFile()) throw this.kindError(path, existing, 'file');
     const parent = dirname(real);
     await this.makeFolders(path, parent);
     // Write beside the target and rename over it: never through a link, never half-written.
-    const temp = join(parent, `.${basenameOf(real)}.${process.pid}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}.tmp`);
-    const handle = await this.openChecked(path, temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, existing ? existing.mode & 0o777 : 0o644);
+    const temp = join(
+      parent,
+      `.${basenameOf(real)}.${process.pid}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}.tmp`,
+    );
+    const handle = await this.openChecked(
+      path,
+      temp,
+      O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW,
+      existing ? existing.mode & 0o777 : 0o644,
+    );
     try {
       await handle.writeFile(content);
     } catch (e) {
@@ -106,7 +131,12 @@ export class LocalFileSystem implements WorkspaceFileSystem {
     const st = await lstat(real).catch(() => undefined);
     if (!st) return undefined;
     if (!st.isFile() && !st.isDirectory()) throw this.kindError(path, st, 'file');
-    return { path: this.relativeOf(real), type: st.isFile() ? 'file' : 'directory', size: st.size, mtimeMs: st.mtimeMs };
+    return {
+      path: this.relativeOf(real),
+      type: st.isFile() ? 'file' : 'directory',
+      size: st.size,
+      mtimeMs: st.mtimeMs,
+    };
   }
 
   async list(path: string): Promise<WorkspaceEntry[]> {
@@ -117,7 +147,10 @@ export class LocalFileSystem implements WorkspaceFileSystem {
     for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
       const rel = this.relativeOf(join(real, entry.name));
       if (entry.isFile()) {
-        const size = await lstat(join(real, entry.name)).then((s) => s.size, () => 0);
+        const size = await lstat(join(real, entry.name)).then(
+          (s) => s.size,
+          () => 0,
+        );
         out.push({ path: rel, type: 'file', size });
       } else if (entry.isDirectory()) out.push({ path: rel, type: 'directory' });
       else if (entry.isSymbolicLink()) out.push({ path: rel, type: 'symlink' });
@@ -172,7 +205,8 @@ export class LocalFileSystem implements WorkspaceFileSystem {
 
   /** The real absolute path of `path`, checked to lie inside the root. */
   private async confine(path: string): Promise<string> {
-    if (typeof path !== 'string') throw new WorkspacePathError('invalid_path', String(path), 'A path must be a string.');
+    if (typeof path !== 'string')
+      throw new WorkspacePathError('invalid_path', String(path), 'A path must be a string.');
     checkText(path);
     const trimmed = path.trim() === '' ? '.' : path;
     const lexical = resolve(this.root, trimmed);
@@ -211,8 +245,19 @@ export class LocalFileSystem implements WorkspaceFileSystem {
         `"${path}" is a ${st.isFile() ? 'file' : 'folder'}, not a ${wanted === 'file' ? 'file' : 'folder'}.`,
       );
     }
-    const kind = st.isCharacterDevice() || st.isBlockDevice() ? 'device file' : st.isFIFO() ? 'named pipe' : st.isSocket() ? 'socket' : 'special file';
-    return new WorkspacePathError('special_file', path, `"${path}" is a ${kind}; only regular files and folders can be used.`);
+    const kind =
+      st.isCharacterDevice() || st.isBlockDevice()
+        ? 'device file'
+        : st.isFIFO()
+          ? 'named pipe'
+          : st.isSocket()
+            ? 'socket'
+            : 'special file';
+    return new WorkspacePathError(
+      'special_file',
+      path,
+      `"${path}" is a ${kind}; only regular files and folders can be used.`,
+    );
   }
 
   private async assertKind(path: string, real: string, wanted: 'file' | 'directory'): Promise<void> {
@@ -234,7 +279,8 @@ export class LocalFileSystem implements WorkspaceFileSystem {
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (code === 'ELOOP') throw this.outside(path, 'symlink_outside');
-      if (code === 'ENOENT') throw new WorkspacePathError('not_found', path, `"${path}" does not exist in the workspace.`);
+      if (code === 'ENOENT')
+        throw new WorkspacePathError('not_found', path, `"${path}" does not exist in the workspace.`);
       throw e;
     }
     const opened = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => undefined);
@@ -249,7 +295,12 @@ export class LocalFileSystem implements WorkspaceFileSystem {
   private async makeFolders(path: string, folder: string): Promise<void> {
     const missing: string[] = [];
     let current = folder;
-    while (!(await lstat(current).then(() => true, () => false))) {
+    while (
+      !(await lstat(current).then(
+        () => true,
+        () => false,
+      ))
+    ) {
       missing.unshift(current);
       current = dirname(current);
     }
@@ -266,9 +317,18 @@ export class LocalFileSystem implements WorkspaceFileSystem {
 
 /** NUL bytes and names longer than the file system allows are refused before anything else. */
 function checkText(path: string): void {
-  if (path.includes('\0')) throw new WorkspacePathError('nul_byte', path.replace(/\0/g, '\\0'), 'The path contains a NUL byte, which no file name can hold.');
+  if (path.includes('\0'))
+    throw new WorkspacePathError(
+      'nul_byte',
+      path.replace(/\0/g, '\\0'),
+      'The path contains a NUL byte, which no file name can hold.',
+    );
   if (Buffer.byteLength(path) > PATH_MAX) {
-    throw new WorkspacePathError('path_too_long', path.slice(0, 80) + '…', `The path is ${Buffer.byteLength(path)} bytes long; at most ${PATH_MAX} are allowed.`);
+    throw new WorkspacePathError(
+      'path_too_long',
+      path.slice(0, 80) + '…',
+      `The path is ${Buffer.byteLength(path)} bytes long; at most ${PATH_MAX} are allowed.`,
+    );
   }
   for (const segment of path.split(/[\\/]/)) {
     if (Buffer.byteLength(segment) > NAME_MAX) {
@@ -294,7 +354,8 @@ async function realpathLoose(path: string, links: number): Promise<string> {
   }
   const st = await lstat(path).catch(() => undefined);
   if (st?.isSymbolicLink()) {
-    if (links >= MAX_LINKS) throw new WorkspacePathError('invalid_path', path, `Too many levels of symbolic links at "${path}".`);
+    if (links >= MAX_LINKS)
+      throw new WorkspacePathError('invalid_path', path, `Too many levels of symbolic links at "${path}".`);
     const target = await readlink(path);
     return realpathLoose(resolve(dirname(path), target), links + 1);
   }

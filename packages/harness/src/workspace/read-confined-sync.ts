@@ -7,7 +7,11 @@ import { resolve, sep } from 'node:path';
  * `undefined` when it does not exist or is refused: callers that inject workspace files into a
  * prompt skip what they may not read.
  */
-export function readConfinedSync(root: string, relativePath: string, maxBytes: number): { text: string; size: number; mtimeMs: number } | undefined {
+export function readConfinedSync(
+  root: string,
+  relativePath: string,
+  maxBytes: number,
+): { text: string; size: number; mtimeMs: number } | undefined {
   let real: string;
   try {
     real = realpathSync(resolve(root, relativePath));

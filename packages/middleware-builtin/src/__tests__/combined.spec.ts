@@ -45,7 +45,8 @@ describe('built-in middlewares together on 20 concurrent agents', () => {
         const n = seen.get(who) ?? 0;
         seen.set(who, n + 1);
         if (n === 0) return { fault: 'server_error' }; // every agent's first attempt fails once
-        if (n === 1) return { text: 'Looking it up.', toolCalls: [{ id: `call_${who}`, name: 'lookup', input: { who } }] };
+        if (n === 1)
+          return { text: 'Looking it up.', toolCalls: [{ id: `call_${who}`, name: 'lookup', input: { who } }] };
         return { text: ['Write to jane', '.doe@exa', `mple.com about ${who}.`] };
       },
     });
@@ -68,10 +69,15 @@ describe('built-in middlewares together on 20 concurrent agents', () => {
       execute: ({ who }) => `${who} prefers e-mail`,
     });
     const model = new OpenAIChatModel({ model: 'test-model', apiKey: 'test', baseURL: server.url });
-    const agents = Array.from({ length: AGENTS }, (_, i) => new Agent({ name: `agent-${i}`, model, tools: [lookup], middlewares }));
+    const agents = Array.from(
+      { length: AGENTS },
+      (_, i) => new Agent({ name: `agent-${i}`, model, tools: [lookup], middlewares }),
+    );
 
     const replies = await Promise.all(
-      agents.map((agent) => lastValueFrom(agent.reply(`I am ${agent.name}, my e-mail is bob.${agent.name}@example.org`).pipe(toArray()))),
+      agents.map((agent) =>
+        lastValueFrom(agent.reply(`I am ${agent.name}, my e-mail is bob.${agent.name}@example.org`).pipe(toArray())),
+      ),
     );
 
     expect(stats.peak).toBeLessThanOrEqual(MAX_CONCURRENT);
@@ -102,7 +108,9 @@ describe('built-in middlewares together on 20 concurrent agents', () => {
       const root = replySpans[0]!;
       const children = spans.filter((s: ReadableSpan) => s.parentSpanContext?.spanId === root.spanContext().spanId);
       // One chat span per model call (tracing is outside retry): the first carries the failed attempt.
-      const chats = children.filter((s) => s.name === 'chat test-model').sort((a, b) => a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1]);
+      const chats = children
+        .filter((s) => s.name === 'chat test-model')
+        .sort((a, b) => a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1]);
       expect(chats).toHaveLength(2);
       // The first attempt failed and the retry succeeded: the operation succeeded, so no span keeps an exception.
       expect(chats.flatMap((c) => c.events.map((e) => e.name))).not.toContain('exception');

@@ -1,13 +1,6 @@
 // Test helpers shared by the specs of the built-in middlewares.
 import { z } from 'zod';
-import {
-  type Agent,
-  type AgentEvent,
-  defineTool,
-  isEvent,
-  ModelError,
-  type ReplyInput,
-} from '@rxscope/core';
+import { type Agent, type AgentEvent, defineTool, isEvent, ModelError, type ReplyInput } from '@rxscope/core';
 import { OpenAIChatModel } from '@rxscope/core/openai';
 import { ofType, replyEndOf, runReply } from '@rxscope/core/testing';
 import type { OpenAITestServer } from '@rxscope/core/testing/node';
@@ -31,7 +24,8 @@ export const customValues = <T = unknown>(events: readonly AgentEvent[], name: s
     .map((e) => e.value as T);
 
 /** The text of the HINT_BLOCK events. */
-export const hints = (events: readonly AgentEvent[]): string[] => events.filter(isEvent('HINT_BLOCK')).map((e) => e.text);
+export const hints = (events: readonly AgentEvent[]): string[] =>
+  events.filter(isEvent('HINT_BLOCK')).map((e) => e.text);
 
 // --- replies ---------------------------------------------------------------------------------
 
@@ -60,10 +54,12 @@ export function start(agent: Agent, input: ReplyInput = 'hi') {
 // --- models, tools and errors ----------------------------------------------------------------
 
 /** A retryable 503 `server_error`, as from an overloaded provider. */
-export const overloaded = (message = 'overloaded') => new ModelError(message, { status: 503, retryable: true, code: 'server_error' });
+export const overloaded = (message = 'overloaded') =>
+  new ModelError(message, { status: 503, retryable: true, code: 'server_error' });
 
 /** A 401 `unauthorized` that is not worth retrying. */
-export const unauthorized = (message = 'bad key') => new ModelError(message, { status: 401, retryable: false, code: 'unauthorized' });
+export const unauthorized = (message = 'bad key') =>
+  new ModelError(message, { status: 401, retryable: false, code: 'unauthorized' });
 
 /** A read-only tool that adds two numbers. */
 export const add = defineTool({
@@ -78,7 +74,12 @@ export const add = defineTool({
 
 /** The real OpenAIChatModel, talking to the test server (with the client's logging off). */
 export const testServerModel = (server: OpenAITestServer) =>
-  new OpenAIChatModel({ model: 'gpt-test', apiKey: 'sk-test', baseURL: server.url, configuration: { logLevel: 'off' } });
+  new OpenAIChatModel({
+    model: 'gpt-test',
+    apiKey: 'sk-test',
+    baseURL: server.url,
+    configuration: { logLevel: 'off' },
+  });
 
 /** Closes the test server once every connection to it has ended (for `afterEach`). */
 export async function closeTestServer(server: OpenAITestServer): Promise<void> {

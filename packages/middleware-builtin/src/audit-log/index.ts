@@ -34,7 +34,13 @@ import {
   type RuntimeContext,
   textOfMsg,
 } from '@rxscope/core';
-import { type AuditRecord, type AuditRecordBase, type AuditSink, DEFAULT_REDACTED_KEYS, redactKeys } from './records.js';
+import {
+  type AuditRecord,
+  type AuditRecordBase,
+  type AuditSink,
+  DEFAULT_REDACTED_KEYS,
+  redactKeys,
+} from './records.js';
 
 /** Distributes `Omit` over the members of a union. */
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -99,7 +105,9 @@ export class AuditLogMiddleware implements Middleware {
 
   constructor(options: AuditLogOptions) {
     if (typeof options?.sink?.write !== 'function') {
-      throw new TypeError('AuditLogMiddleware: sink must be an object with a write(record) method, e.g. jsonLinesFileSink(path).');
+      throw new TypeError(
+        'AuditLogMiddleware: sink must be an object with a write(record) method, e.g. jsonLinesFileSink(path).',
+      );
     }
     this.options = options;
     this.sink = options.sink;
@@ -113,11 +121,20 @@ export class AuditLogMiddleware implements Middleware {
       ctx.set(WRITER, writer);
       const record = (r: DistributiveOmit<AuditRecord, keyof AuditRecordBase>) => writer.write(this.finish(ctx, r));
       const resume = input.resume;
-      const actor = this.options.actor?.(input, ctx) ?? (resume?.type === 'RESUME_REPLY' ? 'system' : resume ? resume.source || 'user' : ([...input.messages].reverse().find((m) => m.role === 'user')?.name ?? 'user'));
+      const actor =
+        this.options.actor?.(input, ctx) ??
+        (resume?.type === 'RESUME_REPLY'
+          ? 'system'
+          : resume
+            ? resume.source || 'user'
+            : ([...input.messages].reverse().find((m) => m.role === 'user')?.name ?? 'user'));
       record({
         type: 'reply_start',
         actor,
-        input: input.messages.filter((m) => m.role === 'user').map(textOfMsg).join('\n'),
+        input: input.messages
+          .filter((m) => m.role === 'user')
+          .map(textOfMsg)
+          .join('\n'),
         ...(resume ? { resume: resume.type } : {}),
       });
       if (resume?.type === 'USER_CONFIRM_RESULT') {
@@ -141,24 +158,46 @@ export class AuditLogMiddleware implements Middleware {
           if (e.type === 'TOOL_CALL_START') toolNames.set(e.toolCallId, e.name);
           else if (e.type === 'TOOL_RESULT_END' && e.status === 'denied') {
             const tool = toolNames.get(e.toolCallId);
-            record({ type: 'permission', decision: 'denied', toolCallId: e.toolCallId, ...(tool ? { tool } : {}), reason: textOfOutput(e.output) });
+            record({
+              type: 'permission',
+              decision: 'denied',
+              toolCallId: e.toolCallId,
+              ...(tool ? { tool } : {}),
+              reason: textOfOutput(e.output),
+            });
           } else if (e.type === 'REQUIRE_USER_CONFIRM') {
             for (const call of e.toolCalls) {
-              record({ type: 'permission', decision: 'ask', toolCallId: call.id, tool: call.name, input: this.redactInput(call.input), ...(call.reason ? { reason: call.reason } : {}) });
+              record({
+                type: 'permission',
+                decision: 'ask',
+                toolCallId: call.id,
+                tool: call.name,
+                input: this.redactInput(call.input),
+                ...(call.reason ? { reason: call.reason } : {}),
+              });
             }
           }
         }),
         concatMap((e) => {
           if (e.type !== 'REPLY_END' || e.source !== ctx.agentName) return of(e);
           writer.ended = true;
-          record({ type: 'reply_end', finishReason: e.finishReason, ...(e.error ? { error: e.error } : {}), ...(e.usage ? { usage: e.usage } : {}) });
+          record({
+            type: 'reply_end',
+            finishReason: e.finishReason,
+            ...(e.error ? { error: e.error } : {}),
+            ...(e.usage ? { usage: e.usage } : {}),
+          });
           // Fail closed: the reply ends only once its trail is written.
           return from(writer.flush()).pipe(map(() => e));
         }),
         finalize(() => {
           if (writer.ended) return;
           record({ type: 'reply_end', finishReason: 'interrupted' });
-          writer.flush().catch((error: unknown) => (this.options.onError ?? ((err: unknown) => console.error('AuditLogMiddleware:', err)))(error));
+          writer
+            .flush()
+            .catch((error: unknown) =>
+              (this.options.onError ?? ((err: unknown) => console.error('AuditLogMiddleware:', err)))(error),
+            );
         }),
       );
     });
@@ -173,7 +212,15 @@ export class AuditLogMiddleware implements Middleware {
       return next(input).pipe(
         tap((e) => {
           if (e.type === 'TOOL_RESULT_END' && e.toolCallId === toolCallId) {
-            writer?.write(this.finish(ctx, { type: 'tool_result', toolCallId, tool, status: e.status, durationMs: Date.now() - startedAt }));
+            writer?.write(
+              this.finish(ctx, {
+                type: 'tool_result',
+                toolCallId,
+                tool,
+                status: e.status,
+                durationMs: Date.now() - startedAt,
+              }),
+            );
           }
         }),
       );

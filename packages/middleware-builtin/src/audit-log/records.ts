@@ -21,8 +21,18 @@ export interface AuditRecordBase {
  * ```
  */
 export type AuditRecord =
-  | (AuditRecordBase & { readonly type: 'reply_start'; readonly actor: string; readonly input: string; readonly resume?: string })
-  | (AuditRecordBase & { readonly type: 'tool_run'; readonly toolCallId: string; readonly tool: string; readonly input: unknown })
+  | (AuditRecordBase & {
+      readonly type: 'reply_start';
+      readonly actor: string;
+      readonly input: string;
+      readonly resume?: string;
+    })
+  | (AuditRecordBase & {
+      readonly type: 'tool_run';
+      readonly toolCallId: string;
+      readonly tool: string;
+      readonly input: unknown;
+    })
   | (AuditRecordBase & {
       readonly type: 'tool_result';
       readonly toolCallId: string;
@@ -40,7 +50,12 @@ export type AuditRecord =
       /** On `confirmed`: the person allowed such calls from now on. */
       readonly alwaysAllow?: boolean;
     })
-  | (AuditRecordBase & { readonly type: 'reply_end'; readonly finishReason: ReplyFinishReason; readonly error?: ErrorInfo; readonly usage?: Usage });
+  | (AuditRecordBase & {
+      readonly type: 'reply_end';
+      readonly finishReason: ReplyFinishReason;
+      readonly error?: ErrorInfo;
+      readonly usage?: Usage;
+    });
 
 /**
  * Where audit records go: an object with `write`, called once per record, in order. A returned
@@ -72,14 +87,26 @@ export function memoryAuditSink(): AuditSink & { readonly records: readonly Audi
 }
 
 /** Field names whose values are replaced by default (compared case-insensitively, at any depth). */
-export const DEFAULT_REDACTED_KEYS: readonly string[] = ['password', 'passwd', 'secret', 'token', 'apikey', 'api_key', 'authorization', 'cookie'];
+export const DEFAULT_REDACTED_KEYS: readonly string[] = [
+  'password',
+  'passwd',
+  'secret',
+  'token',
+  'apikey',
+  'api_key',
+  'authorization',
+  'cookie',
+];
 
 /** `value` with the values of the `keys` fields replaced by `replacement`, at any depth. */
 export function redactKeys(value: unknown, keys: ReadonlySet<string>, replacement: string): unknown {
   if (Array.isArray(value)) return value.map((v) => redactKeys(v, keys, replacement));
   if (value && typeof value === 'object') {
     return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [k, keys.has(k.toLowerCase()) ? replacement : redactKeys(v, keys, replacement)]),
+      Object.entries(value).map(([k, v]) => [
+        k,
+        keys.has(k.toLowerCase()) ? replacement : redactKeys(v, keys, replacement),
+      ]),
     );
   }
   return value;

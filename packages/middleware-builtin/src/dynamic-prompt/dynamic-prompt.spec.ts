@@ -20,22 +20,31 @@ describe('formatCurrentTime', () => {
   const instant = new Date('2026-03-14T08:26:09Z');
 
   it('writes the date, time, weekday and zone the model should read', () => {
-    expect(formatCurrentTime(instant, { timeZone: 'Europe/Berlin' })).toBe('2026-03-14 09:26 (Saturday), Europe/Berlin (GMT+01:00)');
+    expect(formatCurrentTime(instant, { timeZone: 'Europe/Berlin' })).toBe(
+      '2026-03-14 09:26 (Saturday), Europe/Berlin (GMT+01:00)',
+    );
     expect(formatCurrentTime(instant, { timeZone: 'America/New_York', precision: 'second' })).toBe(
       '2026-03-14 04:26:09 (Saturday), America/New_York (GMT-04:00)',
     );
-    expect(formatCurrentTime(instant, { timeZone: 'Asia/Tokyo', precision: 'date' })).toBe('2026-03-14 (Saturday), Asia/Tokyo');
+    expect(formatCurrentTime(instant, { timeZone: 'Asia/Tokyo', precision: 'date' })).toBe(
+      '2026-03-14 (Saturday), Asia/Tokyo',
+    );
   });
 });
 
 describe('DynamicPromptMiddleware', () => {
   it('appends the current time in the chosen time zone', async () => {
     const model = new ScriptedChatModel([{ text: 'ok' }]);
-    const middleware = new DynamicPromptMiddleware({ currentTime: { timeZone: 'Europe/Berlin' }, now: () => new Date('2026-03-14T08:26:00Z') });
+    const middleware = new DynamicPromptMiddleware({
+      currentTime: { timeZone: 'Europe/Berlin' },
+      now: () => new Date('2026-03-14T08:26:00Z'),
+    });
     const agent = new Agent({ sysPrompt: 'You are helpful.', model, middlewares: [middleware] });
     await run(agent, 'what time is it?');
 
-    expect(systemOf(model.requests[0]!)).toBe('You are helpful.\n\n## Current time\n2026-03-14 09:26 (Saturday), Europe/Berlin (GMT+01:00)');
+    expect(systemOf(model.requests[0]!)).toBe(
+      'You are helpful.\n\n## Current time\n2026-03-14 09:26 (Saturday), Europe/Berlin (GMT+01:00)',
+    );
     expect(agent.context.some((m) => m.role === 'system')).toBe(false); // the prompt is never stored
   });
 
@@ -115,16 +124,25 @@ describe('DynamicPromptMiddleware', () => {
 
   it('fails the step when a section fails, naming it; resilient() runs the reply without the middleware instead', async () => {
     const failing = () =>
-      new DynamicPromptMiddleware({ sections: [{ title: 'Profile', value: () => throwError(() => new Error('profile service down')) }] });
+      new DynamicPromptMiddleware({
+        sections: [{ title: 'Profile', value: () => throwError(() => new Error('profile service down')) }],
+      });
 
     const model = new ScriptedChatModel([{ text: 'never' }]);
     const { end } = await run(new Agent({ sysPrompt: 'Base.', model, middlewares: [failing()] }), 'hi');
-    expect(end).toMatchObject({ finishReason: 'error', error: { message: 'DynamicPromptMiddleware: section "Profile" failed: profile service down' } });
+    expect(end).toMatchObject({
+      finishReason: 'error',
+      error: { message: 'DynamicPromptMiddleware: section "Profile" failed: profile service down' },
+    });
     expect(model.requests).toHaveLength(0);
 
     const errors: unknown[] = [];
     const safeModel = new ScriptedChatModel([{ text: 'fine' }]);
-    const safe = new Agent({ sysPrompt: 'Base.', model: safeModel, middlewares: [resilient(failing(), { onError: (e) => errors.push(e) })] });
+    const safe = new Agent({
+      sysPrompt: 'Base.',
+      model: safeModel,
+      middlewares: [resilient(failing(), { onError: (e) => errors.push(e) })],
+    });
     expect((await run(safe, 'hi')).end.finishReason).toBe('completed');
     expect(systemOf(safeModel.requests[0]!)).toBe('Base.');
     expect(errors).toHaveLength(1);
@@ -134,7 +152,9 @@ describe('DynamicPromptMiddleware', () => {
     const model = new ScriptedChatModel([{ text: 'ok' }]);
     const agent = new Agent({
       model,
-      middlewares: [new DynamicPromptMiddleware({ sections: [{ title: 'A', value: '1' }], format: (t, v) => `<${t}>${v}</${t}>` })],
+      middlewares: [
+        new DynamicPromptMiddleware({ sections: [{ title: 'A', value: '1' }], format: (t, v) => `<${t}>${v}</${t}>` }),
+      ],
     });
     await run(agent, 'hi');
 

@@ -30,14 +30,25 @@
  *
  * @module
  */
-import { catchError, defaultIfEmpty, defer, EMPTY, forkJoin, from, isObservable, map, type Observable, of, take, timeout } from 'rxjs';
+import {
+  catchError,
+  defaultIfEmpty,
+  defer,
+  EMPTY,
+  forkJoin,
+  from,
+  isObservable,
+  map,
+  type Observable,
+  of,
+  take,
+  timeout,
+} from 'rxjs';
 import type { Agent, Middleware, RuntimeContext } from '@rxscope/core';
 
 /** What a section's value may be. */
 export type PromptSectionValue =
-  | string
-  | Observable<string>
-  | ((ctx: RuntimeContext) => string | PromiseLike<string> | Observable<string>);
+  string | Observable<string> | ((ctx: RuntimeContext) => string | PromiseLike<string> | Observable<string>);
 
 /** One computed section of the system prompt. */
 export interface PromptSection {
@@ -104,7 +115,8 @@ export function formatCurrentTime(date: Date, options: CurrentTimeOptions = {}):
   const zone = format.resolvedOptions().timeZone;
   const day = `${parts.year}-${parts.month}-${parts.day} (${parts.weekday})`;
   if (precision === 'date') return `${day}, ${zone}`;
-  const time = precision === 'second' ? `${parts.hour}:${parts.minute}:${parts.second}` : `${parts.hour}:${parts.minute}`;
+  const time =
+    precision === 'second' ? `${parts.hour}:${parts.minute}:${parts.second}` : `${parts.hour}:${parts.minute}`;
   return `${parts.year}-${parts.month}-${parts.day} ${time} (${parts.weekday}), ${zone} (${parts.timeZoneName})`;
 }
 
@@ -123,7 +135,9 @@ export class DynamicPromptMiddleware implements Middleware {
     const now = options.now ?? (() => new Date());
     const timeOptions = typeof time === 'object' ? time : {};
     this.sections = [
-      ...(time ? [{ title: timeOptions.title ?? 'Current time', value: () => formatCurrentTime(now(), timeOptions) }] : []),
+      ...(time
+        ? [{ title: timeOptions.title ?? 'Current time', value: () => formatCurrentTime(now(), timeOptions) }]
+        : []),
       ...(options.sections ?? []),
     ];
   }
@@ -151,8 +165,13 @@ export class DynamicPromptMiddleware implements Middleware {
         map((value) => (typeof value === 'string' ? value : '')),
         defaultIfEmpty(''),
       );
-    }).pipe(catchError((err: unknown) => {
-      throw new Error(`DynamicPromptMiddleware: section "${section.title}" failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
-    }));
+    }).pipe(
+      catchError((err: unknown) => {
+        throw new Error(
+          `DynamicPromptMiddleware: section "${section.title}" failed: ${err instanceof Error ? err.message : String(err)}`,
+          { cause: err },
+        );
+      }),
+    );
   }
 }

@@ -31,7 +31,11 @@ describe('FallbackMiddleware', () => {
   it('the fallback model receives the same request', async () => {
     const primary = new ScriptedChatModel([{ error: down() }], { modelName: 'primary' });
     const backup = new ScriptedChatModel([{ text: 'ok' }], { modelName: 'backup' });
-    const agent = new Agent({ model: primary, sysPrompt: 'be brief', middlewares: [new FallbackMiddleware({ models: [backup] })] });
+    const agent = new Agent({
+      model: primary,
+      sysPrompt: 'be brief',
+      middlewares: [new FallbackMiddleware({ models: [backup] })],
+    });
     await run(agent, 'question');
     expect(backup.requests[0]!.messages.map((m) => [m.role, textOfMsg(m)])).toEqual(
       primary.requests[0]!.messages.map((m) => [m.role, textOfMsg(m)]),
@@ -39,7 +43,12 @@ describe('FallbackMiddleware', () => {
   });
 
   it('tries the models in order and ends with the last error when all fail', async () => {
-    const models = ['a', 'b', 'c'].map((name) => new ScriptedChatModel(() => ({ error: new ModelError(`${name} failed`, { retryable: true }) }), { modelName: name }));
+    const models = ['a', 'b', 'c'].map(
+      (name) =>
+        new ScriptedChatModel(() => ({ error: new ModelError(`${name} failed`, { retryable: true }) }), {
+          modelName: name,
+        }),
+    );
     const agent = new Agent({ model: models[0]!, middlewares: [new FallbackMiddleware({ models: models.slice(1) })] });
     const events = await run(agent);
     expect(ofType(events, 'MODEL_CALL_START').map((e) => e.model)).toEqual(['a', 'b', 'c']);
@@ -65,7 +74,10 @@ describe('FallbackMiddleware', () => {
     const backup = new ScriptedChatModel([{ text: 'A whole answer' }], { modelName: 'backup' });
     const agent = new Agent({
       model: primary,
-      middlewares: [new FallbackMiddleware({ models: [backup] }), new RetryMiddleware({ maxRetries: 1, initialDelayMs: 1, buffer: true })],
+      middlewares: [
+        new FallbackMiddleware({ models: [backup] }),
+        new RetryMiddleware({ maxRetries: 1, initialDelayMs: 1, buffer: true }),
+      ],
     });
     const events = await run(agent);
     expect(primary.requests).toHaveLength(2); // retried once, then fell back
@@ -77,13 +89,16 @@ describe('FallbackMiddleware', () => {
     const primary = new ScriptedChatModel([{ error: revoked() }], { modelName: 'primary' });
     const backup = new ScriptedChatModel([{ text: 'x' }], { modelName: 'backup' });
     const onlyOutages = (error: unknown) => error instanceof ModelError && error.retryable;
-    const agent = new Agent({ model: primary, middlewares: [new FallbackMiddleware({ models: [backup], shouldFallback: onlyOutages })] });
+    const agent = new Agent({
+      model: primary,
+      middlewares: [new FallbackMiddleware({ models: [backup], shouldFallback: onlyOutages })],
+    });
     const events = await run(agent);
     expect(backup.requests).toHaveLength(0);
     expect(ofType(events, 'REPLY_END')[0]).toMatchObject({ finishReason: 'error', error: { status: 401 } });
   });
 
-  it('skips the agent\'s own model when it is also in the list, and without models it is transparent', async () => {
+  it("skips the agent's own model when it is also in the list, and without models it is transparent", async () => {
     const primary = new ScriptedChatModel([{ error: down() }, { text: 'again' }], { modelName: 'primary' });
     const agent = new Agent({ model: primary, middlewares: [new FallbackMiddleware({ models: [primary] })] });
     await run(agent);

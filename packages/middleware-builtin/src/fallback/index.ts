@@ -28,7 +28,17 @@
  * @module
  */
 import { catchError, concat, defer, type Observable, of, tap } from 'rxjs';
-import { type Agent, type AgentEvent, type ChatModel, type Middleware, type ModelCallInput, type Next, type RuntimeContext, toErrorInfo, isCancellation } from '@rxscope/core';
+import {
+  type Agent,
+  type AgentEvent,
+  type ChatModel,
+  type Middleware,
+  type ModelCallInput,
+  type Next,
+  type RuntimeContext,
+  toErrorInfo,
+  isCancellation,
+} from '@rxscope/core';
 import { isStreamedContent, rethrow } from '../retry/streamed.js';
 
 /** Options of {@link FallbackMiddleware}. */
@@ -65,7 +75,12 @@ export class FallbackMiddleware implements Middleware {
     this.shouldFallback = options.shouldFallback ?? (() => true);
   }
 
-  onModelCall(_agent: Agent, ctx: RuntimeContext, input: ModelCallInput, next: Next<ModelCallInput>): Observable<AgentEvent> {
+  onModelCall(
+    _agent: Agent,
+    ctx: RuntimeContext,
+    input: ModelCallInput,
+    next: Next<ModelCallInput>,
+  ): Observable<AgentEvent> {
     const chain = [input.model, ...this.models.filter((m) => m !== input.model)];
     const attempt = (i: number): Observable<AgentEvent> =>
       defer(() => {
@@ -77,7 +92,13 @@ export class FallbackMiddleware implements Middleware {
           }),
           catchError((error: unknown) => {
             const to = chain[i + 1];
-            if (streamed || !to || input.signal.aborted || isCancellation(error) || !this.shouldFallback(error, model)) {
+            if (
+              streamed ||
+              !to ||
+              input.signal.aborted ||
+              isCancellation(error) ||
+              !this.shouldFallback(error, model)
+            ) {
               return rethrow(error);
             }
             const value: FallbackEventValue = { from: model.modelName, to: to.modelName, error: toErrorInfo(error) };

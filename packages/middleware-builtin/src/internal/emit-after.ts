@@ -5,7 +5,9 @@ import type { AgentEvent } from '@rxscope/core';
  * Emits each event, then whatever `extra` returns for it (nothing when it returns `undefined`).
  * A throw in `extra` becomes an error notification.
  */
-export function emitAfter(extra: (event: AgentEvent) => readonly AgentEvent[] | undefined): MonoTypeOperatorFunction<AgentEvent> {
+export function emitAfter(
+  extra: (event: AgentEvent) => readonly AgentEvent[] | undefined,
+): MonoTypeOperatorFunction<AgentEvent> {
   return (source) =>
     new Observable<AgentEvent>((subscriber) =>
       source.subscribe({

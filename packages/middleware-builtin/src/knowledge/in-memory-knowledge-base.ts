@@ -43,8 +43,40 @@ interface StoredChunk {
 
 /** English function words that match almost every chunk and so carry no relevance. */
 const STOP_WORDS = [
-  'a', 'an', 'and', 'are', 'as', 'at', 'be', 'by', 'can', 'do', 'does', 'for', 'from', 'how', 'i', 'in', 'is', 'it',
-  'of', 'on', 'or', 'that', 'the', 'this', 'to', 'was', 'what', 'when', 'where', 'which', 'who', 'why', 'with', 'you',
+  'a',
+  'an',
+  'and',
+  'are',
+  'as',
+  'at',
+  'be',
+  'by',
+  'can',
+  'do',
+  'does',
+  'for',
+  'from',
+  'how',
+  'i',
+  'in',
+  'is',
+  'it',
+  'of',
+  'on',
+  'or',
+  'that',
+  'the',
+  'this',
+  'to',
+  'was',
+  'what',
+  'when',
+  'where',
+  'which',
+  'who',
+  'why',
+  'with',
+  'you',
 ];
 
 /**
@@ -79,12 +111,18 @@ export class InMemoryKnowledgeBase implements KnowledgeBase {
 
   constructor(options: InMemoryKnowledgeBaseOptions = {}) {
     const { chunkSize = 1000, chunkOverlap = 150 } = options;
-    if (!Number.isInteger(chunkSize) || chunkSize < 1) throw new RangeError(`InMemoryKnowledgeBase: chunkSize must be a positive integer, got ${chunkSize}.`);
+    if (!Number.isInteger(chunkSize) || chunkSize < 1)
+      throw new RangeError(`InMemoryKnowledgeBase: chunkSize must be a positive integer, got ${chunkSize}.`);
     if (!Number.isInteger(chunkOverlap) || chunkOverlap < 0 || chunkOverlap >= chunkSize) {
-      throw new RangeError(`InMemoryKnowledgeBase: chunkOverlap must be an integer from 0 to chunkSize - 1 (${chunkSize - 1}), got ${chunkOverlap}.`);
+      throw new RangeError(
+        `InMemoryKnowledgeBase: chunkOverlap must be an integer from 0 to chunkSize - 1 (${chunkSize - 1}), got ${chunkOverlap}.`,
+      );
     }
     this.embeddings = options.embeddings;
-    this.splitter = options.splitter === false ? undefined : (options.splitter ?? new MarkdownTextSplitter({ chunkSize, chunkOverlap }));
+    this.splitter =
+      options.splitter === false
+        ? undefined
+        : (options.splitter ?? new MarkdownTextSplitter({ chunkSize, chunkOverlap }));
     this.hybridWeights = options.hybridWeights;
     this.stopWords = options.stopWords ?? STOP_WORDS;
   }
@@ -96,7 +134,8 @@ export class InMemoryKnowledgeBase implements KnowledgeBase {
 
   add(documents: readonly KnowledgeDocument[]): Promise<KnowledgeAddResult> {
     documents.forEach((d, i) => {
-      if (typeof d?.content !== 'string') throw new TypeError(`InMemoryKnowledgeBase.add: document ${i} has no string 'content'.`);
+      if (typeof d?.content !== 'string')
+        throw new TypeError(`InMemoryKnowledgeBase.add: document ${i} has no string 'content'.`);
     });
     const run = this.writes.then(() => this.addNow(documents));
     this.writes = run.catch(() => undefined);
@@ -117,27 +156,50 @@ export class InMemoryKnowledgeBase implements KnowledgeBase {
       perDocument[documentId] = parts.length;
       parts.forEach((part, n) => {
         const id = `${documentId}#${n}`;
-        pieces.push({ id, hit: { id, documentId, content: part.text, source: sourceOf(documentId, metadata), metadata, ...(part.lines ? { lines: part.lines } : {}) } });
+        pieces.push({
+          id,
+          hit: {
+            id,
+            documentId,
+            content: part.text,
+            source: sourceOf(documentId, metadata),
+            metadata,
+            ...(part.lines ? { lines: part.lines } : {}),
+          },
+        });
       });
     }
-    const vectors = this.embeddings && pieces.length ? await this.embeddings.embedDocuments(pieces.map((p) => p.hit.content)) : undefined;
+    const vectors =
+      this.embeddings && pieces.length
+        ? await this.embeddings.embedDocuments(pieces.map((p) => p.hit.content))
+        : undefined;
     if (vectors && vectors.length !== pieces.length) {
-      throw new Error(`InMemoryKnowledgeBase: the embeddings returned ${vectors.length} vectors for ${pieces.length} chunks.`);
+      throw new Error(
+        `InMemoryKnowledgeBase: the embeddings returned ${vectors.length} vectors for ${pieces.length} chunks.`,
+      );
     }
     const db = this.database(vectors?.[0]?.length);
     vectors?.forEach((v, i) => {
       if (v.length !== this.dimensions) {
-        throw new Error(`InMemoryKnowledgeBase: chunk ${pieces[i]!.id} got a ${v.length}-dimensional vector; the base holds ${this.dimensions}-dimensional ones (use one embeddings model per base).`);
+        throw new Error(
+          `InMemoryKnowledgeBase: chunk ${pieces[i]!.id} got a ${v.length}-dimensional vector; the base holds ${this.dimensions}-dimensional ones (use one embeddings model per base).`,
+        );
       }
     });
     // Replace documents added before under the same id.
     const stale = Object.keys(perDocument).flatMap((id) => this.chunkIdsOf.get(id) ?? []);
     if (stale.length) await removeMultiple(db, stale);
     for (const id of stale) this.chunks.delete(id);
-    await insertMultiple(db, pieces.map((p, i) => ({ id: p.id, content: p.hit.content, ...(vectors ? { embedding: vectors[i] } : {}) })));
+    await insertMultiple(
+      db,
+      pieces.map((p, i) => ({ id: p.id, content: p.hit.content, ...(vectors ? { embedding: vectors[i] } : {}) })),
+    );
     for (const p of pieces) this.chunks.set(p.id, { hit: p.hit });
     for (const documentId of Object.keys(perDocument)) {
-      this.chunkIdsOf.set(documentId, pieces.filter((p) => p.hit.documentId === documentId).map((p) => p.id));
+      this.chunkIdsOf.set(
+        documentId,
+        pieces.filter((p) => p.hit.documentId === documentId).map((p) => p.id),
+      );
     }
     return { chunks: perDocument };
   }
@@ -155,7 +217,8 @@ export class InMemoryKnowledgeBase implements KnowledgeBase {
     if (this.db) return this.db;
     if (dimensions !== undefined) this.dimensions = dimensions;
     this.db = create({
-      schema: dimensions !== undefined ? { content: 'string', embedding: `vector[${dimensions}]` } : { content: 'string' },
+      schema:
+        dimensions !== undefined ? { content: 'string', embedding: `vector[${dimensions}]` } : { content: 'string' },
       components: { tokenizer: { stemming: true, stopWords: [...this.stopWords] } },
     }) as AnyOrama;
     return this.db;

@@ -140,6 +140,7 @@ export function matchesFilter(hit: KnowledgeHit, filter: KnowledgeFilter | undef
 /** Checks `topK` (a positive integer) and returns it, or the default. */
 export function checkTopK(owner: string, topK: number | undefined, fallback = 5): number {
   if (topK === undefined) return fallback;
-  if (!Number.isInteger(topK) || topK < 1) throw new RangeError(`${owner}: topK must be a positive integer, got ${topK}.`);
+  if (!Number.isInteger(topK) || topK < 1)
+    throw new RangeError(`${owner}: topK must be a positive integer, got ${topK}.`);
   return topK;
 }

@@ -39,7 +39,12 @@ describe('InMemoryKnowledgeBase', () => {
     const hits = await firstValueFrom(kb.search('How many days until I get my refund?', { topK: 2 }));
 
     expect(hits).toHaveLength(2);
-    expect(hits[0]).toMatchObject({ id: 'refunds#0', documentId: 'refunds', source: 'handbook/refunds.md', lines: { from: 1, to: 4 } });
+    expect(hits[0]).toMatchObject({
+      id: 'refunds#0',
+      documentId: 'refunds',
+      source: 'handbook/refunds.md',
+      lines: { from: 1, to: 4 },
+    });
     expect(hits[0]!.content).toBe(REFUNDS);
     expect(hits[0]!.score).toBeGreaterThan(hits[1]!.score);
     // A document without metadata.source is cited by its id.
@@ -70,7 +75,10 @@ describe('InMemoryKnowledgeBase', () => {
   });
 
   it('splits long documents into chunks whose line ranges cover the text, and replaces a document added again', async () => {
-    const long = Array.from({ length: 40 }, (_, i) => `Line ${i + 1} is about topic ${i % 2 ? 'apples' : 'pears'}.`).join('\n');
+    const long = Array.from(
+      { length: 40 },
+      (_, i) => `Line ${i + 1} is about topic ${i % 2 ? 'apples' : 'pears'}.`,
+    ).join('\n');
     const kb = new InMemoryKnowledgeBase({ embeddings: embeddingsFor(server), chunkSize: 200, chunkOverlap: 0 });
     const { chunks } = await kb.add([{ id: 'long', content: long, metadata: { source: 'long.md' } }]);
     expect(chunks['long']).toBeGreaterThan(3);
@@ -78,7 +86,13 @@ describe('InMemoryKnowledgeBase', () => {
     const ranges = all.map((h) => h.lines!).sort((a, b) => a.from - b.from);
     expect(ranges[0]!.from).toBe(1);
     expect(ranges.at(-1)!.to).toBe(40);
-    for (const h of all) expect(long.split('\n').slice(h.lines!.from - 1, h.lines!.to).join('\n')).toBe(h.content);
+    for (const h of all)
+      expect(
+        long
+          .split('\n')
+          .slice(h.lines!.from - 1, h.lines!.to)
+          .join('\n'),
+      ).toBe(h.content);
 
     await kb.add([{ id: 'long', content: 'Now only bananas.', metadata: { source: 'long.md' } }]);
     expect(kb.size).toBe(1);
@@ -91,19 +105,30 @@ describe('InMemoryKnowledgeBase', () => {
     await kb.add(docs);
     const billing = await firstValueFrom(kb.search('days', { filter: { team: 'logistics' } }));
     expect(billing.map((h) => h.documentId)).toEqual(['shipping']);
-    const handbook = await firstValueFrom(kb.search('refund shipping warranty', { topK: 5, filter: (h) => h.source.startsWith('handbook/') }));
+    const handbook = await firstValueFrom(
+      kb.search('refund shipping warranty', { topK: 5, filter: (h) => h.source.startsWith('handbook/') }),
+    );
     expect(handbook.map((h) => h.documentId).sort()).toEqual(['refunds', 'shipping']);
   });
 
   it('refuses bad options at construction, bad documents at add, and vectors of another size', async () => {
     expect(() => new InMemoryKnowledgeBase({ chunkSize: 0 })).toThrow(/chunkSize must be a positive integer/);
-    expect(() => new InMemoryKnowledgeBase({ chunkSize: 100, chunkOverlap: 100 })).toThrow(/chunkOverlap must be an integer from 0 to chunkSize - 1/);
+    expect(() => new InMemoryKnowledgeBase({ chunkSize: 100, chunkOverlap: 100 })).toThrow(
+      /chunkOverlap must be an integer from 0 to chunkSize - 1/,
+    );
     const kb = new InMemoryKnowledgeBase({ embeddings: embeddingsFor(server) });
     expect(() => kb.add([{ content: 42 as unknown as string }])).toThrow(/document 0 has no string 'content'/);
     await kb.add(docs);
     // A deployment that switched embedding models under a live base: a clear error instead of a broken index.
-    let current = new OpenAIEmbeddings({ model: 'm', dimensions: 8, apiKey: 'sk-test', configuration: { baseURL: server.url } });
-    const mixed = new InMemoryKnowledgeBase({ embeddings: { embedDocuments: (t) => current.embedDocuments(t), embedQuery: (t) => current.embedQuery(t) } });
+    let current = new OpenAIEmbeddings({
+      model: 'm',
+      dimensions: 8,
+      apiKey: 'sk-test',
+      configuration: { baseURL: server.url },
+    });
+    const mixed = new InMemoryKnowledgeBase({
+      embeddings: { embedDocuments: (t) => current.embedDocuments(t), embedQuery: (t) => current.embedQuery(t) },
+    });
     await mixed.add([docs[0]!]);
     current = embeddingsFor(server);
     await expect(mixed.add([docs[1]!])).rejects.toThrow(/256-dimensional vector; the base holds 8-dimensional ones/);
@@ -116,24 +141,39 @@ describe('InMemoryKnowledgeBase', () => {
     const before = server.requests.length;
     const controller = new AbortController();
     controller.abort();
-    await expect(firstValueFrom(kb.search('refund', { signal: controller.signal }))).rejects.toMatchObject({ name: 'AbortError' });
+    await expect(firstValueFrom(kb.search('refund', { signal: controller.signal }))).rejects.toMatchObject({
+      name: 'AbortError',
+    });
     expect(server.requests.length).toBe(before);
   });
 });
 
 describe('reciprocalRankFusion', () => {
-  const hit = (id: string, score: number): KnowledgeHit => ({ id, documentId: id, content: id, source: `${id}.md`, score, metadata: {} });
+  const hit = (id: string, score: number): KnowledgeHit => ({
+    id,
+    documentId: id,
+    content: id,
+    source: `${id}.md`,
+    score,
+    metadata: {},
+  });
 
   it('ranks by position, not by the raw scores of different bases', () => {
     // Base b's scores are on a far larger scale; only ranks count.
-    const fused = reciprocalRankFusion({ a: [hit('a1', 0.9), hit('a2', 0.8)], b: [hit('b1', 120), hit('b2', 90), hit('b3', 80)] });
+    const fused = reciprocalRankFusion({
+      a: [hit('a1', 0.9), hit('a2', 0.8)],
+      b: [hit('b1', 120), hit('b2', 90), hit('b3', 80)],
+    });
     expect(fused.map((h) => `${h.knowledgeBase}:${h.id}`)).toEqual(['a:a1', 'b:b1', 'a:a2', 'b:b2', 'b:b3']);
     expect(fused[0]!.score).toBeCloseTo(1 / 61);
     expect(fused[0]!.baseScore).toBe(0.9);
   });
 
   it('keeps chunks of different bases apart even with the same id, and cuts at topK', () => {
-    const fused = reciprocalRankFusion({ x: [hit('c1', 1), hit('shared', 1)], y: [hit('c2', 1), hit('shared', 1)] }, { topK: 3 });
+    const fused = reciprocalRankFusion(
+      { x: [hit('c1', 1), hit('shared', 1)], y: [hit('c2', 1), hit('shared', 1)] },
+      { topK: 3 },
+    );
     expect(fused.map((h) => `${h.knowledgeBase}:${h.id}`)).toEqual(['x:c1', 'y:c2', 'x:shared']);
     const flat = reciprocalRankFusion({ x: [hit('s', 1)], y: [hit('t', 1), hit('s', 1)] }, { k: 0 });
     expect(flat.map((h) => [h.knowledgeBase, h.id, h.score])).toEqual([

@@ -56,7 +56,12 @@ export function reciprocalRankFusion(
     hits.forEach((hit, i) => {
       const key = `${name}\u0000${hit.id}`;
       // A base that lists a chunk twice: its best rank counts.
-      if (!fused.has(key)) fused.set(key, { hit: { ...hit, knowledgeBase: name, baseScore: hit.score }, score: 1 / (k + i + 1), order: order++ });
+      if (!fused.has(key))
+        fused.set(key, {
+          hit: { ...hit, knowledgeBase: name, baseScore: hit.score },
+          score: 1 / (k + i + 1),
+          order: order++,
+        });
     });
   }
   const sorted = [...fused.values()].sort((a, b) => b.score - a.score || a.order - b.order);

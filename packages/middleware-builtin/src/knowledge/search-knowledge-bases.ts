@@ -54,20 +54,37 @@ export function searchKnowledgeBases(
   const perBase = Object.fromEntries(
     names.map((name) => [
       name,
-      bases[name]!.search(query, { topK, ...(scoreThreshold !== undefined ? { scoreThreshold } : {}), ...(filter ? { filter } : {}), ...(signal ? { signal } : {}) }).pipe(
+      bases[name]!.search(query, {
+        topK,
+        ...(scoreThreshold !== undefined ? { scoreThreshold } : {}),
+        ...(filter ? { filter } : {}),
+        ...(signal ? { signal } : {}),
+      }).pipe(
         map((hits) => ({ ok: true as const, hits })),
-        catchError((err: unknown) => of({ ok: false as const, message: err instanceof Error ? err.message : String(err) })),
+        catchError((err: unknown) =>
+          of({ ok: false as const, message: err instanceof Error ? err.message : String(err) }),
+        ),
       ),
     ]),
   );
   return forkJoin(perBase).pipe(
     map((outcomes) => {
-      const failures = Object.entries(outcomes).flatMap(([knowledgeBase, o]) => (o.ok ? [] : [{ knowledgeBase, message: o.message }]));
+      const failures = Object.entries(outcomes).flatMap(([knowledgeBase, o]) =>
+        o.ok ? [] : [{ knowledgeBase, message: o.message }],
+      );
       if (names.length && failures.length === names.length) {
-        throw new Error(`Knowledge search failed in every base: ${failures.map((f) => `${f.knowledgeBase}: ${f.message}`).join('; ')}`);
+        throw new Error(
+          `Knowledge search failed in every base: ${failures.map((f) => `${f.knowledgeBase}: ${f.message}`).join('; ')}`,
+        );
       }
-      const rankings = Object.fromEntries(Object.entries(outcomes).flatMap(([name, o]) => (o.ok ? [[name, o.hits]] : [])));
-      return { query, hits: reciprocalRankFusion(rankings, { topK, ...(options.rrfK !== undefined ? { k: options.rrfK } : {}) }), failures };
+      const rankings = Object.fromEntries(
+        Object.entries(outcomes).flatMap(([name, o]) => (o.ok ? [[name, o.hits]] : [])),
+      );
+      return {
+        query,
+        hits: reciprocalRankFusion(rankings, { topK, ...(options.rrfK !== undefined ? { k: options.rrfK } : {}) }),
+        failures,
+      };
     }),
   );
 }
@@ -87,6 +104,8 @@ export function citationOf(hit: FusedHit): string {
  */
 export function formatKnowledge(result: KnowledgeSearchResult): string {
   const chunks = result.hits.map((h, i) => `[${i + 1}] ${citationOf(h)} (${h.knowledgeBase})\n${h.content.trim()}`);
-  const failed = result.failures.map((f) => `(The knowledge base "${f.knowledgeBase}" could not be searched: ${f.message})`);
+  const failed = result.failures.map(
+    (f) => `(The knowledge base "${f.knowledgeBase}" could not be searched: ${f.message})`,
+  );
   return [...chunks, ...failed].join('\n\n');
 }

@@ -9,7 +9,10 @@ export interface ServedCall {
   readonly sendNotification: (notification: ServerNotification) => Promise<void>;
 }
 
-const text = (t: string, isError = false): CallToolResult => ({ content: [{ type: 'text', text: t }], ...(isError ? { isError } : {}) });
+const text = (t: string, isError = false): CallToolResult => ({
+  content: [{ type: 'text', text: t }],
+  ...(isError ? { isError } : {}),
+});
 
 /**
  * Runs one reply of the agent for a call of its MCP tool: the reply's text is streamed as
@@ -30,7 +33,10 @@ export async function runAgentForCall(agent: Agent, message: string, call: Serve
     if (call.progressToken === undefined) return;
     streamed += delta.length;
     call
-      .sendNotification({ method: 'notifications/progress', params: { progressToken: call.progressToken, progress: streamed, message: delta } })
+      .sendNotification({
+        method: 'notifications/progress',
+        params: { progressToken: call.progressToken, progress: streamed, message: delta },
+      })
       .catch(() => undefined); // a caller that went away does not fail the reply
   };
   if (call.signal.aborted) return text('cancelled before it started', true);

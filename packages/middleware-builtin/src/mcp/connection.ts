@@ -89,7 +89,10 @@ export class McpConnection {
 
   /** Starts (stdio) or reaches (HTTP) the server, initialises the session and reads its tools. */
   static async open(name: string, config: McpServerConfig, options: McpConnectionOptions): Promise<McpConnection> {
-    const client = new Client({ name: options.clientInfo.name, version: options.clientInfo.version }, { capabilities: {} });
+    const client = new Client(
+      { name: options.clientInfo.name, version: options.clientInfo.version },
+      { capabilities: {} },
+    );
     const transport = createTransport(config);
     const connection = new McpConnection(name, config, client, options, transport);
     client.onclose = () => connection.markClosed(connection.closing ? 'closed' : 'the server closed the connection');
@@ -102,9 +105,12 @@ export class McpConnection {
     } catch (e) {
       await client.close().catch(() => undefined);
       const where = isHttpServer(config) ? config.url : [config.command, ...(config.args ?? [])].join(' ');
-      throw new Error(`MCP server "${name}" (${where}) could not be connected: ${e instanceof Error ? e.message : String(e)}`, {
-        cause: e,
-      });
+      throw new Error(
+        `MCP server "${name}" (${where}) could not be connected: ${e instanceof Error ? e.message : String(e)}`,
+        {
+          cause: e,
+        },
+      );
     }
     return connection;
   }
@@ -205,7 +211,9 @@ export class McpConnection {
         this.currentTools = await this.listAllTools();
         this.options.onToolsChanged?.(this);
       } catch (e) {
-        this.options.onError?.(new Error(`MCP server "${this.name}": the changed tool list could not be read`, { cause: e }));
+        this.options.onError?.(
+          new Error(`MCP server "${this.name}": the changed tool list could not be read`, { cause: e }),
+        );
       }
     });
     return this.refreshing;

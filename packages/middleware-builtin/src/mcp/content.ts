@@ -54,7 +54,8 @@ export function mcpResultToOutput(result: CallToolResult): ToolResultContent[] {
   for (const item of result.content ?? []) {
     for (const block of mcpContentToBlocks(item)) {
       const last = out[out.length - 1];
-      if (block.type === 'text' && last?.type === 'text') out[out.length - 1] = { type: 'text', text: `${last.text}\n${block.text}` };
+      if (block.type === 'text' && last?.type === 'text')
+        out[out.length - 1] = { type: 'text', text: `${last.text}\n${block.text}` };
       else out.push(block);
     }
   }

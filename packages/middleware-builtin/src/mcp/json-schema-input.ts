@@ -37,7 +37,9 @@ function toIssue(error: ErrorObject): { path: (string | number)[]; message: stri
   }
   if (error.keyword === 'required') return { path, message: 'required field is missing' };
   if (error.keyword === 'enum') {
-    const allowed = (error.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ');
+    const allowed = (error.params as { allowedValues: unknown[] }).allowedValues
+      .map((v) => JSON.stringify(v))
+      .join(', ');
     return { path, message: `expected one of ${allowed}` };
   }
   return { path, message: error.message ?? `fails "${error.keyword}"` };

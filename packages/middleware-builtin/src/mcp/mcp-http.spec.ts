@@ -23,7 +23,9 @@ const resultOf = (events: readonly AgentEvent[], i = 0) => ofType(events, 'TOOL_
 /** server-everything in its own Streamable HTTP mode, on a free port. */
 async function everythingOverHttp(): Promise<ServerProcess> {
   const port = await freePort();
-  const proc = await startServerProcess([EVERYTHING, 'streamableHttp'], /listening on port (\d+)/, { PORT: String(port) });
+  const proc = await startServerProcess([EVERYTHING, 'streamableHttp'], /listening on port (\d+)/, {
+    PORT: String(port),
+  });
   return { ...proc, url: `http://127.0.0.1:${proc.url}/mcp` };
 }
 
@@ -69,11 +71,14 @@ describe('McpMiddleware over Streamable HTTP', () => {
   });
   afterEach(() => closeTestServer(server));
 
-  const agentWith = (middleware: McpMiddleware) => new Agent({ model: testServerModel(server), middlewares: [middleware] });
+  const agentWith = (middleware: McpMiddleware) =>
+    new Agent({ model: testServerModel(server), middlewares: [middleware] });
 
   it('lists the tools of all three servers and sends the configured headers', () => {
     const names = mcp.tools().map((t) => t.name);
-    expect(names).toEqual(expect.arrayContaining(['everything__get-sum', 'files__read_text_file', 'files__list_directory', 'probe__wait']));
+    expect(names).toEqual(
+      expect.arrayContaining(['everything__get-sum', 'files__read_text_file', 'files__list_directory', 'probe__wait']),
+    );
     expect(probeLog(probeFile)).toContain('new session, authorization: Bearer probe-token');
     expect(mcp.status()).toEqual({ everything: 'connected', files: 'connected', probe: 'connected' });
   });
@@ -91,31 +96,60 @@ describe('McpMiddleware over Streamable HTTP', () => {
     );
     const { events, end } = await run(agentWith(mcp));
     expect(end.finishReason).toBe('completed');
-    const byName = new Map(ofType(events, 'TOOL_RESULT_START').map((s) => [s.name, ofType(events, 'TOOL_RESULT_END').find((e) => e.toolCallId === s.toolCallId)!]));
-    expect(byName.get('everything__get-sum')).toMatchObject({ status: 'success', output: [{ type: 'text', text: 'The sum of 20 and 22 is 42.' }] });
-    expect(byName.get('files__read_text_file')).toMatchObject({ status: 'success', output: [{ type: 'text', text: 'buy milk\n' }] });
-    expect(byName.get('everything__get-tiny-image')!.output).toContainEqual({ type: 'data', mediaType: 'image/png', data: expect.stringMatching(/^iVBOR/) });
+    const byName = new Map(
+      ofType(events, 'TOOL_RESULT_START').map((s) => [
+        s.name,
+        ofType(events, 'TOOL_RESULT_END').find((e) => e.toolCallId === s.toolCallId)!,
+      ]),
+    );
+    expect(byName.get('everything__get-sum')).toMatchObject({
+      status: 'success',
+      output: [{ type: 'text', text: 'The sum of 20 and 22 is 42.' }],
+    });
+    expect(byName.get('files__read_text_file')).toMatchObject({
+      status: 'success',
+      output: [{ type: 'text', text: 'buy milk\n' }],
+    });
+    expect(byName.get('everything__get-tiny-image')!.output).toContainEqual({
+      type: 'data',
+      mediaType: 'image/png',
+      data: expect.stringMatching(/^iVBOR/),
+    });
     const toolMessages = server.requests[1]!.body.messages!.filter((m) => m.role === 'tool').map((m) => m.content);
     expect(toolMessages).toEqual(expect.arrayContaining(['The sum of 20 and 22 is 42.', 'buy milk\n']));
   });
 
   it('writes through the bridged filesystem server', async () => {
     const target = join(dir, 'out.txt');
-    server.enqueue({ toolCalls: [{ name: 'files__write_file', input: { path: target, content: 'over http' } }] }, { text: 'ok' });
+    server.enqueue(
+      { toolCalls: [{ name: 'files__write_file', input: { path: target, content: 'over http' } }] },
+      { text: 'ok' },
+    );
     const { events } = await run(agentWith(mcp));
     expect(resultOf(events)).toMatchObject({ status: 'success' });
     expect(readFileSync(target, 'utf8')).toBe('over http');
   });
 
   it('streams progress notifications of a long-running call', async () => {
-    server.enqueue({ toolCalls: [{ name: 'everything__trigger-long-running-operation', input: { duration: 1, steps: 4 } }] }, { text: 'ok' });
+    server.enqueue(
+      { toolCalls: [{ name: 'everything__trigger-long-running-operation', input: { duration: 1, steps: 4 } }] },
+      { text: 'ok' },
+    );
     const { events } = await run(agentWith(mcp));
-    const progress = ofType(events, 'TOOL_PROGRESS').map(({ message, progress: done, total }) => ({ message, done, total }));
+    const progress = ofType(events, 'TOOL_PROGRESS').map(({ message, progress: done, total }) => ({
+      message,
+      done,
+      total,
+    }));
     expect(progress.length).toBeGreaterThanOrEqual(3);
     expect(progress.slice(0, 3)).toEqual([1, 2, 3].map((n) => ({ message: `progress ${n}/4`, done: n, total: 4 })));
     // Progress is not part of the result.
-    expect(ofType(events, 'TOOL_RESULT_DELTA').map((e) => e.delta)).toEqual(['Long running operation completed. Duration: 1 seconds, Steps: 4.']);
-    expect(resultOf(events).output).toEqual([{ type: 'text', text: 'Long running operation completed. Duration: 1 seconds, Steps: 4.' }]);
+    expect(ofType(events, 'TOOL_RESULT_DELTA').map((e) => e.delta)).toEqual([
+      'Long running operation completed. Duration: 1 seconds, Steps: 4.',
+    ]);
+    expect(resultOf(events).output).toEqual([
+      { type: 'text', text: 'Long running operation completed. Duration: 1 seconds, Steps: 4.' },
+    ]);
   });
 
   it('unsubscribing mid-call cancels the MCP request: the server receives the cancellation', async () => {
@@ -123,7 +157,10 @@ describe('McpMiddleware over Streamable HTTP', () => {
     const reply = start(agentWith(mcp));
     await waitFor(() => ofType(reply.events, 'TOOL_PROGRESS').length > 0, 'the first progress notification');
     reply.sub.unsubscribe();
-    await waitFor(() => probeLog(probeFile).some((l) => l.startsWith('cancelled wait')), 'the server to log the cancellation');
+    await waitFor(
+      () => probeLog(probeFile).some((l) => l.startsWith('cancelled wait')),
+      'the server to log the cancellation',
+    );
   });
 
   it('a changed tool list is read again over HTTP', async () => {
@@ -136,11 +173,17 @@ describe('McpMiddleware over Streamable HTTP', () => {
     const agent = agentWith(mcp);
     server.enqueue({ toolCalls: [{ name: 'probe__add_tool', input: { name: 'remote_fresh' } }] }, { text: 'added' });
     await run(agent);
-    await waitFor(() => mcp.tools().some((t) => t.name === 'probe__remote_fresh'), 'probe__remote_fresh among the tools');
+    await waitFor(
+      () => mcp.tools().some((t) => t.name === 'probe__remote_fresh'),
+      'probe__remote_fresh among the tools',
+    );
     server.enqueue({ toolCalls: [{ name: 'probe__remote_fresh', input: {} }] }, { text: 'It said hello.' });
     const { events } = await run(agent, 'Call the new tool.');
     expect(server.requests[2]!.body.tools!.map((t) => t.function.name)).toContain('probe__remote_fresh');
-    expect(resultOf(events)).toMatchObject({ status: 'success', output: [{ type: 'text', text: 'hello from remote_fresh' }] });
+    expect(resultOf(events)).toMatchObject({
+      status: 'success',
+      output: [{ type: 'text', text: 'hello from remote_fresh' }],
+    });
   });
 
   it('agent.shutdown() ends the HTTP session on the server', async () => {
@@ -169,7 +212,10 @@ describe('McpMiddleware over Streamable HTTP', () => {
       await doomed.kill('SIGKILL');
       await waitFor(reply.done, 'the reply to end', 20_000);
       expect(reply.events.at(-1)).toMatchObject({ type: 'REPLY_END', finishReason: 'completed' });
-      expect(resultOf(reply.events)).toMatchObject({ status: 'error', output: [{ type: 'text', text: expect.stringContaining('MCP server "doomed"') }] });
+      expect(resultOf(reply.events)).toMatchObject({
+        status: 'error',
+        output: [{ type: 'text', text: expect.stringContaining('MCP server "doomed"') }],
+      });
       expect(ofType(reply.events, 'CUSTOM').filter((e) => e.name === 'mcp_server_disconnected')).toHaveLength(1);
       expect(textOf(reply.events)).toBe('The server crashed.');
       expect(dying.status().doomed).toMatch(/^the server stopped answering/);

@@ -89,15 +89,27 @@ export class McpMiddleware implements Middleware {
    * the configuration is wrong (before anything starts).
    */
   static async connect(options: McpOptions): Promise<McpMiddleware> {
-    if (typeof options !== 'object' || options === null || typeof options.servers !== 'object' || options.servers === null) {
-      throw new TypeError('McpMiddleware.connect needs { servers: { <name>: { command, args? } | { url, headers? } } }.');
+    if (
+      typeof options !== 'object' ||
+      options === null ||
+      typeof options.servers !== 'object' ||
+      options.servers === null
+    ) {
+      throw new TypeError(
+        'McpMiddleware.connect needs { servers: { <name>: { command, args? } | { url, headers? } } }.',
+      );
     }
     const entries = Object.entries(options.servers);
     for (const [name, config] of entries) checkServerConfig(name, config);
     const clientInfo = options.clientInfo ?? { name: 'rxscope', version: '0.1.0' };
     const onError = options.onError ?? ((e: Error) => console.warn('[rxscope mcp]', e.message, e.cause ?? ''));
     // Created first so that a tool list changing during the handshake of another server is picked up.
-    const middleware = new McpMiddleware(new Map(), options.prefix ?? true, options.filter, options.closeOnShutdown ?? true);
+    const middleware = new McpMiddleware(
+      new Map(),
+      options.prefix ?? true,
+      options.filter,
+      options.closeOnShutdown ?? true,
+    );
     const settled = await Promise.allSettled(
       entries.map(([name, config]) =>
         McpConnection.open(name, config, {
@@ -162,7 +174,10 @@ export class McpMiddleware implements Middleware {
           reason: this.connections.get(origin.server)?.closed ?? error.message,
         };
         // The event first, then the failure (which the loop turns into the call's error result).
-        return concat(of(ctx.event('CUSTOM', { name: 'mcp_server_disconnected', value })), throwError(() => error));
+        return concat(
+          of(ctx.event('CUSTOM', { name: 'mcp_server_disconnected', value })),
+          throwError(() => error),
+        );
       }),
     );
   }
@@ -191,7 +206,9 @@ export class McpMiddleware implements Middleware {
         const owner = `"${info.name}" of server "${connection.name}"`;
         const clash = owners.get(name);
         if (clash) {
-          throw new Error(`MCP tools ${clash} and ${owner} would both be named "${name}"; use prefix: true or exclude one.`);
+          throw new Error(
+            `MCP tools ${clash} and ${owner} would both be named "${name}"; use prefix: true or exclude one.`,
+          );
         }
         owners.set(name, owner);
         const signature = JSON.stringify(info);

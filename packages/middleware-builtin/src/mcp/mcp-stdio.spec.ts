@@ -9,7 +9,13 @@ import { McpMiddleware, type McpServerDisconnectedValue } from './index.js';
 
 const toolNamed = (mcp: McpMiddleware, name: string): Tool => {
   const tool = mcp.tools().find((t) => t.name === name);
-  if (!tool) throw new Error(`no tool ${name} among ${mcp.tools().map((t) => t.name).join(', ')}`);
+  if (!tool)
+    throw new Error(
+      `no tool ${name} among ${mcp
+        .tools()
+        .map((t) => t.name)
+        .join(', ')}`,
+    );
   return tool;
 };
 const resultOf = (events: readonly AgentEvent[], i = 0) => ofType(events, 'TOOL_RESULT_END')[i]!;
@@ -48,7 +54,15 @@ describe('McpMiddleware over stdio', () => {
 
   it('offers every server tool as <server>__<tool>, read-only/concurrency-safe from the annotations', () => {
     const names = mcp.tools().map((t) => t.name);
-    expect(names).toEqual(expect.arrayContaining(['everything__echo', 'everything__get-sum', 'files__read_text_file', 'files__write_file', 'probe__wait']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'everything__echo',
+        'everything__get-sum',
+        'files__read_text_file',
+        'files__write_file',
+        'probe__wait',
+      ]),
+    );
     expect(toolNamed(mcp, 'everything__get-sum')).toMatchObject({ readOnly: true, concurrencySafe: true });
     // readOnlyHint without idempotentHint: read-only, but not run in parallel.
     expect(toolNamed(mcp, 'files__read_text_file')).toMatchObject({ readOnly: true, concurrencySafe: false });
@@ -61,9 +75,16 @@ describe('McpMiddleware over stdio', () => {
     server.enqueue({ toolCalls: [{ name: 'everything__get-sum', input: { a: 2, b: 3 } }] }, { text: 'It is 5.' });
     const { events, end } = await run(agentWith(mcp), 'What is 2 + 3?');
     expect(end.finishReason).toBe('completed');
-    expect(resultOf(events)).toMatchObject({ status: 'success', output: [{ type: 'text', text: 'The sum of 2 and 3 is 5.' }] });
+    expect(resultOf(events)).toMatchObject({
+      status: 'success',
+      output: [{ type: 'text', text: 'The sum of 2 and 3 is 5.' }],
+    });
     const declared = server.requests[0]!.body.tools!.find((t) => t.function.name === 'everything__get-sum')!;
-    expect(declared.function.parameters).toMatchObject({ type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] });
+    expect(declared.function.parameters).toMatchObject({
+      type: 'object',
+      properties: { a: { type: 'number' }, b: { type: 'number' } },
+      required: ['a', 'b'],
+    });
     expect(declared.function.parameters).not.toHaveProperty('$schema');
     expect(server.requests[1]!.body.messages!.find((m) => m.role === 'tool')!.content).toBe('The sum of 2 and 3 is 5.');
   });
@@ -78,7 +99,10 @@ describe('McpMiddleware over stdio', () => {
     expect(end.finishReason).toBe('completed');
     const bad = resultOf(events, 0);
     expect(bad.status).toBe('error');
-    expect(bad.output[0]).toMatchObject({ type: 'text', text: expect.stringMatching(/everything__get-sum[\s\S]*- a: must be number/) });
+    expect(bad.output[0]).toMatchObject({
+      type: 'text',
+      text: expect.stringMatching(/everything__get-sum[\s\S]*- a: must be number/),
+    });
     expect(resultOf(events, 1)).toMatchObject({ status: 'success' });
   });
 
@@ -95,17 +119,26 @@ describe('McpMiddleware over stdio', () => {
     expect(first.end.finishReason).toBe('awaiting_confirmation');
     const [ask] = ofType(first.events, 'REQUIRE_USER_CONFIRM');
     expect(ask!.toolCalls).toEqual([expect.objectContaining({ name: 'files__write_file' })]);
-    const second = await run(agent, { type: 'USER_CONFIRM_RESULT', results: [{ toolCallId: ask!.toolCalls[0]!.id, confirmed: true }] });
+    const second = await run(agent, {
+      type: 'USER_CONFIRM_RESULT',
+      results: [{ toolCallId: ask!.toolCalls[0]!.id, confirmed: true }],
+    });
     expect(second.end.finishReason).toBe('completed');
     expect(resultOf(second.events)).toMatchObject({ status: 'success' });
     expect(readFileSync(target, 'utf8')).toBe('buy milk\nbuy bread\n');
   });
 
   it('a path outside the allowed folder is refused by the server: an error result, the reply goes on', async () => {
-    server.enqueue({ toolCalls: [{ name: 'files__read_text_file', input: { path: '/etc/hostname' } }] }, { text: 'Not allowed.' });
+    server.enqueue(
+      { toolCalls: [{ name: 'files__read_text_file', input: { path: '/etc/hostname' } }] },
+      { text: 'Not allowed.' },
+    );
     const { events, end } = await run(agentWith(mcp));
     expect(end.finishReason).toBe('completed');
-    expect(resultOf(events)).toMatchObject({ status: 'error', output: [{ type: 'text', text: expect.stringMatching(/denied|outside/i) }] });
+    expect(resultOf(events)).toMatchObject({
+      status: 'error',
+      output: [{ type: 'text', text: expect.stringMatching(/denied|outside/i) }],
+    });
     expect(textOf(events)).toBe('Not allowed.');
   });
 
@@ -118,8 +151,12 @@ describe('McpMiddleware over stdio', () => {
       { type: 'data', mediaType: 'image/png', data: expect.stringMatching(/^iVBORw0KGgo/) },
       { type: 'text', text: 'The image above is the MCP logo.' },
     ]);
-    const parts = server.requests[1]!.body.messages!.flatMap((m) => (Array.isArray(m.content) ? (m.content as RecordedContentPart[]) : []));
-    expect(parts.some((p) => p.type === 'image_url' && p.image_url!.url.startsWith('data:image/png;base64,iVBORw0KGgo'))).toBe(true);
+    const parts = server.requests[1]!.body.messages!.flatMap((m) =>
+      Array.isArray(m.content) ? (m.content as RecordedContentPart[]) : [],
+    );
+    expect(
+      parts.some((p) => p.type === 'image_url' && p.image_url!.url.startsWith('data:image/png;base64,iVBORw0KGgo')),
+    ).toBe(true);
   });
 
   it('embedded resources: text as text with its URI, a binary blob as a data block', async () => {
@@ -129,20 +166,41 @@ describe('McpMiddleware over stdio', () => {
       { text: 'Got both.' },
     );
     const { events } = await run(agentWith(mcp));
-    expect(resultOf(events, 0).output).toEqual([{ type: 'text', text: expect.stringContaining('[resource demo://resource/dynamic/text/2 (text/plain)]\nResource 2:') }]);
-    expect(resultOf(events, 1).output).toContainEqual({ type: 'data', mediaType: expect.any(String), data: expect.any(String), url: 'demo://resource/dynamic/blob/3' });
+    expect(resultOf(events, 0).output).toEqual([
+      {
+        type: 'text',
+        text: expect.stringContaining('[resource demo://resource/dynamic/text/2 (text/plain)]\nResource 2:'),
+      },
+    ]);
+    expect(resultOf(events, 1).output).toContainEqual({
+      type: 'data',
+      mediaType: expect.any(String),
+      data: expect.any(String),
+      url: 'demo://resource/dynamic/blob/3',
+    });
   });
 
   it('progress notifications stream as live progress before the result, and are not part of it', async () => {
-    server.enqueue({ toolCalls: [{ name: 'everything__trigger-long-running-operation', input: { duration: 1, steps: 4 } }] }, { text: 'ok' });
+    server.enqueue(
+      { toolCalls: [{ name: 'everything__trigger-long-running-operation', input: { duration: 1, steps: 4 } }] },
+      { text: 'ok' },
+    );
     const { events } = await run(agentWith(mcp));
     const deltas = ofType(events, 'TOOL_RESULT_DELTA').map((e) => e.delta);
     // The SDK drops a progress notification that is handled after the response (the last one may race it).
-    const progress = ofType(events, 'TOOL_PROGRESS').map(({ message, progress: done, total }) => ({ message, done, total }));
+    const progress = ofType(events, 'TOOL_PROGRESS').map(({ message, progress: done, total }) => ({
+      message,
+      done,
+      total,
+    }));
     expect(progress.length).toBeGreaterThanOrEqual(3);
-    expect(progress).toEqual([1, 2, 3, 4].map((n) => ({ message: `progress ${n}/4`, done: n, total: 4 })).slice(0, progress.length));
+    expect(progress).toEqual(
+      [1, 2, 3, 4].map((n) => ({ message: `progress ${n}/4`, done: n, total: 4 })).slice(0, progress.length),
+    );
     expect(deltas).toEqual(['Long running operation completed. Duration: 1 seconds, Steps: 4.']);
-    expect(resultOf(events).output).toEqual([{ type: 'text', text: 'Long running operation completed. Duration: 1 seconds, Steps: 4.' }]);
+    expect(resultOf(events).output).toEqual([
+      { type: 'text', text: 'Long running operation completed. Duration: 1 seconds, Steps: 4.' },
+    ]);
   });
 
   it('unsubscribing mid-call cancels the MCP request: the server receives the cancellation', async () => {
@@ -150,8 +208,13 @@ describe('McpMiddleware over stdio', () => {
     const reply = start(agentWith(mcp));
     await waitFor(() => ofType(reply.events, 'TOOL_PROGRESS').length > 0, 'the first progress notification');
     reply.sub.unsubscribe();
-    await waitFor(() => probeLog(probeFile).some((l) => l.startsWith('cancelled wait')), 'the server to log the cancellation');
-    const started = probeLog(probeFile).find((l) => l.startsWith('started wait'))!.split(' ')[2];
+    await waitFor(
+      () => probeLog(probeFile).some((l) => l.startsWith('cancelled wait')),
+      'the server to log the cancellation',
+    );
+    const started = probeLog(probeFile)
+      .find((l) => l.startsWith('started wait'))!
+      .split(' ')[2];
     expect(probeLog(probeFile)).toContainEqual(expect.stringMatching(new RegExp(`^cancelled wait ${started}: `)));
     // The connection is still usable afterwards.
     server.enqueue({ toolCalls: [{ name: 'probe__wait', input: { ms: 0 } }] }, { text: 'ok' });
@@ -163,14 +226,21 @@ describe('McpMiddleware over stdio', () => {
     server.enqueue({ toolCalls: [{ name: 'probe__fail', input: {} }] }, { text: 'Sorry.' });
     const { events, end } = await run(agentWith(mcp));
     expect(end.finishReason).toBe('completed');
-    expect(resultOf(events)).toMatchObject({ status: 'error', output: [{ type: 'text', text: expect.stringContaining('the disk is full') }] });
+    expect(resultOf(events)).toMatchObject({
+      status: 'error',
+      output: [{ type: 'text', text: expect.stringContaining('the disk is full') }],
+    });
   });
 
   it('a server process killed mid-call: an error result, a disconnect event, the reply goes on; later calls fail at once', async () => {
     const pidFile = join(dir, 'everything.pid');
     const dying = await McpMiddleware.connect({
       servers: {
-        doomed: { command: '/bin/sh', args: ['-c', `echo $$ > '${pidFile}'; exec '${process.execPath}' '${EVERYTHING}' stdio`], stderr: 'ignore' },
+        doomed: {
+          command: '/bin/sh',
+          args: ['-c', `echo $$ > '${pidFile}'; exec '${process.execPath}' '${EVERYTHING}' stdio`],
+          stderr: 'ignore',
+        },
       },
     });
     try {
@@ -184,7 +254,10 @@ describe('McpMiddleware over stdio', () => {
       await waitFor(reply.done, 'the reply to end', 20_000);
       const end = reply.events.at(-1)!;
       expect(end).toMatchObject({ type: 'REPLY_END', finishReason: 'completed' });
-      expect(resultOf(reply.events)).toMatchObject({ status: 'error', output: [{ type: 'text', text: expect.stringContaining('MCP server "doomed" is not connected') }] });
+      expect(resultOf(reply.events)).toMatchObject({
+        status: 'error',
+        output: [{ type: 'text', text: expect.stringContaining('MCP server "doomed" is not connected') }],
+      });
       const [disconnected] = ofType(reply.events, 'CUSTOM').filter((e) => e.name === 'mcp_server_disconnected');
       expect(disconnected!.value).toEqual<McpServerDisconnectedValue>({
         server: 'doomed',
@@ -199,7 +272,10 @@ describe('McpMiddleware over stdio', () => {
       const t0 = Date.now();
       const again = await run(agentWith(dying));
       expect(Date.now() - t0).toBeLessThan(5_000);
-      expect(resultOf(again.events)).toMatchObject({ status: 'error', output: [{ type: 'text', text: expect.stringContaining('is not connected') }] });
+      expect(resultOf(again.events)).toMatchObject({
+        status: 'error',
+        output: [{ type: 'text', text: expect.stringContaining('is not connected') }],
+      });
     } finally {
       await dying.close();
     }
@@ -241,7 +317,10 @@ describe('McpMiddleware over stdio', () => {
       stderr: 'ignore' as const,
     });
     const closing = await McpMiddleware.connect({ servers: { owned: spawnWithPid(join(dir, 'owned.pid')) } });
-    const kept = await McpMiddleware.connect({ servers: { kept: spawnWithPid(join(dir, 'kept.pid')) }, closeOnShutdown: false });
+    const kept = await McpMiddleware.connect({
+      servers: { kept: spawnWithPid(join(dir, 'kept.pid')) },
+      closeOnShutdown: false,
+    });
     const ownedPid = Number(readFileSync(join(dir, 'owned.pid'), 'utf8'));
     const keptPid = Number(readFileSync(join(dir, 'kept.pid'), 'utf8'));
     try {
@@ -275,12 +354,20 @@ describe('McpMiddleware over stdio', () => {
   });
 
   it('bad configuration is refused before anything starts, naming the server', async () => {
-    await expect(McpMiddleware.connect({ servers: { files: { command: '' } } })).rejects.toThrow('MCP server "files": `command` must be a non-empty string.');
-    await expect(McpMiddleware.connect({ servers: { 'a b': { command: 'x' } } })).rejects.toThrow(/MCP server "a b": the name must be/);
-    await expect(McpMiddleware.connect({ servers: { both: { command: 'x', url: 'http://h' } } })).rejects.toThrow(/exactly one of `command`/);
-    await expect(McpMiddleware.connect({ servers: { remote: { url: 'ftp://h/mcp' } } })).rejects.toThrow('must be http(s)');
-    await expect(McpMiddleware.connect({ servers: { missing: { command: join(dir, 'no-such-server'), stderr: 'ignore' } } })).rejects.toThrow(
-      /MCP server "missing" \(.*no-such-server\) could not be connected/,
+    await expect(McpMiddleware.connect({ servers: { files: { command: '' } } })).rejects.toThrow(
+      'MCP server "files": `command` must be a non-empty string.',
     );
+    await expect(McpMiddleware.connect({ servers: { 'a b': { command: 'x' } } })).rejects.toThrow(
+      /MCP server "a b": the name must be/,
+    );
+    await expect(McpMiddleware.connect({ servers: { both: { command: 'x', url: 'http://h' } } })).rejects.toThrow(
+      /exactly one of `command`/,
+    );
+    await expect(McpMiddleware.connect({ servers: { remote: { url: 'ftp://h/mcp' } } })).rejects.toThrow(
+      'must be http(s)',
+    );
+    await expect(
+      McpMiddleware.connect({ servers: { missing: { command: join(dir, 'no-such-server'), stderr: 'ignore' } } }),
+    ).rejects.toThrow(/MCP server "missing" \(.*no-such-server\) could not be connected/);
   });
 });

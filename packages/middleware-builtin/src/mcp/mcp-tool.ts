@@ -59,7 +59,11 @@ export function mcpToolName(server: string, tool: string, prefix: boolean): stri
  */
 export function formatProgress(p: Progress): ToolProgress {
   const amount = p.total !== undefined ? `${p.progress}/${p.total}` : String(p.progress);
-  return { message: p.message ?? `progress ${amount}`, progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}) };
+  return {
+    message: p.message ?? `progress ${amount}`,
+    progress: p.progress,
+    ...(p.total !== undefined ? { total: p.total } : {}),
+  };
 }
 
 /**
@@ -78,7 +82,11 @@ export function formatProgress(p: Progress): ToolProgress {
 export function mcpTool(connection: McpConnection, info: McpToolInfo, name: string): Tool<Record<string, unknown>> {
   const { schema } = jsonSchemaInput(info.inputSchema);
   const readOnly = info.annotations?.readOnlyHint === true;
-  const description = info.description ?? info.title ?? info.annotations?.title ?? `Tool "${info.name}" of MCP server "${connection.name}".`;
+  const description =
+    info.description ??
+    info.title ??
+    info.annotations?.title ??
+    `Tool "${info.name}" of MCP server "${connection.name}".`;
   return {
     name,
     description,

@@ -18,7 +18,11 @@ describe('serveAgentOverMcp over Streamable HTTP', () => {
 
   beforeEach(async () => {
     server = await startOpenAITestServer();
-    support = new Agent({ name: 'support', sysPrompt: 'You answer questions about orders.', model: testServerModel(server) });
+    support = new Agent({
+      name: 'support',
+      sysPrompt: 'You answer questions about orders.',
+      model: testServerModel(server),
+    });
     served = await serveAgentOverMcp(support, { transport: { port: 0 } });
     client = new Client({ name: 'test-client', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(served.url!)));
@@ -33,7 +37,10 @@ describe('serveAgentOverMcp over Streamable HTTP', () => {
     expect(served.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
     const { tools } = await client.listTools();
     expect(tools).toHaveLength(1);
-    expect(tools[0]).toMatchObject({ name: 'support', inputSchema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] } });
+    expect(tools[0]).toMatchObject({
+      name: 'support',
+      inputSchema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] },
+    });
   });
 
   it('a call runs one reply: the result is its final text, streamed text arrives as progress notifications', async () => {
@@ -49,7 +56,9 @@ describe('serveAgentOverMcp over Streamable HTTP', () => {
     expect(sent.at(-1)).toMatchObject({ role: 'user', content: 'Where is my order?' });
     // The session, as a resource, holds the conversation.
     const resource = await client.readResource({ uri: 'agent://support/session' });
-    const state = JSON.parse((resource.contents[0] as { text: string }).text) as { context: { content: { text?: string }[] }[] };
+    const state = JSON.parse((resource.contents[0] as { text: string }).text) as {
+      context: { content: { text?: string }[] }[];
+    };
     expect(JSON.stringify(state)).toContain('Your order ships tomorrow.');
     expect(state.context.length).toBe(support.context.length);
   });
@@ -87,8 +96,15 @@ describe('serveAgentOverMcp over Streamable HTTP', () => {
       );
       const { events, end } = await run(front, 'Ask support about order 42.');
       expect(end.finishReason).toBe('completed');
-      expect(ofType(events, 'TOOL_RESULT_END')[0]).toMatchObject({ status: 'success', output: [{ type: 'text', text: 'Order 42 ships tomorrow.' }] });
-      expect(ofType(events, 'TOOL_PROGRESS').map((e) => e.message).join('')).toBe('Order 42 ships tomorrow.');
+      expect(ofType(events, 'TOOL_RESULT_END')[0]).toMatchObject({
+        status: 'success',
+        output: [{ type: 'text', text: 'Order 42 ships tomorrow.' }],
+      });
+      expect(
+        ofType(events, 'TOOL_PROGRESS')
+          .map((e) => e.message)
+          .join(''),
+      ).toBe('Order 42 ships tomorrow.');
       expect(server.requests[1]!.body.messages!.at(-1)).toMatchObject({ role: 'user', content: 'Where is order 42?' });
     } finally {
       await mcp.close();
@@ -100,14 +116,33 @@ describe('serveAgentOverMcp over Streamable HTTP', () => {
       new Promise<number>((resolve, reject) => {
         const url = new URL(served.url!);
         const req = request(
-          { host: url.hostname, port: url.port, path, method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(host ? { host } : {}) } },
+          {
+            host: url.hostname,
+            port: url.port,
+            path,
+            method: 'POST',
+            headers: {
+              'content-type': 'application/json',
+              accept: 'application/json, text/event-stream',
+              ...(host ? { host } : {}),
+            },
+          },
           (res) => (res.resume(), resolve(res.statusCode!)),
         );
         req.on('error', reject);
-        req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }));
+        req.end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'initialize',
+            params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+          }),
+        );
       });
     expect(await status('/other')).toBe(404);
     expect(await status('/mcp', 'evil.example:80')).toBe(403);
-    await expect(serveAgentOverMcp(support, { name: 'has space', transport: { port: 0 } })).rejects.toThrow(/"has space" must be 1-64 letters/);
+    await expect(serveAgentOverMcp(support, { name: 'has space', transport: { port: 0 } })).rejects.toThrow(
+      /"has space" must be 1-64 letters/,
+    );
   });
 });

@@ -72,7 +72,11 @@ function agentServer(agent: Agent, toolName: string, description: string, versio
   server.registerResource(
     'session',
     uri,
-    { title: `${agent.name}: session`, description: "The agent's saved state: its conversation and settings (JSON).", mimeType: 'application/json' },
+    {
+      title: `${agent.name}: session`,
+      description: "The agent's saved state: its conversation and settings (JSON).",
+      mimeType: 'application/json',
+    },
     () => ({ contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(agent.saveState()) }] }),
   );
   return server;
@@ -96,7 +100,9 @@ function agentServer(agent: Agent, toolName: string, description: string, versio
 export async function serveAgentOverMcp(agent: Agent, options: ServeAgentOptions): Promise<ServedAgent> {
   const toolName = options.name ?? agent.name;
   if (!TOOL_NAME.test(toolName)) {
-    throw new TypeError(`serveAgentOverMcp: the name "${toolName}" must be 1-64 letters, digits, "_" or "-" (it names the MCP tool).`);
+    throw new TypeError(
+      `serveAgentOverMcp: the name "${toolName}" must be 1-64 letters, digits, "_" or "-" (it names the MCP tool).`,
+    );
   }
   const description = options.description ?? `Ask the ${agent.name} agent. Send one message; the answer is its reply.`;
   const version = options.version ?? '0.1.0';
@@ -115,7 +121,11 @@ export async function serveAgentOverMcp(agent: Agent, options: ServeAgentOptions
 async function serveHttp(
   create: () => McpServer,
   toolName: string,
-  { port = 0, host = '127.0.0.1', path = '/mcp' }: { readonly port?: number; readonly host?: string; readonly path?: string },
+  {
+    port = 0,
+    host = '127.0.0.1',
+    path = '/mcp',
+  }: { readonly port?: number; readonly host?: string; readonly path?: string },
 ): Promise<ServedAgent> {
   const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: McpServer }>();
   const loopback = host === '127.0.0.1' || host === 'localhost' || host === '::1';
@@ -143,7 +153,8 @@ async function serveHttp(
   };
   const http: Server = createServer((req, res) => {
     handle(req, res).catch((e: unknown) => {
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' }).end(`MCP endpoint failed: ${String(e)}\n`);
+      if (!res.headersSent)
+        res.writeHead(500, { 'content-type': 'text/plain' }).end(`MCP endpoint failed: ${String(e)}\n`);
     });
   });
   await new Promise<void>((resolve, reject) => {

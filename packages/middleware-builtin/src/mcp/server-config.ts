@@ -77,17 +77,20 @@ export function checkServerConfig(name: string, config: unknown): asserts config
   if (!SERVER_NAME.test(name) || name.includes('__')) {
     fail('the name must be letters, digits, "-" or "_" (no "__", not at either end): it prefixes tool names.');
   }
-  if (typeof config !== 'object' || config === null) return fail('expected an object with `command` (stdio) or `url` (Streamable HTTP).');
+  if (typeof config !== 'object' || config === null)
+    return fail('expected an object with `command` (stdio) or `url` (Streamable HTTP).');
   const c = config as Record<string, unknown>;
   const hasCommand = 'command' in c;
   const hasUrl = 'url' in c;
-  if (hasCommand === hasUrl) fail('give exactly one of `command` (a process spoken to over stdio) and `url` (Streamable HTTP).');
+  if (hasCommand === hasUrl)
+    fail('give exactly one of `command` (a process spoken to over stdio) and `url` (Streamable HTTP).');
   if (hasCommand) {
     if (typeof c['command'] !== 'string' || !c['command'].trim()) fail('`command` must be a non-empty string.');
     if (c['args'] !== undefined && !isStringArray(c['args'])) fail('`args` must be an array of strings.');
     if (c['env'] !== undefined && !isStringRecord(c['env'])) fail('`env` must be an object of string values.');
     if (c['cwd'] !== undefined && typeof c['cwd'] !== 'string') fail('`cwd` must be a string.');
-    if (c['stderr'] !== undefined && c['stderr'] !== 'inherit' && c['stderr'] !== 'ignore') fail('`stderr` must be "inherit" or "ignore".');
+    if (c['stderr'] !== undefined && c['stderr'] !== 'inherit' && c['stderr'] !== 'ignore')
+      fail('`stderr` must be "inherit" or "ignore".');
   } else {
     let url: URL | undefined;
     try {
@@ -95,14 +98,17 @@ export function checkServerConfig(name: string, config: unknown): asserts config
     } catch {
       fail(`\`url\` is not a valid URL: ${JSON.stringify(c['url'])}.`);
     }
-    if (url && url.protocol !== 'http:' && url.protocol !== 'https:') fail(`\`url\` must be http(s), got ${url.protocol}`);
-    if (c['headers'] !== undefined && !isStringRecord(c['headers'])) fail('`headers` must be an object of string values.');
+    if (url && url.protocol !== 'http:' && url.protocol !== 'https:')
+      fail(`\`url\` must be http(s), got ${url.protocol}`);
+    if (c['headers'] !== undefined && !isStringRecord(c['headers']))
+      fail('`headers` must be an object of string values.');
   }
   for (const key of ['include', 'exclude'] as const) {
     if (c[key] !== undefined && !isStringArray(c[key])) fail(`\`${key}\` must be an array of tool names.`);
   }
   const timeout = c['timeoutMs'];
-  if (timeout !== undefined && (typeof timeout !== 'number' || !(timeout > 0))) fail('`timeoutMs` must be a positive number.');
+  if (timeout !== undefined && (typeof timeout !== 'number' || !(timeout > 0)))
+    fail('`timeoutMs` must be a positive number.');
 }
 
 const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');

@@ -87,11 +87,20 @@ export class AgenticMemoryMiddleware implements Middleware {
   constructor(options: AgenticMemoryOptions) {
     const owner = 'AgenticMemoryMiddleware';
     const b = options?.backend as Partial<MemoryBackend> | undefined;
-    if (!b || typeof b.list !== 'function' || typeof b.read !== 'function' || typeof b.write !== 'function' || typeof b.search !== 'function') {
-      throw new TypeError(`${owner}: backend must be a MemoryBackend (list, read, write, search), e.g. new FileMemoryBackend({ dir }).`);
+    if (
+      !b ||
+      typeof b.list !== 'function' ||
+      typeof b.read !== 'function' ||
+      typeof b.write !== 'function' ||
+      typeof b.search !== 'function'
+    ) {
+      throw new TypeError(
+        `${owner}: backend must be a MemoryBackend (list, read, write, search), e.g. new FileMemoryBackend({ dir }).`,
+      );
     }
     const maxRecall = options.maxRecall ?? 5;
-    if (!Number.isInteger(maxRecall) || maxRecall < 0) throw new RangeError(`${owner}: maxRecall must be an integer >= 0, got ${maxRecall}.`);
+    if (!Number.isInteger(maxRecall) || maxRecall < 0)
+      throw new RangeError(`${owner}: maxRecall must be an integer >= 0, got ${maxRecall}.`);
     const budget = options.indexTokenBudget ?? 1000;
     if (!(budget > 0)) throw new RangeError(`${owner}: indexTokenBudget must be a number > 0, got ${budget}.`);
     this.key = options.key ?? owner;
@@ -125,7 +134,11 @@ export class AgenticMemoryMiddleware implements Middleware {
 
   onAgent(agent: Agent, ctx: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent> {
     return defer(() => {
-      const question = input.messages.filter((m) => m.role === 'user').map(textOfMsg).join('\n').trim();
+      const question = input.messages
+        .filter((m) => m.role === 'user')
+        .map(textOfMsg)
+        .join('\n')
+        .trim();
       if (question && this.maxRecall > 0) {
         // Started now, beside the reply's start; awaited at the first reasoning step.
         const recall = this.recall(this.selector ?? agent.model, question, ctx.signal);
@@ -136,7 +149,12 @@ export class AgenticMemoryMiddleware implements Middleware {
     });
   }
 
-  onReasoning(_agent: Agent, ctx: RuntimeContext, input: ReasoningInput, next: Next<ReasoningInput>): Observable<AgentEvent> {
+  onReasoning(
+    _agent: Agent,
+    ctx: RuntimeContext,
+    input: ReasoningInput,
+    next: Next<ReasoningInput>,
+  ): Observable<AgentEvent> {
     const recall = ctx.iteration === 1 ? ctx.get(RECALL) : undefined;
     if (!recall) return next(input);
     return from(
@@ -146,9 +164,16 @@ export class AgenticMemoryMiddleware implements Middleware {
             const text = `Memories that may matter here:\n\n${r.memories.map((m) => `### ${m.name} (${m.type})\n${m.content}`).join('\n\n')}`;
             ctx.conversation.addHint(text, { id: `${this.key}:${ctx.replyId}`, lifetime: 'step', source: 'memory' });
           }
-          return ctx.event('CUSTOM', { name: 'memory.recalled', value: { names: r.memories.map((m) => m.name), dropped: r.dropped } });
+          return ctx.event('CUSTOM', {
+            name: 'memory.recalled',
+            value: { names: r.memories.map((m) => m.name), dropped: r.dropped },
+          });
         },
-        (err: unknown) => ctx.event('CUSTOM', { name: 'memory.error', value: { message: err instanceof Error ? err.message : String(err) } }),
+        (err: unknown) =>
+          ctx.event('CUSTOM', {
+            name: 'memory.error',
+            value: { message: err instanceof Error ? err.message : String(err) },
+          }),
       ),
     ).pipe(switchMap((event) => concat(of(event), next(input))));
   }
@@ -160,7 +185,13 @@ export class AgenticMemoryMiddleware implements Middleware {
     const system =
       `Pick the memories that help answer the user's message. Answer with a JSON array of memory names only ` +
       `(at most ${this.maxRecall}; [] if none), nothing else.\n\nMemories:\n${headers.map(indexLine).join('\n')}`;
-    const request = { messages: [createMsg('system', system), createMsg('user', question)], tools: [], toolChoice: 'none' as const, options: {}, signal };
+    const request = {
+      messages: [createMsg('system', system), createMsg('user', question)],
+      tools: [],
+      toolChoice: 'none' as const,
+      options: {},
+      signal,
+    };
     const answer = await new Promise<string>((resolve, reject) => {
       // The one subscription of this promise-based API edge: the selector's text, joined.
       model
@@ -187,7 +218,9 @@ export class AgenticMemoryMiddleware implements Middleware {
       readOnly: true,
       execute: async ({ query }) => {
         const found = await this.backend.search(query, 5);
-        return found.length ? found.map((m) => `### ${m.name} (${m.type}): ${m.description}\n${m.content}`).join('\n\n') : `No memory matches "${query}".`;
+        return found.length
+          ? found.map((m) => `### ${m.name} (${m.type}): ${m.description}\n${m.content}`).join('\n\n')
+          : `No memory matches "${query}".`;
       },
     });
     const add = defineTool({
@@ -196,7 +229,10 @@ export class AgenticMemoryMiddleware implements Middleware {
         'Saves a long-term memory for later replies (replaces the memory with the same name). Keep one topic per memory; ' +
         'the description is what you will see in the index.',
       input: z.object({
-        name: z.string().regex(/^[A-Za-z0-9_-]{1,80}$/).describe('Short kebab-case name, e.g. user-preferences.'),
+        name: z
+          .string()
+          .regex(/^[A-Za-z0-9_-]{1,80}$/)
+          .describe('Short kebab-case name, e.g. user-preferences.'),
         description: z.string().min(1).max(200).describe('One line: what this memory holds.'),
         type: z.enum(['user', 'project', 'feedback', 'reference']).describe('The kind of memory.'),
         content: z.string().min(1).describe('The memory, in Markdown.'),

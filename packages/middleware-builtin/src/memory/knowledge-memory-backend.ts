@@ -35,7 +35,10 @@ export class KnowledgeMemoryBackend implements MemoryBackend {
   private readonly ready: Promise<unknown>;
 
   constructor(options: KnowledgeMemoryBackendOptions = {}) {
-    this.kb = new InMemoryKnowledgeBase({ splitter: false, ...(options.embeddings ? { embeddings: options.embeddings } : {}) });
+    this.kb = new InMemoryKnowledgeBase({
+      splitter: false,
+      ...(options.embeddings ? { embeddings: options.embeddings } : {}),
+    });
     for (const m of options.memories ?? []) this.memories.set(checkMemory(m).name, m);
     this.ready = this.memories.size ? this.index([...this.memories.values()]) : Promise.resolve();
     // A failure is reported by the first search, not as an unhandled rejection.
@@ -43,7 +46,9 @@ export class KnowledgeMemoryBackend implements MemoryBackend {
   }
 
   list(): Promise<readonly MemoryHeader[]> {
-    return Promise.resolve([...this.memories.values()].map(({ name, description, type }) => ({ name, description, type })));
+    return Promise.resolve(
+      [...this.memories.values()].map(({ name, description, type }) => ({ name, description, type })),
+    );
   }
 
   read(names: readonly string[]): Promise<readonly Memory[]> {

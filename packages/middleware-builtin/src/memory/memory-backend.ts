@@ -53,10 +53,12 @@ const NAME = /^[A-Za-z0-9_-]{1,80}$/;
 
 /** Checks a memory's fields; throws naming the first bad one. */
 export function checkMemory(memory: Memory): Memory {
-  if (!NAME.test(memory.name)) throw new TypeError(`memory name "${memory.name}" must be 1-80 letters, digits, "-" or "_".`);
+  if (!NAME.test(memory.name))
+    throw new TypeError(`memory name "${memory.name}" must be 1-80 letters, digits, "-" or "_".`);
   for (const field of ['description', 'type'] as const) {
     const value = memory[field];
-    if (typeof value !== 'string' || !value.trim() || value.includes('\n')) throw new TypeError(`memory ${field} must be one non-empty line.`);
+    if (typeof value !== 'string' || !value.trim() || value.includes('\n'))
+      throw new TypeError(`memory ${field} must be one non-empty line.`);
   }
   if (typeof memory.content !== 'string') throw new TypeError('memory content must be a string.');
   return memory;
@@ -73,12 +75,15 @@ export function checkMemory(memory: Memory): Memory {
  */
 export function parseMemoryFile(text: string, fallbackName: string): Memory {
   const match = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?([\s\S]*)$/.exec(text);
-  if (!match) throw new TypeError(`memory "${fallbackName}": no front matter (a '---' block with name, description and type).`);
+  if (!match)
+    throw new TypeError(`memory "${fallbackName}": no front matter (a '---' block with name, description and type).`);
   let front: unknown;
   try {
     front = parse(match[1]!);
   } catch (e) {
-    throw new TypeError(`memory "${fallbackName}": front matter is not valid YAML (${(e as Error).message}).`, { cause: e });
+    throw new TypeError(`memory "${fallbackName}": front matter is not valid YAML (${(e as Error).message}).`, {
+      cause: e,
+    });
   }
   const f = (front ?? {}) as Record<string, unknown>;
   return checkMemory({

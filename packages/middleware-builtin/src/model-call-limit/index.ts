@@ -80,12 +80,17 @@ export class ModelCallLimitMiddleware implements Middleware {
     const owner = 'ModelCallLimitMiddleware';
     this.perReply = checkLimit(owner, 'perReply', options.perReply);
     this.perSession = checkLimit(owner, 'perSession', options.perSession);
-    if (this.perReply === Infinity && this.perSession === Infinity) throw new RangeError(`${owner}: set perReply, perSession or both.`);
+    if (this.perReply === Infinity && this.perSession === Infinity)
+      throw new RangeError(`${owner}: set perReply, perSession or both.`);
     this.onLimit = options.onLimit ?? 'finish';
     const hint = options.finishHint;
     this.finishHint = typeof hint === 'string' ? () => hint : (hint ?? defaultFinishHint);
     this.key = options.key ?? owner;
-    this.state = new ScopedState<ReplyCount, SessionCount>(this.key, () => ({ calls: 0 }), () => ({ calls: 0 }));
+    this.state = new ScopedState<ReplyCount, SessionCount>(
+      this.key,
+      () => ({ calls: 0 }),
+      () => ({ calls: 0 }),
+    );
   }
 
   /** Model calls made so far in this session (per the persisted state). */
@@ -93,7 +98,12 @@ export class ModelCallLimitMiddleware implements Middleware {
     return this.state.session(ctx).calls;
   }
 
-  onReasoning(_agent: Agent, ctx: RuntimeContext, input: ReasoningInput, next: Next<ReasoningInput>): Observable<AgentEvent> {
+  onReasoning(
+    _agent: Agent,
+    ctx: RuntimeContext,
+    input: ReasoningInput,
+    next: Next<ReasoningInput>,
+  ): Observable<AgentEvent> {
     const reply = this.state.reply(ctx);
     const session = this.state.session(ctx);
     const replyLeft = this.perReply - reply.calls;
@@ -121,7 +131,8 @@ export class ModelCallLimitMiddleware implements Middleware {
     const hintId = `${this.key}:finish`;
     if (finish) {
       // Reported once per reply, even when an outer layer re-enters the step.
-      if (!ctx.conversation.hasHint(hintId)) head.push(ctx.event('CUSTOM', { name: 'model_call_limit', value: { action: 'finish', ...status } }));
+      if (!ctx.conversation.hasHint(hintId))
+        head.push(ctx.event('CUSTOM', { name: 'model_call_limit', value: { action: 'finish', ...status } }));
       steered = { ...input, toolChoice: 'none' };
     }
 

@@ -23,7 +23,8 @@ const toolHungry = () =>
   );
 
 /** Calls `add` whatever it is told. */
-const stubborn = () => new ScriptedChatModel((): ScriptedTurn => ({ toolCalls: [{ name: 'add', input: { a: 1, b: 2 } }] }));
+const stubborn = () =>
+  new ScriptedChatModel((): ScriptedTurn => ({ toolCalls: [{ name: 'add', input: { a: 1, b: 2 } }] }));
 
 describe('ModelCallLimitMiddleware', () => {
   it("'finish' (default): the last allowed call answers, with a hint and toolChoice none", async () => {
@@ -36,13 +37,22 @@ describe('ModelCallLimitMiddleware', () => {
     expect(textOfMsg(agent.context.at(-1)!)).toBe('Final answer.');
     const hint = events.find(isEvent('HINT_BLOCK'))!;
     expect(hint.text).toContain('last model call in this reply (limit: 3 calls)');
-    expect(model.requests[2]!.messages.at(-1)!.content.at(-1)).toEqual({ type: 'hint', text: hint.text, id: 'ModelCallLimitMiddleware:finish', source: 'ModelCallLimitMiddleware' });
+    expect(model.requests[2]!.messages.at(-1)!.content.at(-1)).toEqual({
+      type: 'hint',
+      text: hint.text,
+      id: 'ModelCallLimitMiddleware:finish',
+      source: 'ModelCallLimitMiddleware',
+    });
     expect(limitEvents(events)).toEqual([{ action: 'finish', scope: 'reply', limit: 3, used: 2 }]);
   });
 
   it("'end': stops the reply (finishReason stopped, code model_call_limit) instead of calling the model again", async () => {
     const model = toolHungry();
-    const agent = new Agent({ model, tools: [add], middlewares: [new ModelCallLimitMiddleware({ perReply: 2, onLimit: 'end' })] });
+    const agent = new Agent({
+      model,
+      tools: [add],
+      middlewares: [new ModelCallLimitMiddleware({ perReply: 2, onLimit: 'end' })],
+    });
     const { events, end } = await run(agent, 'go');
 
     expect(model.requests).toHaveLength(2);
@@ -99,7 +109,12 @@ describe('ModelCallLimitMiddleware', () => {
       }
     }
     const failing: ScriptedTurn = { error: new ModelError('overloaded', { retryable: true }) };
-    const model = new ScriptedChatModel([failing, { toolCalls: [{ name: 'add', input: { a: 1, b: 1 } }] }, failing, { text: 'two' }]);
+    const model = new ScriptedChatModel([
+      failing,
+      { toolCalls: [{ name: 'add', input: { a: 1, b: 1 } }] },
+      failing,
+      { text: 'two' },
+    ]);
     const limit = new ModelCallLimitMiddleware({ perReply: 2, perSession: 5, onLimit: 'end' });
     const agent = new Agent({ model, tools: [add], middlewares: [limit, new RetryOnce()] });
     const { end } = await run(agent, 'go');

@@ -20,7 +20,11 @@ export function cassetteFile(path: string): (cassette: Cassette) => Promise<void
   return (cassette) => {
     const run = writes.then(async () => {
       recorded = recorded
-        ? { version: cassette.version, modelCalls: [...recorded.modelCalls, ...cassette.modelCalls], replies: [...recorded.replies, ...cassette.replies] }
+        ? {
+            version: cassette.version,
+            modelCalls: [...recorded.modelCalls, ...cassette.modelCalls],
+            replies: [...recorded.replies, ...cassette.replies],
+          }
         : cassette;
       await mkdir(dirname(path), { recursive: true });
       const tmp = `${path}.${process.pid}.tmp`;

@@ -3,7 +3,14 @@ import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { firstValueFrom } from 'rxjs';
 import { InMemoryKnowledgeBase } from '../knowledge/in-memory-knowledge-base.js';
-import { checkMemory, formatMemoryFile, type Memory, type MemoryBackend, type MemoryHeader, parseMemoryFile } from '../memory/memory-backend.js';
+import {
+  checkMemory,
+  formatMemoryFile,
+  type Memory,
+  type MemoryBackend,
+  type MemoryHeader,
+  parseMemoryFile,
+} from '../memory/memory-backend.js';
 
 /**
  * Options of {@link FileMemoryBackend}.
@@ -33,7 +40,8 @@ export class FileMemoryBackend implements MemoryBackend {
   private readonly dir: string;
 
   constructor(options: FileMemoryBackendOptions) {
-    if (typeof options?.dir !== 'string' || !options.dir) throw new TypeError('FileMemoryBackend: dir must be a non-empty path.');
+    if (typeof options?.dir !== 'string' || !options.dir)
+      throw new TypeError('FileMemoryBackend: dir must be a non-empty path.');
     this.dir = options.dir;
   }
 
@@ -70,6 +78,8 @@ export class FileMemoryBackend implements MemoryBackend {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw e;
     }
-    return Promise.all(files.map(async (f) => parseMemoryFile(await readFile(join(this.dir, f), 'utf8'), f.slice(0, -3))));
+    return Promise.all(
+      files.map(async (f) => parseMemoryFile(await readFile(join(this.dir, f), 'utf8'), f.slice(0, -3))),
+    );
   }
 }

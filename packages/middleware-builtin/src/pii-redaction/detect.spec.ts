@@ -2,7 +2,10 @@ import { detectPii, ibanValid, luhnValid, type PiiType } from './detect.js';
 import { sha256Hex } from './sha256.js';
 
 const found = (text: string) => detectPii(text).map((m) => [m.type, m.value]);
-const only = (text: string, type: PiiType) => detectPii(text).filter((m) => m.type === type).map((m) => m.value);
+const only = (text: string, type: PiiType) =>
+  detectPii(text)
+    .filter((m) => m.type === type)
+    .map((m) => m.value);
 
 describe('detectPii', () => {
   it.each([
@@ -76,7 +79,12 @@ describe('detectPii', () => {
     expect(only(text, 'iban')).toEqual([iban]);
   });
 
-  it.each(['DE89 3704 0044 0532 0130 01', 'DE89370400440532013001', 'XDE89370400440532013000', 'DE89 37 04 00 44 05 32 01 30 00'])('finds no IBAN in %j (bad check digits, no boundary, odd grouping)', (text) => {
+  it.each([
+    'DE89 3704 0044 0532 0130 01',
+    'DE89370400440532013001',
+    'XDE89370400440532013000',
+    'DE89 37 04 00 44 05 32 01 30 00',
+  ])('finds no IBAN in %j (bad check digits, no boundary, odd grouping)', (text) => {
     expect(only(text, 'iban')).toEqual([]);
   });
 

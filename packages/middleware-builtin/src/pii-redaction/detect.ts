@@ -98,7 +98,13 @@ function looksRandom(token: string): boolean {
   return entropy(token) >= 4;
 }
 
-function regexMatches(re: RegExp, type: PiiType, text: string, from: number, keep?: (value: string) => boolean): PiiMatch[] {
+function regexMatches(
+  re: RegExp,
+  type: PiiType,
+  text: string,
+  from: number,
+  keep?: (value: string) => boolean,
+): PiiMatch[] {
   const out: PiiMatch[] = [];
   re.lastIndex = from;
   for (let m = re.exec(text); m; m = re.exec(text)) {
@@ -149,10 +155,12 @@ function ibans(text: string, from: number): PiiMatch[] {
 /** What a run of digits (with its separators) is, if anything. */
 function classifyNumber(run: string): 'card' | 'phone' | undefined {
   const digits = run.replace(/\D/g, '');
-  if (digits.length >= 13 && digits.length <= 19 && /^[2-6]/.test(digits) && /^[\d -]+$/.test(run) && luhnValid(digits)) return 'card';
+  if (digits.length >= 13 && digits.length <= 19 && /^[2-6]/.test(digits) && /^[\d -]+$/.test(run) && luhnValid(digits))
+    return 'card';
   if (run.startsWith('+')) return digits.length >= 8 && digits.length <= 15 ? 'phone' : undefined;
   if (/^\(\d{3}\) ?\d{3}[-. ]\d{4}$/.test(run) || /^\d{3}([-. ])\d{3}\1\d{4}$/.test(run)) return 'phone';
-  if (/^0/.test(digits) && digits.length >= 9 && digits.length <= 12 && /^[\d -]+$/.test(run) && /[ -]/.test(run)) return 'phone';
+  if (/^0/.test(digits) && digits.length >= 9 && digits.length <= 12 && /^[\d -]+$/.test(run) && /[ -]/.test(run))
+    return 'phone';
   return undefined;
 }
 
@@ -167,7 +175,8 @@ function numbers(text: string, from: number): PiiMatch[] {
   for (let i = from; i < text.length; i++) {
     const c = text[i];
     const n1 = text[i + 1];
-    const starts = isDigit(c) || (c === '+' && (isDigit(n1) || (n1 === '(' && isDigit(text[i + 2])))) || (c === '(' && isDigit(n1));
+    const starts =
+      isDigit(c) || (c === '+' && (isDigit(n1) || (n1 === '(' && isDigit(text[i + 2])))) || (c === '(' && isDigit(n1));
     if (!starts || isWordChar(text[i - 1]) || text[i - 1] === '+') continue;
     // Scan the run: groups of digits, optionally in parentheses, joined by one of " .-" or nothing after ")".
     const ends: number[] = [];
@@ -188,7 +197,11 @@ function numbers(text: string, from: number): PiiMatch[] {
       if (digits > 19) break;
       if (!isWordChar(text[j])) ends.push(j);
       const sep = text[j];
-      if ((sep === ' ' || sep === '-' || sep === '.') && (isDigit(text[j + 1]) || (text[j + 1] === '(' && isDigit(text[j + 2])))) j++;
+      if (
+        (sep === ' ' || sep === '-' || sep === '.') &&
+        (isDigit(text[j + 1]) || (text[j + 1] === '(' && isDigit(text[j + 2])))
+      )
+        j++;
       else if (!(paren && isDigit(text[j]))) break;
     }
     for (let k = ends.length - 1; k >= 0; k--) {

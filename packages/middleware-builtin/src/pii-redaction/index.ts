@@ -139,7 +139,12 @@ export class PiiRedactionMiddleware implements Middleware {
     return out.blocked ? this.policy.notice(out.blocked) : out.text;
   }
 
-  onModelCall(_agent: Agent, ctx: RuntimeContext, input: ModelCallInput, next: Next<ModelCallInput>): Observable<AgentEvent> {
+  onModelCall(
+    _agent: Agent,
+    ctx: RuntimeContext,
+    input: ModelCallInput,
+    next: Next<ModelCallInput>,
+  ): Observable<AgentEvent> {
     return defer(() => {
       const events = next(this.request ? this.redactRequest(input) : input);
       const { text, thinking, toolArguments } = this.output;
@@ -206,7 +211,11 @@ export class PiiRedactionMiddleware implements Middleware {
   }
 
   private covers(type: StreamedDelta): boolean {
-    return type === 'TEXT_BLOCK_DELTA' ? this.output.text : type === 'THINKING_BLOCK_DELTA' ? this.output.thinking : this.output.toolArguments;
+    return type === 'TEXT_BLOCK_DELTA'
+      ? this.output.text
+      : type === 'THINKING_BLOCK_DELTA'
+        ? this.output.thinking
+        : this.output.toolArguments;
   }
 
   /** Redacts text, thinking and (if configured) tool-call deltas block by block; `block` cuts the call. */
@@ -221,11 +230,20 @@ export class PiiRedactionMiddleware implements Middleware {
       };
       const stop = (match: PiiMatch) => {
         inner.unsubscribe(); // aborts the request: nothing more of this answer is wanted
-        const error = new ModelError(`the model's output contained ${this.policy.describe(match)}; the response was blocked`, {
-          code: 'pii_blocked',
-          retryable: false,
-        });
-        for (const e of closeOpenStream(ctx, tracker, { status: 'error', why: error.message, error: toErrorInfo(error), answerCalls: false })) subscriber.next(e);
+        const error = new ModelError(
+          `the model's output contained ${this.policy.describe(match)}; the response was blocked`,
+          {
+            code: 'pii_blocked',
+            retryable: false,
+          },
+        );
+        for (const e of closeOpenStream(ctx, tracker, {
+          status: 'error',
+          why: error.message,
+          error: toErrorInfo(error),
+          answerCalls: false,
+        }))
+          subscriber.next(e);
         subscriber.error(error);
       };
       const open = (blockId: string, type: StreamedDelta) => {

@@ -15,7 +15,11 @@ describe('PiiRedactionMiddleware', () => {
   describe('request', () => {
     it('the model receives redacted messages; the stored conversation keeps what the user wrote', async () => {
       const model = new ScriptedChatModel([{ text: 'ok' }]);
-      const agent = new Agent({ model, sysPrompt: 'Support: help@shop.example', middlewares: [new PiiRedactionMiddleware()] });
+      const agent = new Agent({
+        model,
+        sysPrompt: 'Support: help@shop.example',
+        middlewares: [new PiiRedactionMiddleware()],
+      });
       const said = 'I am jane@example.com, card 4111 1111 1111 1111, call +1 415 555 2671.';
       await run(agent, said);
       expect(lastUserText(model)).toBe('I am [EMAIL], card ****1111, call [PHONE].');
@@ -25,14 +29,28 @@ describe('PiiRedactionMiddleware', () => {
 
     it('systemPrompt: true redacts the system prompt too; request: false sends messages as they are', async () => {
       const model = new ScriptedChatModel([{ text: 'ok' }, { text: 'ok' }]);
-      await run(new Agent({ model, sysPrompt: 'Owner: help@shop.example', middlewares: [new PiiRedactionMiddleware({ systemPrompt: true })] }));
+      await run(
+        new Agent({
+          model,
+          sysPrompt: 'Owner: help@shop.example',
+          middlewares: [new PiiRedactionMiddleware({ systemPrompt: true })],
+        }),
+      );
       expect(textOfMsg(model.requests[0]!.messages[0]!)).toBe('Owner: [EMAIL]');
-      await run(new Agent({ model, middlewares: [new PiiRedactionMiddleware({ request: false })] }), 'me: jane@example.com');
+      await run(
+        new Agent({ model, middlewares: [new PiiRedactionMiddleware({ request: false })] }),
+        'me: jane@example.com',
+      );
       expect(lastUserText(model, 1)).toBe('me: jane@example.com');
     });
 
     it('tool results and earlier answers in the conversation are redacted before the model sees them', async () => {
-      const lookup = defineTool({ name: 'lookup', description: 'crm', input: z.object({}), execute: () => 'customer: bob@example.com' });
+      const lookup = defineTool({
+        name: 'lookup',
+        description: 'crm',
+        input: z.object({}),
+        execute: () => 'customer: bob@example.com',
+      });
       const model = new ScriptedChatModel([{ toolCalls: [{ name: 'lookup', input: {} }] }, { text: 'done' }]);
       const agent = new Agent({ model, tools: [lookup], middlewares: [new PiiRedactionMiddleware({ output: false })] });
       await run(agent, 'who?');
@@ -42,18 +60,28 @@ describe('PiiRedactionMiddleware', () => {
 
     it('hash: the same address gets the same token in every call, another address another token', async () => {
       const model = new ScriptedChatModel([{ text: 'ok' }, { text: 'ok' }]);
-      const agent = new Agent({ model, middlewares: [new PiiRedactionMiddleware({ types: { email: 'hash' }, hashSalt: 's3cret' })] });
+      const agent = new Agent({
+        model,
+        middlewares: [new PiiRedactionMiddleware({ types: { email: 'hash' }, hashSalt: 's3cret' })],
+      });
       await run(agent, 'from jane@example.com');
       await run(agent, 'from JANE@example.com and john@example.com');
       const first = /\[EMAIL:[0-9a-f]{12}\]/.exec(lastUserText(model, 0))![0];
-      expect(lastUserText(model, 1)).toMatch(new RegExp(`^from \\${first.slice(0, -1)}\\] and \\[EMAIL:(?!${first.slice(7, -1)})[0-9a-f]{12}\\]$`));
+      expect(lastUserText(model, 1)).toMatch(
+        new RegExp(`^from \\${first.slice(0, -1)}\\] and \\[EMAIL:(?!${first.slice(7, -1)})[0-9a-f]{12}\\]$`),
+      );
       expect(textOfMsg(model.requests[1]!.messages[0]!)).toBe(`from ${first}`); // earlier turns too
     });
 
     it('block: the block holding the match is replaced by a notice', async () => {
       const model = new ScriptedChatModel([{ text: 'ok' }]);
       const agent = new Agent({ model, middlewares: [new PiiRedactionMiddleware({ types: { secret: 'block' } })] });
-      await run(agent, [createMsg('user', [{ type: 'text', text: 'my key is sk-proj-4f9XkQ2mZ8vLr1TbN6yHc3Wd7Ps0Ea5Gu' }, { type: 'text', text: 'and a question' }])]);
+      await run(agent, [
+        createMsg('user', [
+          { type: 'text', text: 'my key is sk-proj-4f9XkQ2mZ8vLr1TbN6yHc3Wd7Ps0Ea5Gu' },
+          { type: 'text', text: 'and a question' },
+        ]),
+      ]);
       expect(model.requests[0]!.messages[0]!.content).toEqual([
         { type: 'text', text: '[removed: contained a secret (API key or token)]' },
         { type: 'text', text: 'and a question' },
@@ -95,23 +123,45 @@ describe('PiiRedactionMiddleware', () => {
           return 'sent';
         },
       });
-      const turns = () => [{ thinking: ['mail jane@exa', 'mple.com'], toolCalls: [{ name: 'send', input: { to: 'jane@example.com' } }] }, { text: 'sent' }];
+      const turns = () => [
+        { thinking: ['mail jane@exa', 'mple.com'], toolCalls: [{ name: 'send', input: { to: 'jane@example.com' } }] },
+        { text: 'sent' },
+      ];
       const model = new ScriptedChatModel(turns());
       const events = await run(new Agent({ model, tools: [send], middlewares: [new PiiRedactionMiddleware()] }));
-      expect(ofType(events, 'THINKING_BLOCK_DELTA').map((e) => e.delta).join('')).toBe('mail [EMAIL]');
+      expect(
+        ofType(events, 'THINKING_BLOCK_DELTA')
+          .map((e) => e.delta)
+          .join(''),
+      ).toBe('mail [EMAIL]');
       expect(received).toEqual(['jane@example.com']);
 
       const strict = new ScriptedChatModel(turns());
-      await run(new Agent({ model: strict, tools: [send], middlewares: [new PiiRedactionMiddleware({ output: { toolArguments: true } })] }));
+      await run(
+        new Agent({
+          model: strict,
+          tools: [send],
+          middlewares: [new PiiRedactionMiddleware({ output: { toolArguments: true } })],
+        }),
+      );
       expect(received).toEqual(['jane@example.com', '[EMAIL]']);
     });
 
     it('tool results: deltas and the authoritative output are redacted', async () => {
-      const lookup = defineTool({ name: 'lookup', description: 'crm', input: z.object({}), execute: () => of('IBAN DE89 3704 ', '0044 0532 0130 00') });
+      const lookup = defineTool({
+        name: 'lookup',
+        description: 'crm',
+        input: z.object({}),
+        execute: () => of('IBAN DE89 3704 ', '0044 0532 0130 00'),
+      });
       const model = new ScriptedChatModel([{ toolCalls: [{ name: 'lookup', input: {} }] }, { text: 'ok' }]);
       const agent = new Agent({ model, tools: [lookup], middlewares: [new PiiRedactionMiddleware()] });
       const events = await run(agent);
-      expect(ofType(events, 'TOOL_RESULT_DELTA').map((e) => e.delta).join('')).toBe('IBAN [IBAN]');
+      expect(
+        ofType(events, 'TOOL_RESULT_DELTA')
+          .map((e) => e.delta)
+          .join(''),
+      ).toBe('IBAN [IBAN]');
       expect(ofType(events, 'TOOL_RESULT_END')[0]!.output).toEqual([{ type: 'text', text: 'IBAN [IBAN]' }]);
     });
 
@@ -125,9 +175,19 @@ describe('PiiRedactionMiddleware', () => {
           return { email: 'jane@example.com', plan: 'pro' };
         },
       });
-      const plain = defineTool({ name: 'plan', description: 'plan', input: z.object({}), execute: () => ({ plan: 'pro' }) });
+      const plain = defineTool({
+        name: 'plan',
+        description: 'plan',
+        input: z.object({}),
+        execute: () => ({ plan: 'pro' }),
+      });
       const model = new ScriptedChatModel([
-        { toolCalls: [{ name: 'lookup', input: {} }, { name: 'plan', input: {} }] },
+        {
+          toolCalls: [
+            { name: 'lookup', input: {} },
+            { name: 'plan', input: {} },
+          ],
+        },
         { text: 'ok' },
       ]);
       const agent = new Agent({ model, tools: [lookup, plain], middlewares: [new PiiRedactionMiddleware()] });
@@ -141,9 +201,18 @@ describe('PiiRedactionMiddleware', () => {
     });
 
     it('block in a tool result: the call gets an error result with a notice', async () => {
-      const leak = defineTool({ name: 'env', description: 'env', input: z.object({}), execute: () => 'OPENAI_API_KEY=sk-proj-4f9XkQ2mZ8vLr1TbN6yHc3Wd7Ps0Ea5Gu' });
+      const leak = defineTool({
+        name: 'env',
+        description: 'env',
+        input: z.object({}),
+        execute: () => 'OPENAI_API_KEY=sk-proj-4f9XkQ2mZ8vLr1TbN6yHc3Wd7Ps0Ea5Gu',
+      });
       const model = new ScriptedChatModel([{ toolCalls: [{ name: 'env', input: {} }] }, { text: 'ok' }]);
-      const agent = new Agent({ model, tools: [leak], middlewares: [new PiiRedactionMiddleware({ types: { secret: 'block' } })] });
+      const agent = new Agent({
+        model,
+        tools: [leak],
+        middlewares: [new PiiRedactionMiddleware({ types: { secret: 'block' } })],
+      });
       const events = await run(agent);
       expect(ofType(events, 'TOOL_RESULT_END')[0]).toMatchObject({
         status: 'error',
@@ -153,16 +222,31 @@ describe('PiiRedactionMiddleware', () => {
     });
 
     it('block in the model output: the text stops before the match, the call fails with pii_blocked, and the data is never emitted', async () => {
-      const model = new ScriptedChatModel([{ text: ['Sure, the key is sk-proj-4f9XkQ2m', 'Z8vLr1TbN6yHc3Wd7Ps0Ea5Gu and more', ' text'] }, { text: 'retried?' }], { delayMs: 1 });
+      const model = new ScriptedChatModel(
+        [
+          { text: ['Sure, the key is sk-proj-4f9XkQ2m', 'Z8vLr1TbN6yHc3Wd7Ps0Ea5Gu and more', ' text'] },
+          { text: 'retried?' },
+        ],
+        { delayMs: 1 },
+      );
       const agent = new Agent({
         model,
-        middlewares: [new PiiRedactionMiddleware({ types: { secret: 'block' } }), new RetryMiddleware({ initialDelayMs: 1 })],
+        middlewares: [
+          new PiiRedactionMiddleware({ types: { secret: 'block' } }),
+          new RetryMiddleware({ initialDelayMs: 1 }),
+        ],
       });
       const events = await run(agent);
       expect(textOf(events)).toBe('Sure, the key is ');
       expect(JSON.stringify(events)).not.toContain('sk-proj');
-      expect(ofType(events, 'MODEL_CALL_END')[0]).toMatchObject({ finishReason: 'error', error: { code: 'pii_blocked' } });
-      expect(ofType(events, 'REPLY_END')[0]).toMatchObject({ finishReason: 'error', error: { code: 'pii_blocked', retryable: false } });
+      expect(ofType(events, 'MODEL_CALL_END')[0]).toMatchObject({
+        finishReason: 'error',
+        error: { code: 'pii_blocked' },
+      });
+      expect(ofType(events, 'REPLY_END')[0]).toMatchObject({
+        finishReason: 'error',
+        error: { code: 'pii_blocked', retryable: false },
+      });
       expect(model.requests).toHaveLength(1);
       expect(model.requests[0]!.signal.aborted).toBe(true);
     });
@@ -178,7 +262,10 @@ describe('PiiRedactionMiddleware', () => {
     const pii = new PiiRedactionMiddleware();
     const a = new ScriptedChatModel([{ text: ['a: 4111 1111 ', '1111 1111'] }], { delayMs: 1 });
     const b = new ScriptedChatModel([{ text: ['b: jane@exa', 'mple.com'] }], { delayMs: 1 });
-    const [ea, eb] = await Promise.all([run(new Agent({ model: a, middlewares: [pii] })), run(new Agent({ model: b, middlewares: [pii] }))]);
+    const [ea, eb] = await Promise.all([
+      run(new Agent({ model: a, middlewares: [pii] })),
+      run(new Agent({ model: b, middlewares: [pii] })),
+    ]);
     expect([textOf(ea), textOf(eb)]).toEqual(['a: ****1111', 'b: [EMAIL]']);
   });
 });

@@ -69,12 +69,18 @@ describe('StreamRedactor', () => {
 
   it('random splits into up to 12 pieces, for every text and strategy', () => {
     const next = rng(42);
-    const policies = [p, policy({ email: 'hash', phone: 'hash', card: 'hash', iban: 'hash', secret: 'hash' }), policy({ phone: 'off', card: 'off' })];
+    const policies = [
+      p,
+      policy({ email: 'hash', phone: 'hash', card: 'hash', iban: 'hash', secret: 'hash' }),
+      policy({ phone: 'off', card: 'off' }),
+    ];
     for (const q of policies) {
       for (const text of CORPUS) {
         const whole = q.redact(text).text;
         for (let round = 0; round < 40; round++) {
-          const cuts = Array.from({ length: Math.floor(next() * 12) }, () => Math.floor(next() * (text.length + 1))).sort((a, b) => a - b);
+          const cuts = Array.from({ length: Math.floor(next() * 12) }, () =>
+            Math.floor(next() * (text.length + 1)),
+          ).sort((a, b) => a - b);
           const pieces = [0, ...cuts].map((c, k, all) => text.slice(c, all[k + 1] ?? text.length));
           expect(stream(q, pieces).out.join('')).toBe(whole);
         }
@@ -84,16 +90,55 @@ describe('StreamRedactor', () => {
 
   it('fuzz: texts glued from tricky fragments, streamed character by character and in random pieces', () => {
     const fragments = [
-      '4111', ' ', '1111', '-', '+1', '(415)', '555', '.', '2671', 'DE89', '3704', '0044', '0532', '0130', '00', 'IS', 'a', 'b',
-      '@', 'example', '.com', 'sk-', 'Zx9Qw2Er7Ty5Ui3Op1As8Df6Gh4Jk0LmNbV', 'AKIA', 'IOSFODNN7EXAMPLE', ',', '\n', 'x', '0', '030', '_',
+      '4111',
+      ' ',
+      '1111',
+      '-',
+      '+1',
+      '(415)',
+      '555',
+      '.',
+      '2671',
+      'DE89',
+      '3704',
+      '0044',
+      '0532',
+      '0130',
+      '00',
+      'IS',
+      'a',
+      'b',
+      '@',
+      'example',
+      '.com',
+      'sk-',
+      'Zx9Qw2Er7Ty5Ui3Op1As8Df6Gh4Jk0LmNbV',
+      'AKIA',
+      'IOSFODNN7EXAMPLE',
+      ',',
+      '\n',
+      'x',
+      '0',
+      '030',
+      '_',
     ];
     const next = rng(7);
     for (let round = 0; round < 400; round++) {
-      const text = Array.from({ length: 4 + Math.floor(next() * 30) }, () => fragments[Math.floor(next() * fragments.length)]).join('');
+      const text = Array.from(
+        { length: 4 + Math.floor(next() * 30) },
+        () => fragments[Math.floor(next() * fragments.length)],
+      ).join('');
       const whole = p.redact(text).text;
       expect(stream(p, [...text]).out.join('')).toBe(whole);
-      const cuts = Array.from({ length: Math.floor(next() * 8) }, () => Math.floor(next() * (text.length + 1))).sort((a, b) => a - b);
-      expect(stream(p, [0, ...cuts].map((c, k, all) => text.slice(c, all[k + 1] ?? text.length))).out.join('')).toBe(whole);
+      const cuts = Array.from({ length: Math.floor(next() * 8) }, () => Math.floor(next() * (text.length + 1))).sort(
+        (a, b) => a - b,
+      );
+      expect(
+        stream(
+          p,
+          [0, ...cuts].map((c, k, all) => text.slice(c, all[k + 1] ?? text.length)),
+        ).out.join(''),
+      ).toBe(whole);
     }
   });
 
@@ -130,16 +175,18 @@ describe('StreamRedactor', () => {
   });
 
   it('masks, hashes (stable, salted, normalised) or calls a function', () => {
-    expect(policy().redact('a@b.io +1 415 555 2671 4111111111111111 DE89370400440532013000 AKIAIOSFODNN7EXAMPLE').text).toBe(
-      '[EMAIL] [PHONE] ****1111 [IBAN] [SECRET]',
-    );
+    expect(
+      policy().redact('a@b.io +1 415 555 2671 4111111111111111 DE89370400440532013000 AKIAIOSFODNN7EXAMPLE').text,
+    ).toBe('[EMAIL] [PHONE] ****1111 [IBAN] [SECRET]');
     const h = policy({ email: 'hash' });
     const first = h.redact('Jane@Example.com').text;
     expect(first).toMatch(/^\[EMAIL:[0-9a-f]{12}\]$/);
     expect(h.redact('jane@example.com').text).toBe(first);
     expect(h.redact('john@example.com').text).not.toBe(first);
     expect(new RedactionPolicy({ email: 'hash' }, 'other salt').redact('jane@example.com').text).not.toBe(first);
-    expect(policy({ phone: (m) => `<${m.value.replace(/\D/g, '').slice(-2)}>` }).redact('+1 415 555 2671').text).toBe('<71>');
+    expect(policy({ phone: (m) => `<${m.value.replace(/\D/g, '').slice(-2)}>` }).redact('+1 415 555 2671').text).toBe(
+      '<71>',
+    );
     expect(policy({ email: 'off' }).redact('a@b.io').text).toBe('a@b.io');
   });
 });

@@ -62,7 +62,8 @@ export class RedactionPolicy {
   replacement(match: PiiMatch): string {
     const strategy = this.strategies[match.type];
     if (typeof strategy === 'function') return strategy(match);
-    if (strategy === 'hash') return `[${LABEL[match.type]}:${sha256Hex(`${this.hashSalt}${normalize(match)}`).slice(0, 12)}]`;
+    if (strategy === 'hash')
+      return `[${LABEL[match.type]}:${sha256Hex(`${this.hashSalt}${normalize(match)}`).slice(0, 12)}]`;
     if (match.type === 'card') return `****${match.value.replace(/\D/g, '').slice(-4)}`;
     return `[${LABEL[match.type]}]`;
   }

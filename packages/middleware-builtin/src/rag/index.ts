@@ -52,7 +52,11 @@ import {
 } from '@rxscope/core';
 import { citationOf } from '../knowledge/search-knowledge-bases.js';
 import { checkTopK, type KnowledgeBase } from '../knowledge/knowledge-base.js';
-import { formatKnowledge, type KnowledgeSearchResult, searchKnowledgeBases } from '../knowledge/search-knowledge-bases.js';
+import {
+  formatKnowledge,
+  type KnowledgeSearchResult,
+  searchKnowledgeBases,
+} from '../knowledge/search-knowledge-bases.js';
 
 /** Options of {@link RAGMiddleware}. */
 export interface RAGOptions {
@@ -113,20 +117,27 @@ export class RAGMiddleware implements Middleware {
     const owner = 'RAGMiddleware';
     const bases = options?.knowledgeBases;
     const names = bases && typeof bases === 'object' ? Object.keys(bases) : [];
-    if (!names.length) throw new TypeError(`${owner}: knowledgeBases must name at least one knowledge base, e.g. { handbook: kb }.`);
+    if (!names.length)
+      throw new TypeError(`${owner}: knowledgeBases must name at least one knowledge base, e.g. { handbook: kb }.`);
     for (const name of names) {
-      if (!BASE_NAME.test(name)) throw new TypeError(`${owner}: knowledge base name "${name}" must be 1-64 letters, digits, "_", "-" or ".".`);
+      if (!BASE_NAME.test(name))
+        throw new TypeError(`${owner}: knowledge base name "${name}" must be 1-64 letters, digits, "_", "-" or ".".`);
       const kb = bases[name] as Partial<KnowledgeBase> | undefined;
-      if (typeof kb?.search !== 'function') throw new TypeError(`${owner}: knowledgeBases.${name} is not a knowledge base (it has no search method).`);
+      if (typeof kb?.search !== 'function')
+        throw new TypeError(`${owner}: knowledgeBases.${name} is not a knowledge base (it has no search method).`);
     }
     if (options.mode !== undefined && options.mode !== 'agentic' && options.mode !== 'static') {
       throw new TypeError(`${owner}: mode must be 'agentic' or 'static', got ${JSON.stringify(options.mode)}.`);
     }
     const template = options.hintTemplate ?? DEFAULT_HINT;
     const slots = template.split('{context}').length - 1;
-    if (slots !== 1) throw new TypeError(`${owner}: hintTemplate must contain {context} exactly once (found ${slots}).`);
+    if (slots !== 1)
+      throw new TypeError(`${owner}: hintTemplate must contain {context} exactly once (found ${slots}).`);
     for (const name of Object.keys(options.descriptions ?? {})) {
-      if (!names.includes(name)) throw new TypeError(`${owner}: descriptions.${name} names no mounted knowledge base (mounted: ${names.join(', ')}).`);
+      if (!names.includes(name))
+        throw new TypeError(
+          `${owner}: descriptions.${name} names no mounted knowledge base (mounted: ${names.join(', ')}).`,
+        );
     }
     this.key = options.key ?? owner;
     this.bases = bases;
@@ -138,7 +149,10 @@ export class RAGMiddleware implements Middleware {
     this.persistHint = options.persistHint ?? false;
     this.hintTemplate = template;
     this.query = options.query ?? trailingUserText;
-    this.searchTool = this.mode === 'agentic' ? this.createTool(options.toolName ?? 'search_knowledge', options.descriptions ?? {}) : undefined;
+    this.searchTool =
+      this.mode === 'agentic'
+        ? this.createTool(options.toolName ?? 'search_knowledge', options.descriptions ?? {})
+        : undefined;
     this.toolList = this.searchTool ? [this.searchTool] : [];
   }
 
@@ -164,7 +178,10 @@ export class RAGMiddleware implements Middleware {
           this.searchForTool(args, toolCtx.signal).pipe(
             tap({
               next: ({ result }) => {
-                report = ctx.event('CUSTOM', { name: 'rag.retrieved', value: { ...retrievedValue(result), toolCallId } });
+                report = ctx.event('CUSTOM', {
+                  name: 'rag.retrieved',
+                  value: { ...retrievedValue(result), toolCallId },
+                });
               },
               error: (err: unknown) => {
                 const message = err instanceof Error ? err.message : String(err);
@@ -182,12 +199,22 @@ export class RAGMiddleware implements Middleware {
           return of(event, after);
         }),
         // A failed search fails the call (the loop answers it with an error result): say why first.
-        catchError((error: unknown) => concat(report ? of(report) : EMPTY, throwError(() => error as Error))),
+        catchError((error: unknown) =>
+          concat(
+            report ? of(report) : EMPTY,
+            throwError(() => error as Error),
+          ),
+        ),
       );
     });
   }
 
-  onReasoning(_agent: Agent, ctx: RuntimeContext, input: ReasoningInput, next: Next<ReasoningInput>): Observable<AgentEvent> {
+  onReasoning(
+    _agent: Agent,
+    ctx: RuntimeContext,
+    input: ReasoningInput,
+    next: Next<ReasoningInput>,
+  ): Observable<AgentEvent> {
     if (this.mode !== 'static' || ctx.iteration !== 1) return next(input);
     return defer(() => {
       const query = this.query(input.messages).trim();
@@ -201,16 +228,24 @@ export class RAGMiddleware implements Middleware {
         map((result): AgentEvent => {
           if (result.hits.length) {
             // The id makes a re-entered step (an outer retry) add it only once.
-            ctx.conversation.addHint(this.hintTemplate.replace('{context}', () => formatKnowledge(result)), {
-              id: `${this.key}:${ctx.replyId}`,
-              lifetime: this.persistHint ? 'persistent' : 'step',
-              source: 'rag',
-            });
+            ctx.conversation.addHint(
+              this.hintTemplate.replace('{context}', () => formatKnowledge(result)),
+              {
+                id: `${this.key}:${ctx.replyId}`,
+                lifetime: this.persistHint ? 'persistent' : 'step',
+                source: 'rag',
+              },
+            );
           }
           return ctx.event('CUSTOM', { name: 'rag.retrieved', value: retrievedValue(result) });
         }),
         catchError((err: unknown) =>
-          of(ctx.event('CUSTOM', { name: 'rag.error', value: { query, message: err instanceof Error ? err.message : String(err) } })),
+          of(
+            ctx.event('CUSTOM', {
+              name: 'rag.error',
+              value: { query, message: err instanceof Error ? err.message : String(err) },
+            }),
+          ),
         ),
         concatMap((event) => concat(of(event), next(input))),
       );
@@ -239,7 +274,10 @@ export class RAGMiddleware implements Middleware {
   }
 
   /** One search of the tool: the result and the text the model gets. */
-  private searchForTool({ query, knowledge_bases }: SearchArgs, signal: AbortSignal): Observable<{ result: KnowledgeSearchResult; text: string }> {
+  private searchForTool(
+    { query, knowledge_bases }: SearchArgs,
+    signal: AbortSignal,
+  ): Observable<{ result: KnowledgeSearchResult; text: string }> {
     const names = knowledge_bases ? [...new Set(knowledge_bases)] : this.names;
     return searchKnowledgeBases(this.bases, names, query, {
       topK: this.topK,
@@ -249,7 +287,10 @@ export class RAGMiddleware implements Middleware {
     }).pipe(
       map((result) => ({
         result,
-        text: result.hits.length || result.failures.length ? formatKnowledge(result) : `Nothing found for "${query}" in ${names.join(', ')}.`,
+        text:
+          result.hits.length || result.failures.length
+            ? formatKnowledge(result)
+            : `Nothing found for "${query}" in ${names.join(', ')}.`,
       })),
     );
   }
@@ -286,6 +327,12 @@ export interface RagRetrievedValue {
 }
 
 function retrievedValue(result: KnowledgeSearchResult): RagRetrievedValue {
-  const hits = result.hits.map((h) => ({ id: h.id, knowledgeBase: h.knowledgeBase, source: h.source, citation: citationOf(h), score: h.score }));
+  const hits = result.hits.map((h) => ({
+    id: h.id,
+    knowledgeBase: h.knowledgeBase,
+    source: h.source,
+    citation: citationOf(h),
+    score: h.score,
+  }));
   return { query: result.query, hits, failures: result.failures };
 }

@@ -50,7 +50,13 @@ export class Gate {
    * slot is free at once), with the time it waited and whether it had to queue.
    */
   enter(admit: (waitedMs: number, queued: boolean) => void): GateTicket {
-    const waiter: Waiter = { enqueuedAt: this.scheduler.now(), admit, admitted: false, released: false, entering: true };
+    const waiter: Waiter = {
+      enqueuedAt: this.scheduler.now(),
+      admit,
+      admitted: false,
+      released: false,
+      entering: true,
+    };
     this.queue.push(waiter);
     this.pump();
     waiter.entering = false;

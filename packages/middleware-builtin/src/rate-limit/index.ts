@@ -59,8 +59,13 @@ export class RateLimitMiddleware implements Middleware {
 
   constructor(options: RateLimitOptions = {}) {
     const maxConcurrent = options.maxConcurrent ?? Number.POSITIVE_INFINITY;
-    if (!(maxConcurrent >= 1)) throw new RangeError(`RateLimitMiddleware: maxConcurrent must be at least 1, got ${maxConcurrent}.`);
-    this.gate = new Gate(Math.floor(maxConcurrent), Math.max(0, options.minIntervalMs ?? 0), options.scheduler ?? asyncScheduler);
+    if (!(maxConcurrent >= 1))
+      throw new RangeError(`RateLimitMiddleware: maxConcurrent must be at least 1, got ${maxConcurrent}.`);
+    this.gate = new Gate(
+      Math.floor(maxConcurrent),
+      Math.max(0, options.minIntervalMs ?? 0),
+      options.scheduler ?? asyncScheduler,
+    );
   }
 
   /** Model calls admitted and still running. */
@@ -73,12 +78,19 @@ export class RateLimitMiddleware implements Middleware {
     return this.gate.waiting;
   }
 
-  onModelCall(_agent: Agent, ctx: RuntimeContext, input: ModelCallInput, next: Next<ModelCallInput>): Observable<AgentEvent> {
+  onModelCall(
+    _agent: Agent,
+    ctx: RuntimeContext,
+    input: ModelCallInput,
+    next: Next<ModelCallInput>,
+  ): Observable<AgentEvent> {
     return new Observable<AgentEvent>((subscriber) => {
       const call = new Subscription();
       const ticket = this.gate.enter((waitedMs, queued) => {
         const value: RateLimitEventValue = { waitedMs };
-        const events = queued ? concat(of(ctx.event('CUSTOM', { name: 'rate_limit', value })), next(input)) : next(input);
+        const events = queued
+          ? concat(of(ctx.event('CUSTOM', { name: 'rate_limit', value })), next(input))
+          : next(input);
         call.add(
           events.subscribe({
             next: (e) => subscriber.next(e),

@@ -13,7 +13,10 @@ describe('RateLimitMiddleware over HTTP (OpenAIChatModel + test server)', () => 
 
   beforeEach(async () => {
     // Every answer streams 4 chunks 40 ms apart: a call lasts about 200 ms.
-    server = await startOpenAITestServer({ handler: () => ({ text: ['one ', 'two ', 'three ', 'four'] }), chunkDelayMs: 40 });
+    server = await startOpenAITestServer({
+      handler: () => ({ text: ['one ', 'two ', 'three ', 'four'] }),
+      chunkDelayMs: 40,
+    });
   });
   afterEach(() => closeTestServer(server));
 
@@ -35,7 +38,9 @@ describe('RateLimitMiddleware over HTTP (OpenAIChatModel + test server)', () => 
     const gate = new RateLimitMiddleware({ minIntervalMs: 300 });
     // When the gate lets each call through (the request itself may take a varying time to arrive).
     const started: number[] = [];
-    const probe: Middleware = { onModelCall: (_a, _c, input, next) => defer(() => (started.push(performance.now()), next(input))) };
+    const probe: Middleware = {
+      onModelCall: (_a, _c, input, next) => defer(() => (started.push(performance.now()), next(input))),
+    };
     const a = new Agent({ name: 'a', model: model(), middlewares: [gate, probe] });
     const b = new Agent({ name: 'b', model: model(), middlewares: [gate, probe] });
     await Promise.all([reply(a, 'from a'), reply(b, 'from b')]);
@@ -55,7 +60,10 @@ describe('RateLimitMiddleware over HTTP (OpenAIChatModel + test server)', () => 
     second.unsubscribe();
     expect(gate.waiting).toBe(1);
     const [e1, e3] = await Promise.all([first, third]);
-    expect([assertReplyGrammar(e1).finishReason, assertReplyGrammar(e3).finishReason]).toEqual(['completed', 'completed']);
+    expect([assertReplyGrammar(e1).finishReason, assertReplyGrammar(e3).finishReason]).toEqual([
+      'completed',
+      'completed',
+    ]);
     const asked = server.requests.map((r) => {
       const last = r.body.messages!.at(-1)!;
       return typeof last.content === 'string' ? last.content : '';

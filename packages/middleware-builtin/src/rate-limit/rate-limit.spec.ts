@@ -29,7 +29,9 @@ describe('RateLimitMiddleware', () => {
   it('admits waiters first come, first served, up to maxConcurrent at once', () => {
     const controller = new ModelTestingController();
     const gate = new RateLimitMiddleware({ maxConcurrent: 2 });
-    const agents = [1, 2, 3, 4, 5].map((n) => new Agent({ name: `agent${n}`, model: controller.model, middlewares: [gate] }));
+    const agents = [1, 2, 3, 4, 5].map(
+      (n) => new Agent({ name: `agent${n}`, model: controller.model, middlewares: [gate] }),
+    );
     const replies = agents.map((agent, i) => start(agent, `q${i + 1}`));
     const order: string[] = [];
     while (controller.match().length) {
@@ -60,7 +62,9 @@ describe('RateLimitMiddleware', () => {
       [1_999, 2],
       [2_000, 3],
     ]);
-    expect(replies.map((r) => ofType(r.events, 'CUSTOM').map((e) => (e.value as RateLimitEventValue).waitedMs))).toEqual([[], [1_000], [2_000]]);
+    expect(
+      replies.map((r) => ofType(r.events, 'CUSTOM').map((e) => (e.value as RateLimitEventValue).waitedMs)),
+    ).toEqual([[], [1_000], [2_000]]);
     for (const r of replies) expect(assertReplyGrammar(r.events).finishReason).toBe('completed');
   });
 
@@ -127,7 +131,10 @@ describe('RateLimitMiddleware', () => {
         }),
     };
     const gate = new RateLimitMiddleware({ maxConcurrent: 3 });
-    const agents = Array.from({ length: 12 }, (_, i) => new Agent({ name: `agent${i}`, model: counting, middlewares: [gate] }));
+    const agents = Array.from(
+      { length: 12 },
+      (_, i) => new Agent({ name: `agent${i}`, model: counting, middlewares: [gate] }),
+    );
     const all = await Promise.all(agents.map((agent) => lastValueFrom(agent.reply('go').pipe(toArray()))));
     expect(peak).toBe(3);
     for (const events of all) expect(assertReplyGrammar(events).finishReason).toBe('completed');

@@ -78,7 +78,9 @@ export function toModelEvent(event: AgentEvent): ModelEvent {
 }
 
 /** The request as recorded (see {@link RecordedModelRequest}). */
-export function recordRequest(request: Pick<ModelRequest, 'messages' | 'tools' | 'toolChoice' | 'options'>): RecordedModelRequest {
+export function recordRequest(
+  request: Pick<ModelRequest, 'messages' | 'tools' | 'toolChoice' | 'options'>,
+): RecordedModelRequest {
   return {
     messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
     tools: request.tools.map((t) => t.name),
@@ -108,7 +110,12 @@ export function stableEvents(events: readonly AgentEvent[]): Readonly<Record<str
     if (Array.isArray(value)) return value.map(renameCalls);
     if (value && typeof value === 'object') {
       return Object.fromEntries(
-        Object.entries(value).map(([k, v]) => [k, (k === 'toolCallId' || (k === 'id' && 'name' in value)) && typeof v === 'string' ? rename(calls, 'c', v) : renameCalls(v)]),
+        Object.entries(value).map(([k, v]) => [
+          k,
+          (k === 'toolCallId' || (k === 'id' && 'name' in value)) && typeof v === 'string'
+            ? rename(calls, 'c', v)
+            : renameCalls(v),
+        ]),
       );
     }
     return value;
@@ -139,7 +146,14 @@ export function firstDifference(recorded: unknown, current: unknown, path = 'req
     }
     return undefined;
   }
-  if (recorded && current && typeof recorded === 'object' && typeof current === 'object' && !Array.isArray(recorded) && !Array.isArray(current)) {
+  if (
+    recorded &&
+    current &&
+    typeof recorded === 'object' &&
+    typeof current === 'object' &&
+    !Array.isArray(recorded) &&
+    !Array.isArray(current)
+  ) {
     const a = recorded as Record<string, unknown>;
     const b = current as Record<string, unknown>;
     for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
@@ -155,11 +169,19 @@ export function firstDifference(recorded: unknown, current: unknown, path = 'req
 export function checkCassette(value: unknown, where = 'cassette'): Cassette {
   const c = value as Partial<Cassette> | null;
   if (!c || typeof c !== 'object') throw new TypeError(`${where}: not a cassette (expected a JSON object).`);
-  if (c.version !== CASSETTE_VERSION) throw new TypeError(`${where}: cassette version ${JSON.stringify(c.version)} is not supported (expected ${CASSETTE_VERSION}).`);
+  if (c.version !== CASSETTE_VERSION)
+    throw new TypeError(
+      `${where}: cassette version ${JSON.stringify(c.version)} is not supported (expected ${CASSETTE_VERSION}).`,
+    );
   if (!Array.isArray(c.modelCalls)) throw new TypeError(`${where}: 'modelCalls' must be an array.`);
   if (!Array.isArray(c.replies)) throw new TypeError(`${where}: 'replies' must be an array.`);
   c.modelCalls.forEach((call: Partial<RecordedModelCall>, i) => {
-    if (typeof call?.model !== 'string' || typeof call.provider !== 'string' || !call.request || !Array.isArray(call.events)) {
+    if (
+      typeof call?.model !== 'string' ||
+      typeof call.provider !== 'string' ||
+      !call.request ||
+      !Array.isArray(call.events)
+    ) {
       throw new TypeError(`${where}: modelCalls[${i}] needs 'model', 'provider', 'request' and 'events'.`);
     }
   });

@@ -64,7 +64,9 @@ export class RecordingMiddleware implements Middleware {
 
   constructor(options: RecordingOptions) {
     if (typeof options?.save !== 'function') {
-      throw new TypeError('RecordingMiddleware: save must be a function receiving each cassette, e.g. cassetteFile(path).');
+      throw new TypeError(
+        'RecordingMiddleware: save must be a function receiving each cassette, e.g. cassetteFile(path).',
+      );
     }
     this.save = options.save;
   }
@@ -78,14 +80,23 @@ export class RecordingMiddleware implements Middleware {
         tap((e) => events.push(e)),
         concatMap((e) => {
           if (e.type !== 'REPLY_END' || e.source !== ctx.agentName) return of(e);
-          const cassette: Cassette = { version: CASSETTE_VERSION, modelCalls: tape.modelCalls, replies: [{ agent: ctx.agentName, events: stableEvents(events) }] };
+          const cassette: Cassette = {
+            version: CASSETTE_VERSION,
+            modelCalls: tape.modelCalls,
+            replies: [{ agent: ctx.agentName, events: stableEvents(events) }],
+          };
           return from(Promise.resolve(this.save(cassette))).pipe(map(() => e));
         }),
       );
     });
   }
 
-  onModelCall(_agent: Agent, ctx: RuntimeContext, input: ModelCallInput, next: Next<ModelCallInput>): Observable<AgentEvent> {
+  onModelCall(
+    _agent: Agent,
+    ctx: RuntimeContext,
+    input: ModelCallInput,
+    next: Next<ModelCallInput>,
+  ): Observable<AgentEvent> {
     const tape = ctx.get(TAPE);
     return tape ? next({ ...input, model: recording(input.model, tape) }) : next(input);
   }
@@ -96,7 +107,12 @@ function recording(model: ChatModel, tape: Tape): ChatModel {
   return {
     modelName: model.modelName,
     provider: model.provider,
-    ...(model.describeRequest ? { describeRequest: (request: Parameters<NonNullable<ChatModel['describeRequest']>>[0]) => model.describeRequest!(request) } : {}),
+    ...(model.describeRequest
+      ? {
+          describeRequest: (request: Parameters<NonNullable<ChatModel['describeRequest']>>[0]) =>
+            model.describeRequest!(request),
+        }
+      : {}),
     stream: (request) =>
       new Observable<ModelEvent>((subscriber) => {
         const events: ModelEvent[] = [];
@@ -126,4 +142,3 @@ function recording(model: ChatModel, tape: Tape): ChatModel {
       }),
   };
 }
-

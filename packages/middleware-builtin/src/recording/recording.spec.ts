@@ -34,12 +34,21 @@ describe('RecordingMiddleware + ReplayChatModel', () => {
   async function record(path: string, questions: readonly string[]) {
     server = await startOpenAITestServer({
       script: [
-        { thinking: 'Check the weather.', toolCalls: [{ name: 'weather', input: { city: 'Paris' } }], usage: { inputTokens: 30, outputTokens: 8 } },
+        {
+          thinking: 'Check the weather.',
+          toolCalls: [{ name: 'weather', input: { city: 'Paris' } }],
+          usage: { inputTokens: 30, outputTokens: 8 },
+        },
         { text: ['It is ', 'sunny in Paris.'], usage: { inputTokens: 50, outputTokens: 6 } },
         { text: 'You are welcome.' },
       ],
     });
-    const agent = new Agent({ name: 'forecaster', model: testServerModel(server), tools: [weather], middlewares: [new RecordingMiddleware({ save: cassetteFile(path) })] });
+    const agent = new Agent({
+      name: 'forecaster',
+      model: testServerModel(server),
+      tools: [weather],
+      middlewares: [new RecordingMiddleware({ save: cassetteFile(path) })],
+    });
     const ends = [];
     for (const q of questions) ends.push(await run(agent, q));
     await closeTestServer(server);
@@ -52,7 +61,10 @@ describe('RecordingMiddleware + ReplayChatModel', () => {
     const [recorded] = await record(path, ['Weather in Paris?']);
     const cassette = await loadCassette(path);
     expect(cassette.modelCalls).toHaveLength(2);
-    expect(cassette.modelCalls[0]!.request.messages.at(-1)).toEqual({ role: 'user', content: [{ type: 'text', text: 'Weather in Paris?' }] });
+    expect(cassette.modelCalls[0]!.request.messages.at(-1)).toEqual({
+      role: 'user',
+      content: [{ type: 'text', text: 'Weather in Paris?' }],
+    });
     expect(cassette.modelCalls[0]!.request.tools).toEqual(['weather']);
 
     // The server is gone: the replay needs none.
@@ -85,10 +97,14 @@ describe('RecordingMiddleware + ReplayChatModel', () => {
     const { end } = await run(changed, 'Weather in Rome?');
     expect(end.finishReason).toBe('error');
     expect(end.error).toMatchObject({ code: 'cassette_mismatch', retryable: false });
-    expect(end.error!.message).toMatch(/model call #1 does not match the recording: request\.messages\[0\]\.content\[0\]\.text: recorded "Weather in Paris\?", but now "Weather in Rome\?"/);
+    expect(end.error!.message).toMatch(
+      /model call #1 does not match the recording: request\.messages\[0\]\.content\[0\]\.text: recorded "Weather in Paris\?", but now "Weather in Rome\?"/,
+    );
 
     const noTools = new Agent({ name: 'forecaster', model: new ReplayChatModel(cassette) });
-    await expect(noTools.call('Weather in Paris?')).rejects.toThrow(/request\.tools\[0\]: recorded "weather", but now missing/);
+    await expect(noTools.call('Weather in Paris?')).rejects.toThrow(
+      /request\.tools\[0\]: recorded "weather", but now missing/,
+    );
 
     const extra = new ReplayChatModel(cassette);
     const agent = new Agent({ name: 'forecaster', model: extra, tools: [weather] });
@@ -104,7 +120,11 @@ describe('RecordingMiddleware + ReplayChatModel', () => {
   it('records a failing model call and replays the same failure', async () => {
     server = await startOpenAITestServer({ script: [{ fault: 'unauthorized' }] });
     const saved: Cassette[] = [];
-    const agent = new Agent({ name: 'a', model: testServerModel(server), middlewares: [new RecordingMiddleware({ save: (c) => void saved.push(c) })] });
+    const agent = new Agent({
+      name: 'a',
+      model: testServerModel(server),
+      middlewares: [new RecordingMiddleware({ save: (c) => void saved.push(c) })],
+    });
     const recorded = await run(agent, 'hi');
     expect(recorded.end.finishReason).toBe('error');
     expect(saved[0]!.modelCalls[0]!.error).toMatchObject({ status: 401 });
@@ -114,16 +134,24 @@ describe('RecordingMiddleware + ReplayChatModel', () => {
   });
 
   it('keeps the cassettes of concurrent replies sharing one instance apart', async () => {
-    server = await startOpenAITestServer({ chunkDelayMs: 3, handler: (req) => ({ text: `echo ${JSON.stringify(req.body.messages!.at(-1)!.content)}` }) });
+    server = await startOpenAITestServer({
+      chunkDelayMs: 3,
+      handler: (req) => ({ text: `echo ${JSON.stringify(req.body.messages!.at(-1)!.content)}` }),
+    });
     const saved: Cassette[] = [];
     const recorder = new RecordingMiddleware({ save: (c) => void saved.push(c) });
     const questions = ['one', 'two', 'three', 'four'];
-    await Promise.all(questions.map((q) => run(new Agent({ name: q, model: testServerModel(server!), middlewares: [recorder] }), q)));
+    await Promise.all(
+      questions.map((q) => run(new Agent({ name: q, model: testServerModel(server!), middlewares: [recorder] }), q)),
+    );
     expect(saved).toHaveLength(4);
     for (const c of saved) {
       const agent = c.replies[0]!.agent;
       expect(c.modelCalls).toHaveLength(1);
-      expect(c.modelCalls[0]!.request.messages.at(-1)).toEqual({ role: 'user', content: [{ type: 'text', text: agent }] });
+      expect(c.modelCalls[0]!.request.messages.at(-1)).toEqual({
+        role: 'user',
+        content: [{ type: 'text', text: agent }],
+      });
       expect(JSON.stringify(c.replies[0]!.events)).toContain(`echo \\"${agent}\\"`);
     }
   });

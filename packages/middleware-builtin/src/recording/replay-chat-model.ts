@@ -1,6 +1,13 @@
 import { Observable } from 'rxjs';
 import { type ChatModel, type ModelEvent, ModelError, type ModelRequest } from '@rxscope/core';
-import { type Cassette, checkCassette, type ModelRequestInfo, firstDifference, type RecordedModelRequest, recordRequest } from './cassette.js';
+import {
+  type Cassette,
+  checkCassette,
+  type ModelRequestInfo,
+  firstDifference,
+  type RecordedModelRequest,
+  recordRequest,
+} from './cassette.js';
 
 /**
  * Raised (as the model's failure) when the request of a replayed call differs from the recorded
@@ -74,7 +81,9 @@ export class ReplayChatModel implements ChatModel {
   /** Throws when the run made fewer model calls than were recorded. */
   verify(): void {
     if (this.remaining > 0) {
-      throw new CassetteMismatchError(`ReplayChatModel: ${this.remaining} recorded model call(s) were not made (${this.played} of ${this.cassette.modelCalls.length} played).`);
+      throw new CassetteMismatchError(
+        `ReplayChatModel: ${this.remaining} recorded model call(s) were not made (${this.played} of ${this.cassette.modelCalls.length} played).`,
+      );
     }
   }
 
@@ -88,7 +97,11 @@ export class ReplayChatModel implements ChatModel {
       const index = this.played;
       const call = this.cassette.modelCalls[index];
       if (!call) {
-        subscriber.error(new CassetteMismatchError(`ReplayChatModel: model call #${index + 1} was not recorded (the cassette has ${this.cassette.modelCalls.length}).`));
+        subscriber.error(
+          new CassetteMismatchError(
+            `ReplayChatModel: model call #${index + 1} was not recorded (the cassette has ${this.cassette.modelCalls.length}).`,
+          ),
+        );
         return;
       }
       if (this.strict) {
@@ -96,7 +109,11 @@ export class ReplayChatModel implements ChatModel {
         const current = this.normalize(JSON.parse(JSON.stringify(recordRequest(request))) as RecordedModelRequest);
         const diff = firstDifference(this.normalize(call.request), current);
         if (diff) {
-          subscriber.error(new CassetteMismatchError(`ReplayChatModel: model call #${index + 1} does not match the recording: ${diff}`));
+          subscriber.error(
+            new CassetteMismatchError(
+              `ReplayChatModel: model call #${index + 1} does not match the recording: ${diff}`,
+            ),
+          );
           return;
         }
       }
@@ -107,7 +124,13 @@ export class ReplayChatModel implements ChatModel {
       }
       if (call.error) {
         const { message, status, code, retryable } = call.error;
-        subscriber.error(new ModelError(message, { ...(status !== undefined ? { status } : {}), ...(code !== undefined ? { code } : {}), retryable: retryable ?? false }));
+        subscriber.error(
+          new ModelError(message, {
+            ...(status !== undefined ? { status } : {}),
+            ...(code !== undefined ? { code } : {}),
+            retryable: retryable ?? false,
+          }),
+        );
       } else subscriber.complete();
     });
   }

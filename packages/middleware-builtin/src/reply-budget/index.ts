@@ -94,7 +94,8 @@ export class ReplyBudgetMiddleware implements Middleware {
 
   constructor(options: ReplyBudgetOptions) {
     const { tokenBudget, warnAt } = options;
-    if (!(tokenBudget > 0)) throw new RangeError(`ReplyBudgetMiddleware: tokenBudget must be a number > 0, got ${tokenBudget}.`);
+    if (!(tokenBudget > 0))
+      throw new RangeError(`ReplyBudgetMiddleware: tokenBudget must be a number > 0, got ${tokenBudget}.`);
     if (warnAt !== undefined && !(warnAt > 0 && warnAt < 1)) {
       throw new RangeError(`ReplyBudgetMiddleware: warnAt must be between 0 and 1 (exclusive), got ${warnAt}.`);
     }
@@ -105,7 +106,8 @@ export class ReplyBudgetMiddleware implements Middleware {
     this.cacheReadWeight = options.cacheReadWeight ?? this.inputWeight;
     this.warnAt = warnAt;
     const warning = options.warningHint;
-    this.warningHint = warning === false ? undefined : typeof warning === 'string' ? () => warning : (warning ?? defaultWarning);
+    this.warningHint =
+      warning === false ? undefined : typeof warning === 'string' ? () => warning : (warning ?? defaultWarning);
     const wrapUp = options.wrapUpHint;
     this.wrapUpHint = typeof wrapUp === 'string' ? () => wrapUp : (wrapUp ?? defaultWrapUp);
     this.state = new ScopedState<Spending, undefined>(
@@ -118,10 +120,19 @@ export class ReplyBudgetMiddleware implements Middleware {
   /** The weighted cost of one model call's usage. */
   cost(usage: Usage): number {
     const cached = Math.min(usage.cacheReadTokens ?? 0, usage.inputTokens);
-    return (usage.inputTokens - cached) * this.inputWeight + cached * this.cacheReadWeight + usage.outputTokens * this.outputWeight;
+    return (
+      (usage.inputTokens - cached) * this.inputWeight +
+      cached * this.cacheReadWeight +
+      usage.outputTokens * this.outputWeight
+    );
   }
 
-  onReasoning(_agent: Agent, ctx: RuntimeContext, input: ReasoningInput, next: Next<ReasoningInput>): Observable<AgentEvent> {
+  onReasoning(
+    _agent: Agent,
+    ctx: RuntimeContext,
+    input: ReasoningInput,
+    next: Next<ReasoningInput>,
+  ): Observable<AgentEvent> {
     const spending = this.state.reply(ctx);
     const status = this.status(spending.spent);
     const wanted: { id: string; text: string }[] = [];
@@ -135,7 +146,11 @@ export class ReplyBudgetMiddleware implements Middleware {
     return defer(() => {
       for (const w of wanted) ctx.conversation.addHint(w.text, { id: `${this.key}:${w.id}`, source: this.key });
       return next(steered);
-    }).pipe(emitAfter((e) => (e.type === 'MODEL_CALL_END' && e.source === ctx.agentName ? this.spend(ctx, e.usage) : undefined)));
+    }).pipe(
+      emitAfter((e) =>
+        e.type === 'MODEL_CALL_END' && e.source === ctx.agentName ? this.spend(ctx, e.usage) : undefined,
+      ),
+    );
   }
 
   /** Adds one call's usage to the reply's spending; returns the events to report it. */
@@ -146,9 +161,16 @@ export class ReplyBudgetMiddleware implements Middleware {
     const events: AgentEvent[] = [ctx.event('CUSTOM', { name: 'reply_budget.usage', value: status })];
     const exhausted = spent >= this.budget;
     const warned = this.warnAt !== undefined && spent >= this.warnAt * this.budget;
-    if (warned && !before.warned && !exhausted) events.push(ctx.event('CUSTOM', { name: 'reply_budget.warning', value: status }));
-    if (exhausted && !before.exhausted) events.push(ctx.event('CUSTOM', { name: 'reply_budget.exhausted', value: status }));
-    this.state.setReply(ctx, { ...before, spent, warned: before.warned || warned, exhausted: before.exhausted || exhausted });
+    if (warned && !before.warned && !exhausted)
+      events.push(ctx.event('CUSTOM', { name: 'reply_budget.warning', value: status }));
+    if (exhausted && !before.exhausted)
+      events.push(ctx.event('CUSTOM', { name: 'reply_budget.exhausted', value: status }));
+    this.state.setReply(ctx, {
+      ...before,
+      spent,
+      warned: before.warned || warned,
+      exhausted: before.exhausted || exhausted,
+    });
     return events;
   }
 

@@ -14,7 +14,9 @@ const hintsSeen = (request: ModelRequest) =>
 function toolHungryModel() {
   const usage = { inputTokens: 100, outputTokens: 50 };
   return new ScriptedChatModel((request): ScriptedTurn =>
-    request.toolChoice === 'none' ? { text: 'Here is what I found.', usage } : { toolCalls: [{ name: 'add', input: { a: 1, b: 2 } }], usage },
+    request.toolChoice === 'none'
+      ? { text: 'Here is what I found.', usage }
+      : { toolCalls: [{ name: 'add', input: { a: 1, b: 2 } }], usage },
   );
 }
 
@@ -22,7 +24,11 @@ describe('ReplyBudgetMiddleware', () => {
   it('makes the step after the budget is spent answer: wrap-up hint, toolChoice none, completed reply', async () => {
     const model = toolHungryModel();
     // each call: 100 × 1 + 50 × 2 = 200; the second call spends the budget
-    const agent = new Agent({ model, tools: [add], middlewares: [new ReplyBudgetMiddleware({ tokenBudget: 400, inputWeight: 1, outputWeight: 2 })] });
+    const agent = new Agent({
+      model,
+      tools: [add],
+      middlewares: [new ReplyBudgetMiddleware({ tokenBudget: 400, inputWeight: 1, outputWeight: 2 })],
+    });
     const { events, end } = await run(agent, 'go');
 
     expect(end.finishReason).toBe('completed');
@@ -31,7 +37,12 @@ describe('ReplyBudgetMiddleware', () => {
     // the model saw the hint in the wrap-up call, at the end of the reply so far
     const last = model.requests[2]!;
     expect(hintsSeen(last)).toEqual(hints(events));
-    expect(last.messages.at(-1)!.content.at(-1)).toEqual({ type: 'hint', text: hints(events)[0], id: 'ReplyBudgetMiddleware:wrap-up', source: 'ReplyBudgetMiddleware' });
+    expect(last.messages.at(-1)!.content.at(-1)).toEqual({
+      type: 'hint',
+      text: hints(events)[0],
+      id: 'ReplyBudgetMiddleware:wrap-up',
+      source: 'ReplyBudgetMiddleware',
+    });
     expect(hintsSeen(model.requests[1]!)).toEqual([]);
     // the hint is emitted before the wrap-up model call starts
     const hintAt = events.findIndex((e) => e.type === 'HINT_BLOCK');
@@ -40,7 +51,14 @@ describe('ReplyBudgetMiddleware', () => {
     expect(hintAt).toBeLessThan(callStarts[2]!);
     // the stored reply holds the hint where the model saw it, and ends with the answer
     const reply = agent.context.at(-1)!;
-    expect(reply.content.map((b) => b.type)).toEqual(['tool_call', 'tool_result', 'tool_call', 'tool_result', 'hint', 'text']);
+    expect(reply.content.map((b) => b.type)).toEqual([
+      'tool_call',
+      'tool_result',
+      'tool_call',
+      'tool_result',
+      'hint',
+      'text',
+    ]);
     expect(textOfMsg(reply)).toBe('Here is what I found.');
   });
 
@@ -57,16 +75,23 @@ describe('ReplyBudgetMiddleware', () => {
       [400, 0],
       [600, 0],
     ]);
-    expect(custom(events, 'reply_budget.exhausted')).toEqual([{ spent: 400, remaining: 0, tokenBudget: 400, fraction: 1 }]);
+    expect(custom(events, 'reply_budget.exhausted')).toEqual([
+      { spent: 400, remaining: 0, tokenBudget: 400, fraction: 1 },
+    ]);
     // each usage event comes right after its MODEL_CALL_END
     events.forEach((e, i) => {
-      if (e.type === 'MODEL_CALL_END') expect(events[i + 1]).toMatchObject({ type: 'CUSTOM', name: 'reply_budget.usage' });
+      if (e.type === 'MODEL_CALL_END')
+        expect(events[i + 1]).toMatchObject({ type: 'CUSTOM', name: 'reply_budget.usage' });
     });
   });
 
   it('changes nothing while the reply stays under budget', async () => {
     const model = new ScriptedChatModel([{ toolCalls: [{ name: 'add', input: { a: 1, b: 1 } }] }, { text: '2' }]);
-    const agent = new Agent({ model, tools: [add], middlewares: [new ReplyBudgetMiddleware({ tokenBudget: 10_000, warnAt: 0.9 })] });
+    const agent = new Agent({
+      model,
+      tools: [add],
+      middlewares: [new ReplyBudgetMiddleware({ tokenBudget: 10_000, warnAt: 0.9 })],
+    });
     const { events, end } = await run(agent, 'go');
 
     expect(end.finishReason).toBe('completed');
@@ -83,12 +108,20 @@ describe('ReplyBudgetMiddleware', () => {
       { toolCalls: [{ name: 'add', input: { a: 3, b: 3 } }], usage: { inputTokens: 50, outputTokens: 0 } },
       { text: 'done', usage: { inputTokens: 10, outputTokens: 0 } },
     ]);
-    const agent = new Agent({ model, tools: [add], middlewares: [new ReplyBudgetMiddleware({ tokenBudget: 1000, warnAt: 0.15 })] });
+    const agent = new Agent({
+      model,
+      tools: [add],
+      middlewares: [new ReplyBudgetMiddleware({ tokenBudget: 1000, warnAt: 0.15 })],
+    });
     const { events, end } = await run(agent, 'go');
 
     expect(end.finishReason).toBe('completed');
-    expect(custom(events, 'reply_budget.warning')).toEqual([{ spent: 200, remaining: 800, tokenBudget: 1000, fraction: 0.2 }]);
-    expect(hints(events)).toEqual(['20% of this reply\'s token budget is used (200 of 1000). Plan to finish soon and avoid tool calls you do not need.']);
+    expect(custom(events, 'reply_budget.warning')).toEqual([
+      { spent: 200, remaining: 800, tokenBudget: 1000, fraction: 0.2 },
+    ]);
+    expect(hints(events)).toEqual([
+      "20% of this reply's token budget is used (200 of 1000). Plan to finish soon and avoid tool calls you do not need.",
+    ]);
     expect(model.requests.map((r) => r.toolChoice)).toEqual(['auto', 'auto', 'auto', 'auto']);
     expect(model.requests.map((r) => hintsSeen(r).length)).toEqual([0, 0, 1, 1]); // given once, then part of the reply
   });
@@ -116,8 +149,15 @@ describe('ReplyBudgetMiddleware', () => {
   });
 
   it('weighs input, cached input and output tokens', async () => {
-    const model = new ScriptedChatModel([{ text: 'hi', usage: { inputTokens: 100, cacheReadTokens: 80, outputTokens: 10 } }]);
-    const budget = new ReplyBudgetMiddleware({ tokenBudget: 1000, inputWeight: 1, cacheReadWeight: 0.1, outputWeight: 4 });
+    const model = new ScriptedChatModel([
+      { text: 'hi', usage: { inputTokens: 100, cacheReadTokens: 80, outputTokens: 10 } },
+    ]);
+    const budget = new ReplyBudgetMiddleware({
+      tokenBudget: 1000,
+      inputWeight: 1,
+      cacheReadWeight: 0.1,
+      outputWeight: 4,
+    });
     const agent = new Agent({ model, middlewares: [budget] });
     const { events } = await run(agent, 'hi');
 
@@ -154,14 +194,28 @@ describe('ReplyBudgetMiddleware', () => {
     });
     const usage = { inputTokens: 300, outputTokens: 0 };
     const script = (request: ModelRequest): ScriptedTurn =>
-      request.toolChoice === 'none' ? { text: 'Sent.', usage } : { toolCalls: [{ id: 't1', name: 'transfer', input: { amount: 5 } }], usage };
-    const first = new Agent({ model: new ScriptedChatModel(script), tools: [transfer], middlewares: [new ReplyBudgetMiddleware({ tokenBudget: 200 })] });
+      request.toolChoice === 'none'
+        ? { text: 'Sent.', usage }
+        : { toolCalls: [{ id: 't1', name: 'transfer', input: { amount: 5 } }], usage };
+    const first = new Agent({
+      model: new ScriptedChatModel(script),
+      tools: [transfer],
+      middlewares: [new ReplyBudgetMiddleware({ tokenBudget: 200 })],
+    });
     const suspended = await run(first, 'pay');
     expect(suspended.end.finishReason).toBe('awaiting_confirmation');
 
     const model = new ScriptedChatModel(script);
-    const second = new Agent({ model, tools: [transfer], middlewares: [new ReplyBudgetMiddleware({ tokenBudget: 200 })], state: first.saveState() });
-    const resumed = await run(second, { type: 'USER_CONFIRM_RESULT', results: [{ toolCallId: 't1', confirmed: true }] });
+    const second = new Agent({
+      model,
+      tools: [transfer],
+      middlewares: [new ReplyBudgetMiddleware({ tokenBudget: 200 })],
+      state: first.saveState(),
+    });
+    const resumed = await run(second, {
+      type: 'USER_CONFIRM_RESULT',
+      results: [{ toolCallId: 't1', confirmed: true }],
+    });
 
     expect(resumed.end.finishReason).toBe('completed');
     expect(model.requests.map((r) => r.toolChoice)).toEqual(['none']); // the budget was spent before the suspension

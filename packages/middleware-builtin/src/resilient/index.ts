@@ -72,7 +72,8 @@ import { type Layer, type OnionHook } from '@rxscope/core/internal';
 import { LimitExceededError } from '../limit-exceeded-error.js';
 
 /** The hook a failure happened in. */
-export type MiddlewareHook = 'onAgent' | 'onReasoning' | 'onActing' | 'onModelCall' | 'onSystemPrompt' | 'tools' | 'onShutdown';
+export type MiddlewareHook =
+  'onAgent' | 'onReasoning' | 'onActing' | 'onModelCall' | 'onSystemPrompt' | 'tools' | 'onShutdown';
 
 /** Where a wrapped middleware failed. */
 export interface MiddlewareFailure {
@@ -104,7 +105,10 @@ export function resilient(middleware: Middleware, options: ResilientOptions = {}
   const name = middlewareKey(middleware);
   const settings: Settings = {
     name,
-    onError: options.onError ?? ((err, f) => console.error(`[rxscope] middleware ${f.middleware} failed in ${f.hook}; continuing without it:`, err)),
+    onError:
+      options.onError ??
+      ((err, f) =>
+        console.error(`[rxscope] middleware ${f.middleware} failed in ${f.hook}; continuing without it:`, err)),
     event: options.event ?? true,
     propagate: options.propagate ?? ((err) => err instanceof LimitExceededError),
   };
@@ -112,7 +116,8 @@ export function resilient(middleware: Middleware, options: ResilientOptions = {}
   for (const hook of ONION_HOOKS) {
     if (!middleware[hook]) continue;
     const fn = (middleware[hook] as Layer<unknown>).bind(middleware);
-    const layer: Layer<unknown> = (agent, ctx, input, next) => guardLayer(settings, hook, ctx, input, next, (guardedNext) => fn(agent, ctx, input, guardedNext));
+    const layer: Layer<unknown> = (agent, ctx, input, next) =>
+      guardLayer(settings, hook, ctx, input, next, (guardedNext) => fn(agent, ctx, input, guardedNext));
     (wrapped as Record<OnionHook, Layer<unknown>>)[hook] = layer;
   }
   if (middleware.onSystemPrompt) {
@@ -282,7 +287,12 @@ function guardLayer(
       settings.onError(err, { middleware: settings.name, hook, ctx });
       const head: AgentEvent[] = [];
       if (settings.event) {
-        head.push(ctx.event('CUSTOM', { name: 'middleware.error', value: { middleware: settings.name, hook, error: toErrorInfo(err) } }));
+        head.push(
+          ctx.event('CUSTOM', {
+            name: 'middleware.error',
+            value: { middleware: settings.name, hook, error: toErrorInfo(err) },
+          }),
+        );
       }
       const r = latest;
       for (const other of runs) if (other !== r) other.cancel();
@@ -301,7 +311,8 @@ function guardLayer(
     let body: Observable<AgentEvent>;
     try {
       body = run(guardedNext);
-      if (!isObservable(body)) throw new TypeError(`${hook} of ${settings.name} returned ${typeof body}, not an Observable.`);
+      if (!isObservable(body))
+        throw new TypeError(`${hook} of ${settings.name} returned ${typeof body}, not an Observable.`);
     } catch (err) {
       body = rethrow(err);
     }
@@ -342,13 +353,27 @@ function reconcile(ctx: RuntimeContext, down: StreamState, r: InnerRun, name: st
     if (last?.type === 'MODEL_CALL_END') {
       out.push(last);
       lastUsed = true;
-    } else out.push(ctx.event('MODEL_CALL_END', { model: downCall.model, usage: { inputTokens: 0, outputTokens: 0 }, finishReason: 'error' }));
+    } else
+      out.push(
+        ctx.event('MODEL_CALL_END', {
+          model: downCall.model,
+          usage: { inputTokens: 0, outputTokens: 0 },
+          finishReason: 'error',
+        }),
+      );
   }
   if (innerCall && !downCall) out.push(innerCall);
   for (const start of r.state.blockStarts()) {
     if (!down.isOpen(start.blockId)) out.push(start);
   }
-  if (last && !lastUsed && !isBlockStart(last) && !isBlockEnd(last) && last.type !== 'MODEL_CALL_START' && last.type !== 'MODEL_CALL_END') {
+  if (
+    last &&
+    !lastUsed &&
+    !isBlockStart(last) &&
+    !isBlockEnd(last) &&
+    last.type !== 'MODEL_CALL_START' &&
+    last.type !== 'MODEL_CALL_END'
+  ) {
     out.push(last);
   }
   return out;

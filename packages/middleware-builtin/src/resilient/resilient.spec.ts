@@ -1,4 +1,18 @@
-import { catchError, concat, defer, filter, finalize, from, lastValueFrom, map, retry, take, tap, throwError, toArray } from 'rxjs';
+import {
+  catchError,
+  concat,
+  defer,
+  filter,
+  finalize,
+  from,
+  lastValueFrom,
+  map,
+  retry,
+  take,
+  tap,
+  throwError,
+  toArray,
+} from 'rxjs';
 import { z } from 'zod';
 import {
   Agent,
@@ -33,7 +47,12 @@ const bug = () => new Error('bug in the middleware');
 
 function fixture() {
   const ran: string[] = [];
-  const echo = defineTool({ name: 'echo', description: 'echo', input: z.object({ s: z.string() }), execute: ({ s }) => (ran.push(s), s) });
+  const echo = defineTool({
+    name: 'echo',
+    description: 'echo',
+    input: z.object({ s: z.string() }),
+    execute: ({ s }) => (ran.push(s), s),
+  });
   return { ran, echo };
 }
 
@@ -53,8 +72,12 @@ describe('resilient', () => {
     expect(end.finishReason).toBe('completed');
     expect(textOf(events)).toBe('Hello');
     expect(model.requests).toHaveLength(1);
-    expect(failures).toEqual([{ error: bug(), failure: expect.objectContaining({ middleware: 'broken', hook: 'onReasoning' }) }]);
-    expect(errorEvents(events)).toEqual([{ middleware: 'broken', hook: 'onReasoning', error: { name: 'Error', message: 'bug in the middleware' } }]);
+    expect(failures).toEqual([
+      { error: bug(), failure: expect.objectContaining({ middleware: 'broken', hook: 'onReasoning' }) },
+    ]);
+    expect(errorEvents(events)).toEqual([
+      { middleware: 'broken', hook: 'onReasoning', error: { name: 'Error', message: 'bug in the middleware' } },
+    ]);
   });
 
   it('skips an onSystemPrompt that throws or fails asynchronously: the prompt is left unchanged', async () => {
@@ -100,7 +123,10 @@ describe('resilient', () => {
           }),
         ),
     };
-    const passThrough: Middleware = { key: 'tracing', onModelCall: (_a, _c, input, next) => next(input).pipe(tap(() => undefined)) };
+    const passThrough: Middleware = {
+      key: 'tracing',
+      onModelCall: (_a, _c, input, next) => next(input).pipe(tap(() => undefined)),
+    };
     const model = new ScriptedChatModel([{ error: overloaded }, { text: 'second try' }]);
     const agent = new Agent({ model, middlewares: [retryOnce, resilient(passThrough, { onError })] });
     const { events, end } = await run(agent);
@@ -117,7 +143,10 @@ describe('resilient', () => {
     const { failures, onError } = recorder();
     const failure = new ModelError('bad request', { status: 400, code: 'invalid_request' });
     const passThrough: Middleware = { onReasoning: (_a, _c, input, next) => next(input) };
-    const agent = new Agent({ model: new ScriptedChatModel([{ error: failure }]), middlewares: [resilient(passThrough, { onError })] });
+    const agent = new Agent({
+      model: new ScriptedChatModel([{ error: failure }]),
+      middlewares: [resilient(passThrough, { onError })],
+    });
     const { end } = await run(agent);
 
     expect(end.finishReason).toBe('error');
@@ -130,9 +159,13 @@ describe('resilient', () => {
     const failure = new ModelError('overloaded', { retryable: true });
     const translating: Middleware = {
       key: 'translating',
-      onModelCall: (_a, _c, input, next) => next(input).pipe(catchError(() => throwError(() => new Error('translated')))),
+      onModelCall: (_a, _c, input, next) =>
+        next(input).pipe(catchError(() => throwError(() => new Error('translated')))),
     };
-    const agent = new Agent({ model: new ScriptedChatModel([{ error: failure }]), middlewares: [resilient(translating, { onError })] });
+    const agent = new Agent({
+      model: new ScriptedChatModel([{ error: failure }]),
+      middlewares: [resilient(translating, { onError })],
+    });
     const { end } = await run(agent);
 
     expect(end.error).toEqual(toErrorInfo(failure));
@@ -142,29 +175,32 @@ describe('resilient', () => {
   it.each([
     ['synchronous', 0],
     ['asynchronous', 2],
-  ])('does not re-run the model when the middleware fails mid-stream (%s model): the rest of the call passes through', async (_label, delayMs) => {
-    const { failures, onError } = recorder();
-    let deltas = 0;
-    const crashesOnSecondDelta: Middleware = {
-      key: 'crashy',
-      onModelCall: (_a, _c, input, next) =>
-        next(input).pipe(
-          map((e) => {
-            if (e.type === 'TEXT_BLOCK_DELTA' && ++deltas === 2) throw bug();
-            return e;
-          }),
-        ),
-    };
-    const model = new ScriptedChatModel([{ text: ['Hel', 'lo, ', 'world'] }], { delayMs });
-    const agent = new Agent({ model, middlewares: [resilient(crashesOnSecondDelta, { onError })] });
-    const { events, end } = await run(agent);
+  ])(
+    'does not re-run the model when the middleware fails mid-stream (%s model): the rest of the call passes through',
+    async (_label, delayMs) => {
+      const { failures, onError } = recorder();
+      let deltas = 0;
+      const crashesOnSecondDelta: Middleware = {
+        key: 'crashy',
+        onModelCall: (_a, _c, input, next) =>
+          next(input).pipe(
+            map((e) => {
+              if (e.type === 'TEXT_BLOCK_DELTA' && ++deltas === 2) throw bug();
+              return e;
+            }),
+          ),
+      };
+      const model = new ScriptedChatModel([{ text: ['Hel', 'lo, ', 'world'] }], { delayMs });
+      const agent = new Agent({ model, middlewares: [resilient(crashesOnSecondDelta, { onError })] });
+      const { events, end } = await run(agent);
 
-    expect(end.finishReason).toBe('completed');
-    expect(model.requests).toHaveLength(1);
-    expect(textOf(events)).toBe('Hello, world'); // the delta it failed on is passed on
-    expect(failures).toHaveLength(1);
-    expect(events.filter((e) => e.type === 'MODEL_CALL_END')).toHaveLength(1);
-  });
+      expect(end.finishReason).toBe('completed');
+      expect(model.requests).toHaveLength(1);
+      expect(textOf(events)).toBe('Hello, world'); // the delta it failed on is passed on
+      expect(failures).toHaveLength(1);
+      expect(events.filter((e) => e.type === 'MODEL_CALL_END')).toHaveLength(1);
+    },
+  );
 
   it('re-opens what a buffering middleware held back when it fails, so the stream stays well formed', async () => {
     const { onError } = recorder();
@@ -226,7 +262,13 @@ describe('resilient', () => {
       key: 'cache',
       onActing: (_a, ctx, input) =>
         concat(
-          from([ctx.event('TOOL_RESULT_START', { blockId: newId('blk'), toolCallId: input.toolCall.id, name: input.tool.name })]),
+          from([
+            ctx.event('TOOL_RESULT_START', {
+              blockId: newId('blk'),
+              toolCallId: input.toolCall.id,
+              name: input.tool.name,
+            }),
+          ]),
           throwError(() => bug()),
         ),
     };
@@ -236,7 +278,10 @@ describe('resilient', () => {
 
     expect(ran).toEqual([]);
     const [result] = toolResultsOf(agent.context.at(-1)!);
-    expect(result).toMatchObject({ status: 'error', output: [{ type: 'text', text: 'Tool call did not finish: middleware cache failed.' }] });
+    expect(result).toMatchObject({
+      status: 'error',
+      output: [{ type: 'text', text: 'Tool call did not finish: middleware cache failed.' }],
+    });
   });
 
   it('propagates the inner failure when the middleware fails while handling it', async () => {
@@ -300,7 +345,10 @@ describe('resilient', () => {
     };
     const returnsNothing = { key: 'nothing', onReasoning: () => undefined } as unknown as Middleware;
     const model = new ScriptedChatModel([{ text: 'fine' }]);
-    const agent = new Agent({ model, middlewares: [resilient(summary, { onError }), resilient(returnsNothing, { onError })] });
+    const agent = new Agent({
+      model,
+      middlewares: [resilient(summary, { onError }), resilient(returnsNothing, { onError })],
+    });
     const { events, end } = await run(agent);
 
     expect(end.finishReason).toBe('completed');
@@ -365,7 +413,10 @@ describe('resilient', () => {
   it('lets deliberate ends through: a wrapped limit still ends the reply', async () => {
     const { failures, onError } = recorder();
     const model = new ScriptedChatModel([{ text: 'one' }]);
-    const agent = new Agent({ model, middlewares: [resilient(new ModelCallLimitMiddleware({ perSession: 1, onLimit: 'end' }), { onError })] });
+    const agent = new Agent({
+      model,
+      middlewares: [resilient(new ModelCallLimitMiddleware({ perSession: 1, onLimit: 'end' }), { onError })],
+    });
     await run(agent);
     const { end } = await run(agent);
 
@@ -383,7 +434,10 @@ describe('resilient', () => {
         throw bug();
       },
     };
-    const agent = new Agent({ model: new ScriptedChatModel([{ text: 'fine' }]), middlewares: [resilient(broken, { event: false, onError: () => undefined })] });
+    const agent = new Agent({
+      model: new ScriptedChatModel([{ text: 'fine' }]),
+      middlewares: [resilient(broken, { event: false, onError: () => undefined })],
+    });
     const { events, end } = await run(agent);
     expect(end.finishReason).toBe('completed');
     expect(errorEvents(events)).toEqual([]);

@@ -38,8 +38,32 @@
  *
  * @module
  */
-import { asyncScheduler, catchError, concat, defer, EMPTY, filter, from, ignoreElements, type Observable, of, type SchedulerLike, tap, timer } from 'rxjs';
-import { type Agent, type AgentEvent, type Middleware, type ModelCallInput, type Next, type RuntimeContext, toErrorInfo, isCancellation, isRetryable } from '@rxscope/core';
+import {
+  asyncScheduler,
+  catchError,
+  concat,
+  defer,
+  EMPTY,
+  filter,
+  from,
+  ignoreElements,
+  type Observable,
+  of,
+  type SchedulerLike,
+  tap,
+  timer,
+} from 'rxjs';
+import {
+  type Agent,
+  type AgentEvent,
+  type Middleware,
+  type ModelCallInput,
+  type Next,
+  type RuntimeContext,
+  toErrorInfo,
+  isCancellation,
+  isRetryable,
+} from '@rxscope/core';
 import { isStreamedContent, rethrow } from './streamed.js';
 
 /** Options of {@link RetryMiddleware}. */
@@ -136,7 +160,12 @@ export class RetryMiddleware implements Middleware {
     return retryAfter === undefined ? jittered : Math.max(retryAfter, jittered);
   }
 
-  onModelCall(_agent: Agent, ctx: RuntimeContext, input: ModelCallInput, next: Next<ModelCallInput>): Observable<AgentEvent> {
+  onModelCall(
+    _agent: Agent,
+    ctx: RuntimeContext,
+    input: ModelCallInput,
+    next: Next<ModelCallInput>,
+  ): Observable<AgentEvent> {
     const attempt = (n: number): Observable<AgentEvent> =>
       defer(() => {
         const failed = (error: unknown, streamed: boolean, leftovers: readonly AgentEvent[]) =>
@@ -166,7 +195,15 @@ export class RetryMiddleware implements Middleware {
             }),
           ),
           defer(() => from(held)),
-        ).pipe(catchError((error: unknown) => failed(error, false, held.filter((e) => e.type === 'MODEL_CALL_END'))));
+        ).pipe(
+          catchError((error: unknown) =>
+            failed(
+              error,
+              false,
+              held.filter((e) => e.type === 'MODEL_CALL_END'),
+            ),
+          ),
+        );
       });
     return attempt(1);
   }
@@ -209,6 +246,7 @@ export class RetryMiddleware implements Middleware {
 }
 
 function retryAfterOf(error: unknown): number | undefined {
-  const v = typeof error === 'object' && error !== null ? (error as { retryAfterMs?: unknown }).retryAfterMs : undefined;
+  const v =
+    typeof error === 'object' && error !== null ? (error as { retryAfterMs?: unknown }).retryAfterMs : undefined;
   return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined;
 }

@@ -10,7 +10,10 @@ describe('RetryMiddleware over HTTP (OpenAIChatModel + test server)', () => {
 
   const agentFor = (turns: ServerTurn[], options: RetryOptions = {}) => {
     server.enqueue(...turns);
-    return new Agent({ model: testServerModel(server), middlewares: [new RetryMiddleware({ initialDelayMs: 50, ...options })] });
+    return new Agent({
+      model: testServerModel(server),
+      middlewares: [new RetryMiddleware({ initialDelayMs: 50, ...options })],
+    });
   };
 
   beforeEach(async () => {
@@ -27,7 +30,11 @@ describe('RetryMiddleware over HTTP (OpenAIChatModel + test server)', () => {
     const waited = server.requests[1]!.receivedAt - server.requests[0]!.receivedAt;
     expect(waited).toBeGreaterThanOrEqual(990);
     expect(waited).toBeLessThan(1_800);
-    expect(ofType(events, 'CUSTOM')[0]!.value).toMatchObject({ retryAfterMs: 1_000, delayMs: 1_000, error: { status: 429, code: 'rate_limited' } } as Partial<RetryEventValue>);
+    expect(ofType(events, 'CUSTOM')[0]!.value).toMatchObject({
+      retryAfterMs: 1_000,
+      delayMs: 1_000,
+      error: { status: 429, code: 'rate_limited' },
+    } as Partial<RetryEventValue>);
     expect(ofType(events, 'MODEL_CALL_END').map((e) => e.finishReason)).toEqual(['error', 'stop']);
   });
 
@@ -37,7 +44,10 @@ describe('RetryMiddleware over HTTP (OpenAIChatModel + test server)', () => {
     expect(end.finishReason).toBe('completed');
     expect(server.requests).toHaveLength(3);
     expect(textOf(events)).toBe('finally');
-    expect(ofType(events, 'MODEL_CALL_END')[0]).toMatchObject({ finishReason: 'error', error: { status: 500, retryable: true } });
+    expect(ofType(events, 'MODEL_CALL_END')[0]).toMatchObject({
+      finishReason: 'error',
+      error: { status: 500, retryable: true },
+    });
   });
 
   it('401 is not retried', async () => {
@@ -79,7 +89,13 @@ describe('RetryMiddleware over HTTP (OpenAIChatModel + test server)', () => {
   });
 
   it('with buffer: true the dropped attempt is retried and only the complete answer is shown', async () => {
-    const agent = agentFor([{ text: ['Once ', 'upon ', 'a ', 'time'], fault: 'drop_mid_stream' }, { text: ['Once ', 'upon ', 'a ', 'time.'] }], { buffer: true });
+    const agent = agentFor(
+      [
+        { text: ['Once ', 'upon ', 'a ', 'time'], fault: 'drop_mid_stream' },
+        { text: ['Once ', 'upon ', 'a ', 'time.'] },
+      ],
+      { buffer: true },
+    );
     const { events, end } = await run(agent);
     expect(end.finishReason).toBe('completed');
     expect(server.requests).toHaveLength(2);

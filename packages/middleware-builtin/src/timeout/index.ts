@@ -116,7 +116,12 @@ export class TimeoutMiddleware implements Middleware {
     this.scheduler = options.scheduler ?? asyncScheduler;
   }
 
-  onModelCall(_agent: Agent, ctx: RuntimeContext, input: ModelCallInput, next: Next<ModelCallInput>): Observable<AgentEvent> {
+  onModelCall(
+    _agent: Agent,
+    ctx: RuntimeContext,
+    input: ModelCallInput,
+    next: Next<ModelCallInput>,
+  ): Observable<AgentEvent> {
     const { modelCallMs, firstTokenMs, idleMs } = this.options;
     if (modelCallMs === undefined && firstTokenMs === undefined && idleMs === undefined) return next(input);
     const scheduler = this.scheduler;
@@ -134,7 +139,13 @@ export class TimeoutMiddleware implements Middleware {
         inner.unsubscribe(); // aborts the request
         timers.unsubscribe();
         const error = new ModelError(message, { code: 'timeout', retryable: true });
-        for (const e of closeOpenStream(ctx, tracker, { status: 'error', why: error.message, error: toErrorInfo(error), answerCalls: false })) subscriber.next(e);
+        for (const e of closeOpenStream(ctx, tracker, {
+          status: 'error',
+          why: error.message,
+          error: toErrorInfo(error),
+          answerCalls: false,
+        }))
+          subscriber.next(e);
         subscriber.error(error);
       };
       const armIdle = (ms: number) => {
@@ -155,9 +166,13 @@ export class TimeoutMiddleware implements Middleware {
       let started = false;
       const startClock = () => {
         started = true;
-        if (modelCallMs !== undefined) timers.add(scheduler.schedule(() => fire(`the model call took longer than ${modelCallMs} ms`), modelCallMs));
+        if (modelCallMs !== undefined)
+          timers.add(scheduler.schedule(() => fire(`the model call took longer than ${modelCallMs} ms`), modelCallMs));
         if (firstTokenMs !== undefined) {
-          firstToken = scheduler.schedule(() => fire(`the model sent no content within ${firstTokenMs} ms`), firstTokenMs);
+          firstToken = scheduler.schedule(
+            () => fire(`the model sent no content within ${firstTokenMs} ms`),
+            firstTokenMs,
+          );
           timers.add(firstToken);
         } else if (idleMs !== undefined) armIdle(idleMs);
       };

@@ -1,7 +1,12 @@
 import { lastValueFrom, NEVER, Observable, toArray } from 'rxjs';
 import { z } from 'zod';
 import { Agent, type AgentEvent, defineTool, type Middleware, textOfMsg } from '@rxscope/core';
-import { assertConsistentConversation, assertReplyGrammar, ModelTestingController, ScriptedChatModel } from '@rxscope/core/testing';
+import {
+  assertConsistentConversation,
+  assertReplyGrammar,
+  ModelTestingController,
+  ScriptedChatModel,
+} from '@rxscope/core/testing';
 import { ofType, start, textOf, virtualClock } from '../__tests__/helpers.js';
 import { RateLimitMiddleware } from '../rate-limit/index.js';
 import { RetryMiddleware } from '../retry/index.js';
@@ -12,7 +17,10 @@ describe('TimeoutMiddleware', () => {
     it('modelCallMs: a stalled call ends well formed with a retryable timeout, and its request is aborted', () => {
       const clock = virtualClock();
       const controller = new ModelTestingController();
-      const agent = new Agent({ model: controller.model, middlewares: [new TimeoutMiddleware({ modelCallMs: 5_000, scheduler: clock.scheduler })] });
+      const agent = new Agent({
+        model: controller.model,
+        middlewares: [new TimeoutMiddleware({ modelCallMs: 5_000, scheduler: clock.scheduler })],
+      });
       const reply = start(agent);
       const call = controller.expectOne();
       call.streamText('Thinking about');
@@ -24,11 +32,22 @@ describe('TimeoutMiddleware', () => {
       expect(call.cancelled).toBe(true);
       expect(call.request.signal.aborted).toBe(true);
       const end = assertReplyGrammar(reply.events);
-      expect(end).toMatchObject({ finishReason: 'error', error: { name: 'ModelError', code: 'timeout', retryable: true } });
+      expect(end).toMatchObject({
+        finishReason: 'error',
+        error: { name: 'ModelError', code: 'timeout', retryable: true },
+      });
       expect(end.error?.message).toContain('5000 ms');
       // The open text block was closed before the attempt's MODEL_CALL_END {error}.
-      expect(reply.events.map((e) => e.type).slice(-4)).toEqual(['TEXT_BLOCK_DELTA', 'TEXT_BLOCK_END', 'MODEL_CALL_END', 'REPLY_END']);
-      expect(ofType(reply.events, 'MODEL_CALL_END')[0]).toMatchObject({ finishReason: 'error', error: { code: 'timeout' } });
+      expect(reply.events.map((e) => e.type).slice(-4)).toEqual([
+        'TEXT_BLOCK_DELTA',
+        'TEXT_BLOCK_END',
+        'MODEL_CALL_END',
+        'REPLY_END',
+      ]);
+      expect(ofType(reply.events, 'MODEL_CALL_END')[0]).toMatchObject({
+        finishReason: 'error',
+        error: { code: 'timeout' },
+      });
       expect(textOfMsg(agent.context[1]!)).toBe('Thinking about');
       assertConsistentConversation(agent.context);
     });
@@ -81,24 +100,33 @@ describe('TimeoutMiddleware', () => {
     it('firstTokenMs fires when no content comes in time', () => {
       const clock = virtualClock();
       const controller = new ModelTestingController();
-      const agent = new Agent({ model: controller.model, middlewares: [new TimeoutMiddleware({ firstTokenMs: 3_000, scheduler: clock.scheduler })] });
+      const agent = new Agent({
+        model: controller.model,
+        middlewares: [new TimeoutMiddleware({ firstTokenMs: 3_000, scheduler: clock.scheduler })],
+      });
       const reply = start(agent);
       controller.expectOne();
       clock.advanceTo(3_000);
-      expect(assertReplyGrammar(reply.events).error).toMatchObject({ code: 'timeout', message: 'the model sent no content within 3000 ms' });
+      expect(assertReplyGrammar(reply.events).error).toMatchObject({
+        code: 'timeout',
+        message: 'the model sent no content within 3000 ms',
+      });
     });
 
     it('idleMs alone also covers the wait for the first event of content', () => {
       const clock = virtualClock();
       const controller = new ModelTestingController();
-      const agent = new Agent({ model: controller.model, middlewares: [new TimeoutMiddleware({ idleMs: 800, scheduler: clock.scheduler })] });
+      const agent = new Agent({
+        model: controller.model,
+        middlewares: [new TimeoutMiddleware({ idleMs: 800, scheduler: clock.scheduler })],
+      });
       const reply = start(agent);
       controller.expectOne();
       clock.advanceTo(800);
       expect(assertReplyGrammar(reply.events).error).toMatchObject({ code: 'timeout' });
     });
 
-    it('the clock starts when the call starts: waiting in a rate limiter\'s queue inside does not count', () => {
+    it("the clock starts when the call starts: waiting in a rate limiter's queue inside does not count", () => {
       const clock = virtualClock();
       const controller = new ModelTestingController();
       const gate = new RateLimitMiddleware({ maxConcurrent: 1, scheduler: clock.scheduler });
@@ -117,7 +145,12 @@ describe('TimeoutMiddleware', () => {
     it('a call that finishes in time leaves no timer behind', () => {
       const clock = virtualClock();
       const model = new ScriptedChatModel([{ text: 'quick' }]);
-      const agent = new Agent({ model, middlewares: [new TimeoutMiddleware({ modelCallMs: 1_000, firstTokenMs: 500, idleMs: 100, scheduler: clock.scheduler })] });
+      const agent = new Agent({
+        model,
+        middlewares: [
+          new TimeoutMiddleware({ modelCallMs: 1_000, firstTokenMs: 500, idleMs: 100, scheduler: clock.scheduler }),
+        ],
+      });
       const reply = start(agent);
       expect(assertReplyGrammar(reply.events).finishReason).toBe('completed');
       expect(clock.pending()).toBe(0);
@@ -125,7 +158,7 @@ describe('TimeoutMiddleware', () => {
   });
 
   describe('tool calls', () => {
-    it('toolCallMs: the tool\'s signal is aborted and the call gets an error result; the reply goes on', async () => {
+    it("toolCallMs: the tool's signal is aborted and the call gets an error result; the reply goes on", async () => {
       let aborted = false;
       const hang = defineTool({
         name: 'hang',
@@ -136,7 +169,10 @@ describe('TimeoutMiddleware', () => {
             toolCtx.signal.addEventListener('abort', () => (aborted = true));
           }),
       });
-      const model = new ScriptedChatModel([{ toolCalls: [{ name: 'hang', input: {} }] }, { text: 'The tool timed out.' }]);
+      const model = new ScriptedChatModel([
+        { toolCalls: [{ name: 'hang', input: {} }] },
+        { text: 'The tool timed out.' },
+      ]);
       const agent = new Agent({ model, tools: [hang], middlewares: [new TimeoutMiddleware({ toolCallMs: 30 })] });
       const events = await lastValueFrom(agent.reply('go').pipe(toArray()));
 
@@ -156,7 +192,10 @@ describe('TimeoutMiddleware', () => {
       const model = new ScriptedChatModel([{ toolCalls: [{ name: 'quick', input: {} }] }, { text: 'ok' }]);
       const agent = new Agent({ model, tools: [quick], middlewares: [new TimeoutMiddleware({ toolCallMs: 1_000 })] });
       const events = await lastValueFrom(agent.reply('go').pipe(toArray()));
-      expect(ofType(events, 'TOOL_RESULT_END')[0]).toMatchObject({ status: 'success', output: [{ type: 'text', text: 'done' }] });
+      expect(ofType(events, 'TOOL_RESULT_END')[0]).toMatchObject({
+        status: 'success',
+        output: [{ type: 'text', text: 'done' }],
+      });
     });
   });
 
@@ -165,7 +204,11 @@ describe('TimeoutMiddleware', () => {
       const clock = virtualClock();
       const controller = new ModelTestingController();
       const slow = defineTool({ name: 'slow', description: 'slow', input: z.object({}), execute: () => NEVER });
-      const agent = new Agent({ model: controller.model, tools: [slow], middlewares: [new TimeoutMiddleware({ replyMs: 10_000, scheduler: clock.scheduler })] });
+      const agent = new Agent({
+        model: controller.model,
+        tools: [slow],
+        middlewares: [new TimeoutMiddleware({ replyMs: 10_000, scheduler: clock.scheduler })],
+      });
       const reply = start(agent);
       controller.expectOne().flush({ toolCalls: [{ name: 'slow', input: {} }] });
       clock.advanceTo(3_000);
@@ -174,7 +217,10 @@ describe('TimeoutMiddleware', () => {
 
       expect(reply.done()).toBe(true);
       const end = assertReplyGrammar(reply.events);
-      expect(end).toMatchObject({ finishReason: 'error', error: { name: 'ReplyTimeoutError', code: 'timeout', message: 'the reply timed out after 10000 ms' } });
+      expect(end).toMatchObject({
+        finishReason: 'error',
+        error: { name: 'ReplyTimeoutError', code: 'timeout', message: 'the reply timed out after 10000 ms' },
+      });
       expect(end.usage).toBeDefined();
       expect(ofType(reply.events, 'TOOL_RESULT_END')[0]!.status).toBe('interrupted');
       assertConsistentConversation(agent.context);
@@ -200,7 +246,10 @@ describe('TimeoutMiddleware', () => {
       const stubborn: Middleware = { onAgent: () => new Observable<AgentEvent>(() => undefined) };
       const agent = new Agent({
         model: new ScriptedChatModel([{ text: 'x' }]),
-        middlewares: [new TimeoutMiddleware({ replyMs: 1_000, replyGraceMs: 500, scheduler: clock.scheduler }), stubborn],
+        middlewares: [
+          new TimeoutMiddleware({ replyMs: 1_000, replyGraceMs: 500, scheduler: clock.scheduler }),
+          stubborn,
+        ],
       });
       const reply = start(agent);
       clock.advanceTo(1_000);
@@ -213,7 +262,10 @@ describe('TimeoutMiddleware', () => {
     it('a user interrupt stays an interrupt', () => {
       const clock = virtualClock();
       const controller = new ModelTestingController();
-      const agent = new Agent({ model: controller.model, middlewares: [new TimeoutMiddleware({ replyMs: 10_000, scheduler: clock.scheduler })] });
+      const agent = new Agent({
+        model: controller.model,
+        middlewares: [new TimeoutMiddleware({ replyMs: 10_000, scheduler: clock.scheduler })],
+      });
       const reply = start(agent);
       agent.interrupt('user pressed stop');
       expect(assertReplyGrammar(reply.events).finishReason).toBe('interrupted');

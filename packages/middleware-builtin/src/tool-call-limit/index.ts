@@ -120,7 +120,8 @@ export class ToolCallLimitMiddleware implements Middleware {
       perSession: checkLimit(owner, `perTool["${pattern}"].perSession`, limits.perSession),
     }));
     const limited = [this.perReply, this.perSession, ...this.perTool.flatMap((t) => [t.perReply, t.perSession])];
-    if (limited.every((n) => n === Infinity)) throw new RangeError(`${owner}: set at least one limit (perReply, perSession or perTool).`);
+    if (limited.every((n) => n === Infinity))
+      throw new RangeError(`${owner}: set at least one limit (perReply, perSession or perTool).`);
     this.onLimit = options.onLimit ?? 'finish';
     this.deniedText = options.deniedText ?? defaultDeniedText;
     this.key = options.key ?? owner;
@@ -136,7 +137,10 @@ export class ToolCallLimitMiddleware implements Middleware {
     const reply = this.state.reply(ctx);
     const session = this.state.session(ctx);
     const patterns = this.perTool.filter((t) => matches(t.pattern, name));
-    const reached = [...this.globalReached(reply, session), ...patterns.flatMap((t) => this.toolReached(reply, session, t))];
+    const reached = [
+      ...this.globalReached(reply, session),
+      ...patterns.flatMap((t) => this.toolReached(reply, session, t)),
+    ];
     if (reached.length) {
       const status = reached[0]!;
       if (!reply.exceeded) this.state.setReply(ctx, { ...reply, exceeded: status });
@@ -150,7 +154,10 @@ export class ToolCallLimitMiddleware implements Middleware {
           status: 'denied',
           output: [{ type: 'text', text: this.deniedText(status, name) }],
         }),
-        ctx.event('CUSTOM', { name: 'tool_call_limit', value: { action: 'deny', toolCallId: call.id, toolName: name, ...status } }),
+        ctx.event('CUSTOM', {
+          name: 'tool_call_limit',
+          value: { action: 'deny', toolCallId: call.id, toolName: name, ...status },
+        }),
       ]);
     }
     const count = (c: Counts): Counts => {
@@ -163,7 +170,12 @@ export class ToolCallLimitMiddleware implements Middleware {
     return next(input);
   }
 
-  onReasoning(_agent: Agent, ctx: RuntimeContext, input: ReasoningInput, next: Next<ReasoningInput>): Observable<AgentEvent> {
+  onReasoning(
+    _agent: Agent,
+    ctx: RuntimeContext,
+    input: ReasoningInput,
+    next: Next<ReasoningInput>,
+  ): Observable<AgentEvent> {
     const reply = this.state.reply(ctx);
     if (this.onLimit === 'end') {
       const status = reply.exceeded;
@@ -212,7 +224,9 @@ export class ToolCallLimitMiddleware implements Middleware {
     const ids = wanted.map((w) => `${this.key}:${w.id}`);
     // Reported once per reply for each limit, even when an outer layer re-enters the step.
     const fresh = reached.filter((_s, i) => !ctx.conversation.hasHint(ids[i]!));
-    const head = fresh.length ? [ctx.event('CUSTOM', { name: 'tool_call_limit', value: { action: 'finish', limits: fresh } })] : [];
+    const head = fresh.length
+      ? [ctx.event('CUSTOM', { name: 'tool_call_limit', value: { action: 'finish', limits: fresh } })]
+      : [];
     return concat(
       from(head),
       defer(() => {

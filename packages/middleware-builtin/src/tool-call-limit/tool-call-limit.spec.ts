@@ -62,16 +62,30 @@ describe('ToolCallLimitMiddleware', () => {
       ['c2', 'denied'],
     ]);
     expect(results[2]!.output).toEqual([
-      { type: 'text', text: 'Tool call limit reached: at most 2 tool calls per reply (2 made). This call was not executed; do not repeat it.' },
+      {
+        type: 'text',
+        text: 'Tool call limit reached: at most 2 tool calls per reply (2 made). This call was not executed; do not repeat it.',
+      },
     ]);
-    expect(limitEvents(events)[0]).toEqual({ action: 'deny', toolCallId: 'c2', toolName: 'add', scope: 'reply', limit: 2, used: 2 });
+    expect(limitEvents(events)[0]).toEqual({
+      action: 'deny',
+      toolCallId: 'c2',
+      toolName: 'add',
+      scope: 'reply',
+      limit: 2,
+      used: 2,
+    });
     expect(model.requests[1]!.toolChoice).toBe('none');
   });
 
   it("'end': a call over the limit is denied and the reply stops (tool_call_limit) before the next model call", async () => {
     const { ran, add } = fixture();
     const model = callsUntilStopped('add');
-    const agent = new Agent({ model, tools: [add], middlewares: [new ToolCallLimitMiddleware({ perReply: 1, onLimit: 'end' })] });
+    const agent = new Agent({
+      model,
+      tools: [add],
+      middlewares: [new ToolCallLimitMiddleware({ perReply: 1, onLimit: 'end' })],
+    });
     const { events, end } = await run(agent, 'go');
 
     expect(ran).toEqual(['add 0']);
@@ -99,16 +113,28 @@ describe('ToolCallLimitMiddleware', () => {
     expect(ran).toEqual(['search 0', 'add 1', 'add 2']);
     expect(model.requests.map(offered)).toEqual([['add', 'search'], ['add'], ['add'], ['add']]);
     expect(model.requests.map((r) => r.toolChoice)).toEqual(['auto', 'auto', 'auto', 'none']); // the last is the loop's maxIters call
-    expect(hints(events)).toEqual(['The limit of 1 call of "search" per reply is reached; search is no longer available. Continue without it.']);
+    expect(hints(events)).toEqual([
+      'The limit of 1 call of "search" per reply is reached; search is no longer available. Continue without it.',
+    ]);
   });
 
   it('counts the tools a glob matches together', async () => {
     const { ran, fsRead, fsWrite, add } = fixture();
     const model = new ScriptedChatModel([
-      { toolCalls: [{ name: 'fs_read', input: { q: 'a' } }, { name: 'fs_write', input: { q: 'b' } }, { name: 'add', input: { q: 'c' } }] },
+      {
+        toolCalls: [
+          { name: 'fs_read', input: { q: 'a' } },
+          { name: 'fs_write', input: { q: 'b' } },
+          { name: 'add', input: { q: 'c' } },
+        ],
+      },
       { text: 'ok' },
     ]);
-    const agent = new Agent({ model, tools: [fsRead, fsWrite, add], middlewares: [new ToolCallLimitMiddleware({ perTool: { 'fs_*': { perReply: 1 } } })] });
+    const agent = new Agent({
+      model,
+      tools: [fsRead, fsWrite, add],
+      middlewares: [new ToolCallLimitMiddleware({ perTool: { 'fs_*': { perReply: 1 } } })],
+    });
     await run(agent, 'go');
 
     expect(ran).toEqual(['fs_read a', 'add c']);
@@ -118,7 +144,13 @@ describe('ToolCallLimitMiddleware', () => {
   it('does not count calls answered before they run (unknown tool, invalid arguments)', async () => {
     const { ran, add } = fixture();
     const model = new ScriptedChatModel([
-      { toolCalls: [{ name: 'nope', input: {} }, { name: 'add', input: { q: 42 } }, { name: 'add', input: { q: 'ok' } }] },
+      {
+        toolCalls: [
+          { name: 'nope', input: {} },
+          { name: 'add', input: { q: 42 } },
+          { name: 'add', input: { q: 'ok' } },
+        ],
+      },
       { text: 'ok' },
     ]);
     const agent = new Agent({ model, tools: [add], middlewares: [new ToolCallLimitMiddleware({ perReply: 1 })] });
@@ -140,7 +172,12 @@ describe('ToolCallLimitMiddleware', () => {
 
     // a model that keeps calling tools whatever it is told
     const model = new ScriptedChatModel([{ toolCalls: [{ name: 'add', input: { q: 'y' } }] }, { text: 'two' }]);
-    const second = new Agent({ model, tools: [add], middlewares: [new ToolCallLimitMiddleware({ perSession: 1 })], state: first.saveState() });
+    const second = new Agent({
+      model,
+      tools: [add],
+      middlewares: [new ToolCallLimitMiddleware({ perSession: 1 })],
+      state: first.saveState(),
+    });
     const { end } = await run(second, 'two');
 
     expect(end.finishReason).toBe('completed');

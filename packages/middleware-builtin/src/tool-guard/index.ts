@@ -48,8 +48,7 @@ import { ruleMatches, validateToolInput } from '@rxscope/core/internal';
 
 /** A deny rule: a tool name or glob, or one narrowed to calls whose `argument` matches `pattern`. */
 export type ToolGuardRule =
-  | string
-  | { readonly tool: string; readonly argument?: string; readonly pattern?: string; readonly reason?: string };
+  string | { readonly tool: string; readonly argument?: string; readonly pattern?: string; readonly reason?: string };
 
 /** What a rewrite receives besides the arguments. */
 export interface ToolCallInfo {
@@ -88,7 +87,10 @@ export interface ToolGuardOptions {
  * new ToolGuardMiddleware({ rewrite: { search: clampArgument('limit', { min: 1, max: 50 }) } });
  * ```
  */
-export function clampArgument(argument: string, range: { readonly min?: number; readonly max?: number }): ToolInputRewrite {
+export function clampArgument(
+  argument: string,
+  range: { readonly min?: number; readonly max?: number },
+): ToolInputRewrite {
   return (input: unknown) => {
     const value = argOf(input, argument);
     if (typeof value !== 'number') return input;
@@ -144,7 +146,12 @@ export class ToolGuardMiddleware implements Middleware {
     return undefined;
   }
 
-  onReasoning(_agent: Agent, _ctx: RuntimeContext, input: ReasoningInput, next: Next<ReasoningInput>): Observable<AgentEvent> {
+  onReasoning(
+    _agent: Agent,
+    _ctx: RuntimeContext,
+    input: ReasoningInput,
+    next: Next<ReasoningInput>,
+  ): Observable<AgentEvent> {
     if (!this.hideDenied) return next(input);
     const tools = input.tools.filter((t) => this.deniedByName(t.name) === undefined);
     if (tools.length === input.tools.length) return next(input);
@@ -172,7 +179,13 @@ export class ToolGuardMiddleware implements Middleware {
     const rewritten = args !== input.input;
     if (rewritten) {
       const checked = validateToolInput(input.tool, args);
-      if (!checked.ok) return answer(ctx, input, 'error', `The tool guard rewrote the arguments into invalid ones. ${checked.message}`);
+      if (!checked.ok)
+        return answer(
+          ctx,
+          input,
+          'error',
+          `The tool guard rewrote the arguments into invalid ones. ${checked.message}`,
+        );
       args = checked.input;
     }
 
@@ -185,14 +198,24 @@ export class ToolGuardMiddleware implements Middleware {
     if (!rewritten) return next(input);
     const toolCall = { ...input.toolCall, arguments: JSON.stringify(args) };
     return concat(
-      of(ctx.event('CUSTOM', { name: 'tool_guard.rewrite', value: { toolCallId: toolCall.id, tool: name, before: input.input, after: args } })),
+      of(
+        ctx.event('CUSTOM', {
+          name: 'tool_guard.rewrite',
+          value: { toolCallId: toolCall.id, tool: name, before: input.input, after: args },
+        }),
+      ),
       next({ ...input, toolCall, input: args }),
     );
   }
 }
 
 /** Answers the call without running it. */
-function answer(ctx: RuntimeContext, input: ActingInput, status: 'denied' | 'error', text: string): Observable<AgentEvent> {
+function answer(
+  ctx: RuntimeContext,
+  input: ActingInput,
+  status: 'denied' | 'error',
+  text: string,
+): Observable<AgentEvent> {
   const blockId = newId('blk');
   const toolCallId = input.toolCall.id;
   return from([
@@ -212,7 +235,8 @@ function argOf(input: unknown, argument: string): unknown {
 function confine(path: string, root: string): string {
   const base = root.replace(/[/\\]+$/, '');
   let rest = path;
-  if (base && (rest === base || rest.startsWith(`${base}/`) || rest.startsWith(`${base}\\`))) rest = rest.slice(base.length);
+  if (base && (rest === base || rest.startsWith(`${base}/`) || rest.startsWith(`${base}\\`)))
+    rest = rest.slice(base.length);
   const segments: string[] = [];
   for (const seg of rest.split(/[/\\]+/)) {
     if (!seg || seg === '.') continue;

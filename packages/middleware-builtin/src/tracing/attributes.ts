@@ -1,4 +1,12 @@
-import { type Attributes, context, type Logger, SeverityNumber, type Span, SpanStatusCode, trace } from '@opentelemetry/api';
+import {
+  type Attributes,
+  context,
+  type Logger,
+  SeverityNumber,
+  type Span,
+  SpanStatusCode,
+  trace,
+} from '@opentelemetry/api';
 import type { ErrorInfo, ModelOptions, ModelRequestInfo } from '@rxscope/core';
 
 /**
@@ -68,8 +76,10 @@ export function requestAttributes(options: ModelOptions): Attributes {
   if (typeof options.maxTokens === 'number') attributes['gen_ai.request.max_tokens'] = options.maxTokens;
   if (typeof options.seed === 'number') attributes['gen_ai.request.seed'] = options.seed;
   if (options.stop?.length) attributes['gen_ai.request.stop_sequences'] = [...options.stop];
-  if (typeof options['frequencyPenalty'] === 'number') attributes['gen_ai.request.frequency_penalty'] = options['frequencyPenalty'];
-  if (typeof options['presencePenalty'] === 'number') attributes['gen_ai.request.presence_penalty'] = options['presencePenalty'];
+  if (typeof options['frequencyPenalty'] === 'number')
+    attributes['gen_ai.request.frequency_penalty'] = options['frequencyPenalty'];
+  if (typeof options['presencePenalty'] === 'number')
+    attributes['gen_ai.request.presence_penalty'] = options['presencePenalty'];
   return attributes;
 }
 
@@ -115,7 +125,8 @@ export function genAiFinishReason(raw: string): string {
  * `error.type`).
  */
 export function reportException(logger: Logger, span: Span, error: ErrorInfo | Error): void {
-  const info: ErrorInfo = error instanceof Error ? { name: error.name, message: error.message, ...codeOf(error) } : error;
+  const info: ErrorInfo =
+    error instanceof Error ? { name: error.name, message: error.message, ...codeOf(error) } : error;
   logger.emit({
     eventName: EXCEPTION_EVENT,
     severityNumber: SeverityNumber.WARN,

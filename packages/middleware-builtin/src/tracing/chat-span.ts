@@ -1,6 +1,14 @@
 import { SpanKind, trace } from '@opentelemetry/api';
 import { type ErrorInfo, type ModelCallInput, type RuntimeContext, toErrorInfo } from '@rxscope/core';
-import { ATTR, genAiFinishReason, markFailed, reportException, requestAttributes, requestInfoAttributes, structured } from './attributes.js';
+import {
+  ATTR,
+  genAiFinishReason,
+  markFailed,
+  reportException,
+  requestAttributes,
+  requestInfoAttributes,
+  structured,
+} from './attributes.js';
 import { StreamedOutput, toGenAiMessages } from './content.js';
 import type { ReplyTrace, SpanRun } from './traced.js';
 
@@ -35,7 +43,8 @@ export function chatSpan(ctx: RuntimeContext, input: ModelCallInput, reply: Repl
     const { system, messages } = toGenAiMessages(input.messages);
     span.setAttribute(ATTR.inputMessages, structured(messages));
     if (system.length) span.setAttribute(ATTR.systemInstructions, structured(system));
-    if (input.tools.length) span.setAttribute(ATTR.toolDefinitions, structured(input.tools.map((t) => ({ type: 'function', ...t }))));
+    if (input.tools.length)
+      span.setAttribute(ATTR.toolDefinitions, structured(input.tools.map((t) => ({ type: 'function', ...t }))));
   }
   let attempts = 0;
   let open = false;
@@ -80,7 +89,11 @@ export function chatSpan(ctx: RuntimeContext, input: ModelCallInput, reply: Repl
       if (responseId !== undefined) span.setAttribute(ATTR.responseId, responseId);
       if (!answered && failed) span.setAttribute(ATTR.finishReasons, ['error']);
       if (answered) {
-        span.setAttributes({ [ATTR.finishReasons]: [finishReason!], [ATTR.inputTokens]: usage.input, [ATTR.outputTokens]: usage.output });
+        span.setAttributes({
+          [ATTR.finishReasons]: [finishReason!],
+          [ATTR.inputTokens]: usage.input,
+          [ATTR.outputTokens]: usage.output,
+        });
         if (usage.cacheRead) span.setAttribute(ATTR.cacheReadTokens, usage.cacheRead);
         if (usage.reasoning) span.setAttribute(ATTR.reasoningTokens, usage.reasoning);
       }

@@ -79,7 +79,9 @@ export function toGenAiMessages(messages: readonly Msg[]): { system: GenAiPart[]
 /** A whole reply message as one output message (its tool results included as parts). */
 export function toOutputMessage(msg: Msg, finishReason: string | undefined): GenAiMessage {
   const parts = msg.content.map(partOf);
-  return finishReason !== undefined ? { role: 'assistant', parts, finish_reason: finishReason } : { role: 'assistant', parts };
+  return finishReason !== undefined
+    ? { role: 'assistant', parts, finish_reason: finishReason }
+    : { role: 'assistant', parts };
 }
 
 /**
@@ -128,6 +130,8 @@ export class StreamedOutput {
         ? { type: 'tool_call', id: p.id, name: p.name, arguments: parsedArguments(p.text) }
         : { type: p.type, content: p.text },
     );
-    return finishReason !== undefined ? { role: 'assistant', parts, finish_reason: finishReason } : { role: 'assistant', parts };
+    return finishReason !== undefined
+      ? { role: 'assistant', parts, finish_reason: finishReason }
+      : { role: 'assistant', parts };
   }
 }

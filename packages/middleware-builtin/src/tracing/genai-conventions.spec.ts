@@ -54,28 +54,64 @@ function tracing(captureContent = false): TracingMiddleware {
   return new TracingMiddleware({ tracerProvider, loggerProvider, captureContent });
 }
 
-const weather = defineTool({ name: 'get_weather', description: 'Weather', input: z.object({ city: z.string() }), execute: ({ city }) => `Sunny in ${city}` });
-const broken = defineTool({ name: 'broken', description: 'Fails', input: z.object({}), execute: () => Promise.reject(new TypeError('disk on fire')) });
-const refund = defineTool({ name: 'refund', description: 'Refunds', input: z.object({ id: z.string() }), needsApproval: true, execute: () => 'ok' });
+const weather = defineTool({
+  name: 'get_weather',
+  description: 'Weather',
+  input: z.object({ city: z.string() }),
+  execute: ({ city }) => `Sunny in ${city}`,
+});
+const broken = defineTool({
+  name: 'broken',
+  description: 'Fails',
+  input: z.object({}),
+  execute: () => Promise.reject(new TypeError('disk on fire')),
+});
+const refund = defineTool({
+  name: 'refund',
+  description: 'Refunds',
+  input: z.object({ id: z.string() }),
+  needsApproval: true,
+  execute: () => 'ok',
+});
 
 describe('TracingMiddleware and the GenAI semantic conventions', () => {
   it('writes only attribute names of the conventions (or rxscope.*), over a run that uses them all', async () => {
     server = await startOpenAITestServer({
       script: [
         { fault: 'server_error' }, // retried below
-        { thinking: 'Think.', toolCalls: [{ id: 'c1', name: 'get_weather', input: { city: 'Paris' } }, { id: 'c2', name: 'broken', input: {} }] },
+        {
+          thinking: 'Think.',
+          toolCalls: [
+            { id: 'c1', name: 'get_weather', input: { city: 'Paris' } },
+            { id: 'c2', name: 'broken', input: {} },
+          ],
+        },
         { text: 'Sunny.', usage: { inputTokens: 9, outputTokens: 4, cacheReadTokens: 2, reasoningTokens: 1 } },
         { toolCalls: [{ id: 'r1', name: 'refund', input: { id: 'A-1' } }] },
         { text: 'Refunded.' },
         { fault: 'unauthorized' },
       ],
     });
-    const model = new OpenAIChatModel({ model: 'gpt-test', apiKey: 'k', baseURL: server.url, temperature: 0.2, maxTokens: 50 });
+    const model = new OpenAIChatModel({
+      model: 'gpt-test',
+      apiKey: 'k',
+      baseURL: server.url,
+      temperature: 0.2,
+      maxTokens: 50,
+    });
     const retryOnce: Middleware = { onModelCall: (_a, _c, input, next) => next(input).pipe(retry({ count: 1 })) };
-    const agent = new Agent({ name: 'a', sessionId: 'conv-1', model, tools: [weather, broken, refund], middlewares: [tracing(true), retryOnce] });
+    const agent = new Agent({
+      name: 'a',
+      sessionId: 'conv-1',
+      model,
+      tools: [weather, broken, refund],
+      middlewares: [tracing(true), retryOnce],
+    });
     await lastValueFrom(agent.reply('Weather?').pipe(toArray()));
     await lastValueFrom(agent.reply('Refund A-1').pipe(toArray()));
-    await lastValueFrom(agent.reply({ type: 'USER_CONFIRM_RESULT', results: [{ toolCallId: 'r1', confirmed: true }] }).pipe(toArray()));
+    await lastValueFrom(
+      agent.reply({ type: 'USER_CONFIRM_RESULT', results: [{ toolCallId: 'r1', confirmed: true }] }).pipe(toArray()),
+    );
     await lastValueFrom(agent.reply('Again').pipe(toArray())); // fails: unauthorized, retried, fails again
 
     const names = new Set<string>();
@@ -89,16 +125,28 @@ describe('TracingMiddleware and the GenAI semantic conventions', () => {
     const unknown = [...names].filter((n) => !n.startsWith('rxscope.') && !CONVENTION_NAMES.has(n));
     expect(unknown).toEqual([]);
     // The run did exercise the new names.
-    for (const n of ['gen_ai.usage.reasoning.output_tokens', 'gen_ai.request.stream', 'server.address', 'server.port', 'gen_ai.response.id', 'exception.type']) {
+    for (const n of [
+      'gen_ai.usage.reasoning.output_tokens',
+      'gen_ai.request.stream',
+      'server.address',
+      'server.port',
+      'gen_ai.response.id',
+      'exception.type',
+    ]) {
       expect(names).toContain(n);
     }
     // Operation names, the exception event, finish reasons: the conventions' values.
     expect(new Set(spans().map((s) => s.attributes['gen_ai.operation.name']))).toEqual(
-      new Set([semconv.GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT, semconv.GEN_AI_OPERATION_NAME_VALUE_CHAT, semconv.GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL]),
+      new Set([
+        semconv.GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT,
+        semconv.GEN_AI_OPERATION_NAME_VALUE_CHAT,
+        semconv.GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL,
+      ]),
     );
     expect(EXCEPTION_EVENT).toBe(semconv.EVENT_GEN_AI_CLIENT_OPERATION_EXCEPTION);
     for (const s of spans()) {
-      for (const reason of (s.attributes['gen_ai.response.finish_reasons'] as string[] | undefined) ?? []) expect(FINISH_REASONS).toContain(reason);
+      for (const reason of (s.attributes['gen_ai.response.finish_reasons'] as string[] | undefined) ?? [])
+        expect(FINISH_REASONS).toContain(reason);
       for (const m of (s.attributes['gen_ai.output.messages'] as { finish_reason?: string }[] | undefined) ?? []) {
         if (m.finish_reason !== undefined) expect(FINISH_REASONS).toContain(m.finish_reason);
       }
@@ -106,7 +154,9 @@ describe('TracingMiddleware and the GenAI semantic conventions', () => {
   });
 
   it('records what the call sent and got: options in effect, streaming, server, response id, reasoning tokens', async () => {
-    server = await startOpenAITestServer({ script: [{ text: 'Hi', usage: { inputTokens: 7, outputTokens: 5, reasoningTokens: 3 } }] });
+    server = await startOpenAITestServer({
+      script: [{ text: 'Hi', usage: { inputTokens: 7, outputTokens: 5, reasoningTokens: 3 } }],
+    });
     const model = new OpenAIChatModel({ model: 'gpt-test', apiKey: 'k', baseURL: server.url, temperature: 0.3 });
     const agent = new Agent({ name: 'a', model, modelOptions: { topP: 0.9, stop: ['END'] }, middlewares: [tracing()] });
     const events = await lastValueFrom(agent.reply('Hello').pipe(toArray()));
@@ -129,13 +179,18 @@ describe('TracingMiddleware and the GenAI semantic conventions', () => {
     });
     expect(server.requests[0]!.body).toMatchObject({ temperature: 0.3, top_p: 0.9, stop: ['END'], stream: true });
     const [reply] = named('invoke_agent ');
-    expect(reply!.attributes).toMatchObject({ 'gen_ai.response.finish_reasons': ['stop'], 'gen_ai.usage.reasoning.output_tokens': 3 });
+    expect(reply!.attributes).toMatchObject({
+      'gen_ai.response.finish_reasons': ['stop'],
+      'gen_ai.usage.reasoning.output_tokens': 3,
+    });
     // The agent generated its session id: no conversation id the application would recognise.
     for (const s of spans()) expect(s.attributes['gen_ai.conversation.id']).toBeUndefined();
   });
 
   it('reports a retried attempt that later succeeded nowhere; a failed call once, as a log event in its span', async () => {
-    server = await startOpenAITestServer({ script: [{ fault: 'server_error' }, { text: 'ok' }, { fault: 'unauthorized' }, { fault: 'unauthorized' }] });
+    server = await startOpenAITestServer({
+      script: [{ fault: 'server_error' }, { text: 'ok' }, { fault: 'unauthorized' }, { fault: 'unauthorized' }],
+    });
     const model = new OpenAIChatModel({ model: 'gpt-test', apiKey: 'k', baseURL: server.url });
     const retryOnce: Middleware = { onModelCall: (_a, _c, input, next) => next(input).pipe(retry({ count: 1 })) };
     const agent = new Agent({ name: 'a', sessionId: 'conv-2', model, middlewares: [tracing(), retryOnce] });
@@ -149,8 +204,12 @@ describe('TracingMiddleware and the GenAI semantic conventions', () => {
     spanExporter.reset();
     await lastValueFrom(agent.reply('two').pipe(toArray()));
     const [failed] = named('chat ');
-    const records = logExporter.getFinishedLogRecords().filter((r) => r.spanContext?.spanId === failed!.spanContext().spanId);
-    expect(records.map((r) => [r.eventName, r.attributes['error.type']])).toEqual([[EXCEPTION_EVENT, failed!.attributes['error.type']]]);
+    const records = logExporter
+      .getFinishedLogRecords()
+      .filter((r) => r.spanContext?.spanId === failed!.spanContext().spanId);
+    expect(records.map((r) => [r.eventName, r.attributes['error.type']])).toEqual([
+      [EXCEPTION_EVENT, failed!.attributes['error.type']],
+    ]);
     expect(failed!.attributes['gen_ai.response.model']).toBeUndefined();
     expect(failed!.attributes['gen_ai.usage.input_tokens']).toBeUndefined(); // no invented zeros
     expect(failed!.attributes['error.type']).toBe('unauthorized'); // the low-cardinality code, not the message

@@ -27,7 +27,17 @@
  *
  * @module
  */
-import { context, isSpanContextValid, type LoggerProvider, logs, type Span, SpanKind, type SpanOptions, trace, type TracerProvider } from '@opentelemetry/api';
+import {
+  context,
+  isSpanContextValid,
+  type LoggerProvider,
+  logs,
+  type Span,
+  SpanKind,
+  type SpanOptions,
+  trace,
+  type TracerProvider,
+} from '@opentelemetry/api';
 import {
   type ActingInput,
   type Agent,
@@ -124,14 +134,28 @@ export class TracingMiddleware implements Middleware {
       }
       // Not sampled: record nothing, but carry the context so that inner spans are not sampled either.
       const active = trace.setSpan(parent, first);
-      ctx.set(this.replyTrace, { tracer, logger, conversationId, context: active, recording: false, executed: new Set<string>() });
+      ctx.set(this.replyTrace, {
+        tracer,
+        logger,
+        conversationId,
+        context: active,
+        recording: false,
+        executed: new Set<string>(),
+      });
       return withContext(next(input), active);
     }
     return traced(
       () => {
         const span = first ?? tracer.startSpan(name, options, parent);
         first = undefined;
-        const reply: ReplyTrace = { tracer, logger, conversationId, context: trace.setSpan(parent, span), recording: true, executed: new Set<string>() };
+        const reply: ReplyTrace = {
+          tracer,
+          logger,
+          conversationId,
+          context: trace.setSpan(parent, span),
+          recording: true,
+          executed: new Set<string>(),
+        };
         ctx.set(this.replyTrace, reply);
         return replySpan(agent, ctx, input, span, reply, this.captureContent, this.key);
       },
@@ -139,7 +163,12 @@ export class TracingMiddleware implements Middleware {
     );
   }
 
-  onModelCall(_agent: Agent, ctx: RuntimeContext, input: ModelCallInput, next: Next<ModelCallInput>): Observable<AgentEvent> {
+  onModelCall(
+    _agent: Agent,
+    ctx: RuntimeContext,
+    input: ModelCallInput,
+    next: Next<ModelCallInput>,
+  ): Observable<AgentEvent> {
     const reply = ctx.get(this.replyTrace);
     if (reply === undefined) return next(input);
     if (!reply.recording) return withContext(next(input), reply.context);

@@ -1,5 +1,12 @@
 import { isValidSpanId, isValidTraceId, type Link, type Span } from '@opentelemetry/api';
-import { type Agent, type AgentInput, createReplyReducer, type ErrorInfo, type RuntimeContext, toErrorInfo } from '@rxscope/core';
+import {
+  type Agent,
+  type AgentInput,
+  createReplyReducer,
+  type ErrorInfo,
+  type RuntimeContext,
+  toErrorInfo,
+} from '@rxscope/core';
 import { ATTR, EVENT, genAiFinishReason, markFailed, reportException, structured } from './attributes.js';
 import { toGenAiMessages, toOutputMessage } from './content.js';
 import type { ReplyTrace, SpanRun } from './traced.js';
@@ -16,7 +23,12 @@ export function linkToSuspended(suspended: SuspendedSpan | undefined): Link[] | 
   if (!suspended || !isValidTraceId(suspended.traceId) || !isValidSpanId(suspended.spanId)) return undefined;
   const { traceId, spanId, traceFlags } = suspended;
   const flags = typeof traceFlags === 'number' ? traceFlags : 0;
-  return [{ context: { traceId, spanId, traceFlags: flags, isRemote: true }, attributes: { 'rxscope.link.type': 'suspended_reply' } }];
+  return [
+    {
+      context: { traceId, spanId, traceFlags: flags, isRemote: true },
+      attributes: { 'rxscope.link.type': 'suspended_reply' },
+    },
+  ];
 }
 
 /**
@@ -36,7 +48,8 @@ export function replySpan(
 ): SpanRun {
   const slot = ctx.state<SuspendedSpan>(stateKey);
   if (slot.get() !== undefined) slot.delete(); // linked at the span's start, or stale
-  if (capture && input.messages.length) span.setAttribute(ATTR.inputMessages, structured(toGenAiMessages(input.messages).messages));
+  if (capture && input.messages.length)
+    span.setAttribute(ATTR.inputMessages, structured(toGenAiMessages(input.messages).messages));
   const reducer = capture ? createReplyReducer({ source: agent.name }) : undefined;
   let finishReason: string | undefined;
   let modelFinish: string | undefined; // the last answered model call's, as the conventions spell it
@@ -77,12 +90,18 @@ export function replySpan(
           break;
         case 'EXTERNAL_EXECUTION_RESULT':
           for (const r of e.results) {
-            span.addEvent(EVENT.externalResult, { [ATTR.toolCallId]: r.toolCallId, [ATTR.externalError]: r.isError === true });
+            span.addEvent(EVENT.externalResult, {
+              [ATTR.toolCallId]: r.toolCallId,
+              [ATTR.externalError]: r.isError === true,
+            });
           }
           break;
         case 'TOOL_RESULT_END':
           if (!reply.executed.has(e.toolCallId)) {
-            span.addEvent(EVENT.answeredWithoutRunning, { [ATTR.toolCallId]: e.toolCallId, [ATTR.toolStatus]: e.status });
+            span.addEvent(EVENT.answeredWithoutRunning, {
+              [ATTR.toolCallId]: e.toolCallId,
+              [ATTR.toolStatus]: e.status,
+            });
           }
           break;
         case 'REPLY_END':
@@ -106,13 +125,22 @@ export function replySpan(
     end: (outcome) => {
       span.setAttribute(ATTR.replyIterations, ctx.iteration);
       if (outcome.kind === 'error') {
-        reportException(reply.logger, span, outcome.error instanceof Error ? outcome.error : toErrorInfo(outcome.error));
+        reportException(
+          reply.logger,
+          span,
+          outcome.error instanceof Error ? outcome.error : toErrorInfo(outcome.error),
+        );
         markFailed(span, toErrorInfo(outcome.error));
       } else if (outcome.kind === 'cancelled' && finishReason === undefined) {
         span.setAttribute(ATTR.cancelled, true);
       }
       if (reducer) {
-        const finish = finishReason !== undefined ? replyFinish(finishReason, modelFinish) : outcome.kind === 'error' ? 'error' : undefined;
+        const finish =
+          finishReason !== undefined
+            ? replyFinish(finishReason, modelFinish)
+            : outcome.kind === 'error'
+              ? 'error'
+              : undefined;
         span.setAttribute(ATTR.outputMessages, structured([toOutputMessage(reducer.message(), finish)]));
       }
       span.end();

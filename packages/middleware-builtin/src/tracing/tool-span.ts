@@ -1,5 +1,11 @@
 import { SpanKind, trace } from '@opentelemetry/api';
-import { type ActingInput, type ErrorInfo, type RuntimeContext, toErrorInfo, type ToolResultEndEvent } from '@rxscope/core';
+import {
+  type ActingInput,
+  type ErrorInfo,
+  type RuntimeContext,
+  toErrorInfo,
+  type ToolResultEndEvent,
+} from '@rxscope/core';
 import { ATTR, markFailed, reportException, structured } from './attributes.js';
 import { resultText } from './content.js';
 import type { ReplyTrace, SpanRun } from './traced.js';
@@ -42,7 +48,11 @@ export function toolSpan(ctx: RuntimeContext, input: ActingInput, reply: ReplyTr
         }
       }
       if (outcome.kind === 'error') {
-        reportException(reply.logger, span, outcome.error instanceof Error ? outcome.error : toErrorInfo(outcome.error));
+        reportException(
+          reply.logger,
+          span,
+          outcome.error instanceof Error ? outcome.error : toErrorInfo(outcome.error),
+        );
         markFailed(span, toErrorInfo(outcome.error));
       } else if (outcome.kind === 'cancelled' && !result) {
         span.setAttribute(ATTR.cancelled, true);

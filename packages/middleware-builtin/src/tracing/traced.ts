@@ -3,7 +3,8 @@ import type { AgentEvent } from '@rxscope/core';
 import { Observable } from 'rxjs';
 
 /** How a traced phase ended: completed, failed (error notification), or cut off by unsubscribe. */
-export type Outcome = { readonly kind: 'complete' } | { readonly kind: 'error'; readonly error: unknown } | { readonly kind: 'cancelled' };
+export type Outcome =
+  { readonly kind: 'complete' } | { readonly kind: 'error'; readonly error: unknown } | { readonly kind: 'cancelled' };
 
 /** The tracing of one reply, shared by its hooks through the reply's context. */
 export interface ReplyTrace {
@@ -31,7 +32,6 @@ export interface SpanRun {
 
 const COMPLETE: Outcome = { kind: 'complete' };
 const CANCELLED: Outcome = { kind: 'cancelled' };
-
 
 /**
  * Runs `source` as one traced phase. Each subscription calls `open()` (which starts the span),

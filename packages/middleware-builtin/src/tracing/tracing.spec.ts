@@ -1,4 +1,13 @@
-import { type Attributes, context, type HrTime, logs, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import {
+  type Attributes,
+  context,
+  type HrTime,
+  logs,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+} from '@opentelemetry/api';
 import { InMemoryLogRecordExporter, LoggerProvider, SimpleLogRecordProcessor } from '@opentelemetry/sdk-logs';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import {
@@ -27,7 +36,19 @@ import {
 import { OpenAIChatModel } from '@rxscope/core/openai';
 import { assertReplyGrammar, ScriptedChatModel } from '@rxscope/core/testing';
 import { startOpenAITestServer } from '@rxscope/core/testing/node';
-import { firstValueFrom, lastValueFrom, map, NEVER, type Observable, of, retry, type Subscription, tap, timer, toArray } from 'rxjs';
+import {
+  firstValueFrom,
+  lastValueFrom,
+  map,
+  NEVER,
+  type Observable,
+  of,
+  retry,
+  type Subscription,
+  tap,
+  timer,
+  toArray,
+} from 'rxjs';
 import { z } from 'zod';
 import { ofType } from '../__tests__/helpers.js';
 import { TracingMiddleware } from './index.js';
@@ -59,7 +80,10 @@ const contextManager = new AsyncLocalStorageContextManager();
 function register(sampler?: Sampler): void {
   exporter = new InMemorySpanExporter();
   openSpans = new OpenSpans();
-  provider = new TracerProvider({ spanProcessors: [openSpans, new SimpleSpanProcessor({ exporter })], ...(sampler ? { sampler } : {}) });
+  provider = new TracerProvider({
+    spanProcessors: [openSpans, new SimpleSpanProcessor({ exporter })],
+    ...(sampler ? { sampler } : {}),
+  });
   trace.setGlobalTracerProvider(provider);
   logExporter = new InMemoryLogRecordExporter();
   loggerProvider = new LoggerProvider({ processors: [new SimpleLogRecordProcessor({ exporter: logExporter })] });
@@ -119,13 +143,19 @@ const weather = defineTool({
   execute: ({ city }) => Promise.resolve(`Sunny in ${city}`),
 });
 
-const toolTurn = (name: string, input: unknown, id = 'call_1') => ({ toolCalls: [{ id, name, input }], usage: { inputTokens: 20, outputTokens: 5 } });
+const toolTurn = (name: string, input: unknown, id = 'call_1') => ({
+  toolCalls: [{ id, name, input }],
+  usage: { inputTokens: 20, outputTokens: 5 },
+});
 
 // --- spans, attributes, nesting --------------------------------------------------------------
 
 describe('TracingMiddleware: spans and attributes', () => {
   it('records invoke_agent > chat, execute_tool, chat with the GenAI attributes', async () => {
-    const model = new ScriptedChatModel([toolTurn('get_weather', { city: 'Paris' }), { text: 'Sunny.', usage: { inputTokens: 30, outputTokens: 2 } }]);
+    const model = new ScriptedChatModel([
+      toolTurn('get_weather', { city: 'Paris' }),
+      { text: 'Sunny.', usage: { inputTokens: 30, outputTokens: 2 } },
+    ]);
     const agent = new Agent({
       name: 'forecaster',
       sessionId: 'session-42',
@@ -201,7 +231,13 @@ describe('TracingMiddleware: spans and attributes', () => {
           { type: 'TEXT_BLOCK_START', blockId: 'b1' },
           { type: 'TEXT_BLOCK_DELTA', blockId: 'b1', delta: 'hi' },
           { type: 'TEXT_BLOCK_END', blockId: 'b1' },
-          { type: 'MODEL_CALL_END', model: 'gpt-4o', responseModel: 'gpt-4o-2024-08-06', finishReason: 'stop', usage: { inputTokens: 3, outputTokens: 1, cacheReadTokens: 2 } },
+          {
+            type: 'MODEL_CALL_END',
+            model: 'gpt-4o',
+            responseModel: 'gpt-4o-2024-08-06',
+            finishReason: 'stop',
+            usage: { inputTokens: 3, outputTokens: 1, cacheReadTokens: 2 },
+          },
         ),
     };
     await run(new Agent({ name: 'a', model, middlewares: [new TracingMiddleware()] }).reply('hi'));
@@ -215,7 +251,11 @@ describe('TracingMiddleware: spans and attributes', () => {
   });
 
   it('nests the reply span under the span active where the reply is subscribed', async () => {
-    const agent = new Agent({ name: 'a', model: new ScriptedChatModel([{ text: 'ok' }]), middlewares: [new TracingMiddleware()] });
+    const agent = new Agent({
+      name: 'a',
+      model: new ScriptedChatModel([{ text: 'ok' }]),
+      middlewares: [new TracingMiddleware()],
+    });
     await trace.getTracer('app').startActiveSpan('POST /chat', async (request) => {
       await run(agent.reply('hi'));
       request.end();
@@ -229,7 +269,8 @@ describe('TracingMiddleware: spans and attributes', () => {
       const model = new ScriptedChatModel([toolTurn('get_weather', { city: 'Oslo' }), { text: 'ok' }]);
       await run(new Agent({ name: 'a', model, tools: [weather], middlewares: [new TracingMiddleware()] }).reply('go'));
       const reply = one('invoke_agent a');
-      for (const s of [...named('chat scripted-model'), one('execute_tool get_weather')]) expect(parentOf(s)).toBe(idOf(reply));
+      for (const s of [...named('chat scripted-model'), one('execute_tool get_weather')])
+        expect(parentOf(s)).toBe(idOf(reply));
     } finally {
       context.setGlobalContextManager(contextManager);
     }
@@ -310,7 +351,10 @@ describe('TracingMiddleware: span ends and failures', () => {
   });
 
   it('marks a call that fails mid-stream on a real HTTP server, and the reply ending with an error', async () => {
-    const server = await startOpenAITestServer({ script: [{ text: ['Hel', 'lo', ' wor', 'ld'], fault: 'drop_mid_stream' }], chunkDelayMs: 10 });
+    const server = await startOpenAITestServer({
+      script: [{ text: ['Hel', 'lo', ' wor', 'ld'], fault: 'drop_mid_stream' }],
+      chunkDelayMs: 10,
+    });
     try {
       const model = new OpenAIChatModel({ model: 'gpt-test', apiKey: 'test', baseURL: server.url });
       const events = await run(new Agent({ name: 'a', model, middlewares: [new TracingMiddleware()] }).reply('hi'));
@@ -323,7 +367,11 @@ describe('TracingMiddleware: span ends and failures', () => {
       expect(chat.attributes['error.type']).toEqual(expect.any(String));
       expect(eventNames(chat)).toEqual([]); // span exception events are deprecated: a log event instead
       expect(exceptions(chat)).toEqual([
-        { 'exception.type': expect.any(String), 'exception.message': expect.any(String), 'error.type': chat.attributes['error.type'] },
+        {
+          'exception.type': expect.any(String),
+          'exception.message': expect.any(String),
+          'error.type': chat.attributes['error.type'],
+        },
       ]); // one exception for the one failure
       expect(chat.attributes['gen_ai.response.model']).toBeUndefined(); // no response, no response model
       expect(chat.attributes['gen_ai.response.finish_reasons']).toEqual(['error']);
@@ -341,7 +389,10 @@ describe('TracingMiddleware: span ends and failures', () => {
   });
 
   it('covers every attempt of an inner retry layer with one chat span: the call succeeds, so no exception is left', async () => {
-    const model = new ScriptedChatModel([{ text: 'Hel', error: new ModelError('overloaded', { retryable: true, code: 'overloaded' }) }, { text: 'Hello' }]);
+    const model = new ScriptedChatModel([
+      { text: 'Hel', error: new ModelError('overloaded', { retryable: true, code: 'overloaded' }) },
+      { text: 'Hello' },
+    ]);
     const retryOnce: Middleware = { onModelCall: (_a, _c, input, next) => next(input).pipe(retry({ count: 1 })) };
     await run(new Agent({ name: 'a', model, middlewares: [new TracingMiddleware(), retryOnce] }).reply('hi'));
     const chat = one('chat scripted-model');
@@ -360,13 +411,20 @@ describe('TracingMiddleware: span ends and failures', () => {
       execute: () => Promise.reject(new TypeError('disk on fire')),
     });
     const model = new ScriptedChatModel([toolTurn('broken', {}), { text: 'Sorry.' }]);
-    const events = await run(new Agent({ name: 'a', model, tools: [broken], middlewares: [new TracingMiddleware()] }).reply('go'));
+    const events = await run(
+      new Agent({ name: 'a', model, tools: [broken], middlewares: [new TracingMiddleware()] }).reply('go'),
+    );
     expect(ofType(events, 'REPLY_END')[0]!.finishReason).toBe('completed');
     const tool = one('execute_tool broken');
     expect(tool.status).toEqual({ code: SpanStatusCode.ERROR, message: 'disk on fire' });
     expect(tool.attributes['error.type']).toBe('TypeError');
     expect(exceptions(tool)).toEqual([
-      { 'exception.type': 'TypeError', 'exception.message': 'disk on fire', 'exception.stacktrace': expect.stringContaining('disk on fire'), 'error.type': 'TypeError' },
+      {
+        'exception.type': 'TypeError',
+        'exception.message': 'disk on fire',
+        'exception.stacktrace': expect.stringContaining('disk on fire'),
+        'error.type': 'TypeError',
+      },
     ]);
     expect(one('invoke_agent a').status.code).toBe(SpanStatusCode.UNSET);
   });
@@ -376,15 +434,24 @@ describe('TracingMiddleware: span ends and failures', () => {
       onActing: (_a, ctx, input) =>
         of(
           ctx.event('TOOL_RESULT_START', { blockId: 'r1', toolCallId: input.toolCall.id, name: input.tool.name }),
-          ctx.event('TOOL_RESULT_END', { blockId: 'r1', toolCallId: input.toolCall.id, status: 'error', output: [{ type: 'text', text: 'quota exceeded' }] }),
+          ctx.event('TOOL_RESULT_END', {
+            blockId: 'r1',
+            toolCallId: input.toolCall.id,
+            status: 'error',
+            output: [{ type: 'text', text: 'quota exceeded' }],
+          }),
         ),
     };
     const model = new ScriptedChatModel([toolTurn('get_weather', { city: 'Rome' }), { text: 'ok' }]);
-    await run(new Agent({ name: 'a', model, tools: [weather], middlewares: [new TracingMiddleware(), failing] }).reply('go'));
+    await run(
+      new Agent({ name: 'a', model, tools: [weather], middlewares: [new TracingMiddleware(), failing] }).reply('go'),
+    );
     const tool = one('execute_tool get_weather');
     expect(tool.status).toEqual({ code: SpanStatusCode.ERROR, message: 'quota exceeded' });
     expect(tool.attributes).toMatchObject({ 'rxscope.tool.status': 'error', 'error.type': 'tool_error' });
-    expect(exceptions(tool)).toEqual([expect.objectContaining({ 'exception.message': 'quota exceeded', 'error.type': 'tool_error' })]);
+    expect(exceptions(tool)).toEqual([
+      expect.objectContaining({ 'exception.message': 'quota exceeded', 'error.type': 'tool_error' }),
+    ]);
   });
 
   it('ends every span when the consumer unsubscribes during a streamed model call, marked cancelled', async () => {
@@ -462,7 +529,14 @@ describe('TracingMiddleware: confirmation and external execution', () => {
     const suspended = one('invoke_agent bank');
     expect(suspended.attributes['rxscope.reply.finish_reason']).toBe('awaiting_confirmation');
     expect(suspended.events.map((e) => [e.name, e.attributes])).toEqual([
-      ['rxscope.tool_call.awaiting_confirmation', { 'gen_ai.tool.call.id': 'call_t', 'gen_ai.tool.name': 'transfer', 'rxscope.permission.reason': expect.any(String) }],
+      [
+        'rxscope.tool_call.awaiting_confirmation',
+        {
+          'gen_ai.tool.call.id': 'call_t',
+          'gen_ai.tool.name': 'transfer',
+          'rxscope.permission.reason': expect.any(String),
+        },
+      ],
     ]);
     expect(named('execute_tool transfer')).toHaveLength(0);
     // the suspension is kept with the agent's state (for a resume in another process)
@@ -473,22 +547,41 @@ describe('TracingMiddleware: confirmation and external execution', () => {
     const resumed = one('invoke_agent bank');
     expect(resumed.links.map((l) => l.context.spanId)).toEqual([idOf(suspended)]);
     expect(resumed.events.map((e) => [e.name, e.attributes])).toEqual([
-      ['rxscope.tool_call.confirmation_result', { 'gen_ai.tool.call.id': 'call_t', 'rxscope.tool_call.confirmed': true }],
+      [
+        'rxscope.tool_call.confirmation_result',
+        { 'gen_ai.tool.call.id': 'call_t', 'rxscope.tool_call.confirmed': true },
+      ],
     ]);
     expect(parentOf(one('execute_tool transfer'))).toBe(idOf(resumed));
     expect(agent.saveState().middlewareState['tracing']).toBeUndefined();
   });
 
   it('records calls left to an external executor, their results, and calls answered without running', async () => {
-    const browser = defineTool({ name: 'click', description: 'Clicks in the browser', input: z.object({ x: z.number() }), external: true });
+    const browser = defineTool({
+      name: 'click',
+      description: 'Clicks in the browser',
+      input: z.object({ x: z.number() }),
+      external: true,
+    });
     const model = new ScriptedChatModel([
-      { toolCalls: [{ id: 'call_x', name: 'click', input: { x: 1 } }, { id: 'call_u', name: 'no_such_tool', input: {} }] },
+      {
+        toolCalls: [
+          { id: 'call_x', name: 'click', input: { x: 1 } },
+          { id: 'call_u', name: 'no_such_tool', input: {} },
+        ],
+      },
       { text: 'Clicked.' },
     ]);
     const agent = new Agent({ name: 'ui', model, tools: [browser], middlewares: [new TracingMiddleware()] });
     await run(agent.reply('click'));
     const suspended = one('invoke_agent ui');
-    expect(suspended.events.map((e) => [e.name, e.attributes?.['gen_ai.tool.call.id'], e.attributes?.['rxscope.tool.status']])).toEqual([
+    expect(
+      suspended.events.map((e) => [
+        e.name,
+        e.attributes?.['gen_ai.tool.call.id'],
+        e.attributes?.['rxscope.tool.status'],
+      ]),
+    ).toEqual([
       ['rxscope.tool_call.answered', 'call_u', 'error'], // unknown tool: answered without running
       ['rxscope.tool_call.awaiting_external_execution', 'call_x', undefined],
     ]);
@@ -507,7 +600,10 @@ describe('TracingMiddleware: confirmation and external execution', () => {
 
 describe('TracingMiddleware: message content', () => {
   const script = () =>
-    new ScriptedChatModel([{ thinking: 'Use the tool.', toolCalls: [{ id: 'call_1', name: 'get_weather', input: { city: 'Paris' } }] }, { text: ['Sunny ', 'in Paris.'] }]);
+    new ScriptedChatModel([
+      { thinking: 'Use the tool.', toolCalls: [{ id: 'call_1', name: 'get_weather', input: { city: 'Paris' } }] },
+      { text: ['Sunny ', 'in Paris.'] },
+    ]);
   const contentKeys = [
     'gen_ai.input.messages',
     'gen_ai.output.messages',
@@ -518,7 +614,15 @@ describe('TracingMiddleware: message content', () => {
   ];
 
   it('records no content by default', async () => {
-    await run(new Agent({ name: 'a', sysPrompt: 'Be brief.', model: script(), tools: [weather], middlewares: [new TracingMiddleware()] }).reply('Weather in Paris?'));
+    await run(
+      new Agent({
+        name: 'a',
+        sysPrompt: 'Be brief.',
+        model: script(),
+        tools: [weather],
+        middlewares: [new TracingMiddleware()],
+      }).reply('Weather in Paris?'),
+    );
     for (const s of spans()) {
       for (const key of contentKeys) expect(s.attributes[key]).toBeUndefined();
       for (const e of s.events) for (const key of contentKeys) expect(e.attributes?.[key]).toBeUndefined();
@@ -527,11 +631,19 @@ describe('TracingMiddleware: message content', () => {
   });
 
   it('records prompts, system instructions, streamed output, tool arguments and results when opted in', async () => {
-    const agent = new Agent({ name: 'a', sysPrompt: 'Be brief.', model: script(), tools: [weather], middlewares: [new TracingMiddleware({ captureContent: true })] });
+    const agent = new Agent({
+      name: 'a',
+      sysPrompt: 'Be brief.',
+      model: script(),
+      tools: [weather],
+      middlewares: [new TracingMiddleware({ captureContent: true })],
+    });
     await run(agent.reply('Weather in Paris?'));
     const [first, second] = named('chat scripted-model');
     expect(first!.attributes['gen_ai.system_instructions']).toEqual([{ type: 'text', content: 'Be brief.' }]);
-    expect(first!.attributes['gen_ai.input.messages']).toEqual([{ role: 'user', parts: [{ type: 'text', content: 'Weather in Paris?' }] }]);
+    expect(first!.attributes['gen_ai.input.messages']).toEqual([
+      { role: 'user', parts: [{ type: 'text', content: 'Weather in Paris?' }] },
+    ]);
     expect(first!.attributes['gen_ai.tool.definitions']).toEqual([
       expect.objectContaining({ type: 'function', name: 'get_weather', description: 'Current weather of a city' }),
     ]);
@@ -564,7 +676,9 @@ describe('TracingMiddleware: message content', () => {
     expect(tool.attributes['gen_ai.tool.call.arguments']).toEqual({ city: 'Paris' });
     expect(tool.attributes['gen_ai.tool.call.result']).toBe('Sunny in Paris');
     const reply = one('invoke_agent a');
-    expect(reply.attributes['gen_ai.input.messages']).toEqual([{ role: 'user', parts: [{ type: 'text', content: 'Weather in Paris?' }] }]);
+    expect(reply.attributes['gen_ai.input.messages']).toEqual([
+      { role: 'user', parts: [{ type: 'text', content: 'Weather in Paris?' }] },
+    ]);
     const output = reply.attributes['gen_ai.output.messages'] as { parts: { type: string }[]; finish_reason: string }[];
     expect(output[0]!.parts.map((p) => p.type)).toEqual(['reasoning', 'tool_call', 'tool_call_response', 'text']);
     expect(output[0]!.finish_reason).toBe('stop'); // the conventions' value, not the reply's 'completed'
@@ -607,10 +721,24 @@ describe('TracingMiddleware: without an SDK, when not sampled, and shared', () =
     const agent = new Agent({ name: 'a', model });
     const ctx = fakeContext();
     const inner$ = of(ctx.event('REPLY_START', {}));
-    const modelInput: ModelCallInput = { model, messages: [], tools: [], toolChoice: 'auto', options: {}, signal: ctx.signal };
+    const modelInput: ModelCallInput = {
+      model,
+      messages: [],
+      tools: [],
+      toolChoice: 'auto',
+      options: {},
+      signal: ctx.signal,
+    };
     expect(mw.onAgent(agent, ctx, { messages: [] }, () => inner$)).toBe(inner$);
     expect(mw.onModelCall(agent, ctx, modelInput, () => inner$)).toBe(inner$);
-    expect(mw.onActing(agent, ctx, { toolCall: { type: 'tool_call', id: 'c', name: 'get_weather', arguments: '{}' }, tool: weather, input: {} }, () => inner$)).toBe(inner$);
+    expect(
+      mw.onActing(
+        agent,
+        ctx,
+        { toolCall: { type: 'tool_call', id: 'c', name: 'get_weather', arguments: '{}' }, tool: weather, input: {} },
+        () => inner$,
+      ),
+    ).toBe(inner$);
 
     // Through a real agent: the subscriber gets the very event objects the inner layers emit.
     const emitted: AgentEvent[] = [];
@@ -657,7 +785,12 @@ describe('TracingMiddleware: without an SDK, when not sampled, and shared', () =
         return 'ok';
       },
     });
-    const agent = new Agent({ name: 'a', model: new ScriptedChatModel([toolTurn('spy', {}), { text: 'ok' }]), tools: [spy], middlewares: [new TracingMiddleware()] });
+    const agent = new Agent({
+      name: 'a',
+      model: new ScriptedChatModel([toolTurn('spy', {}), { text: 'ok' }]),
+      tools: [spy],
+      middlewares: [new TracingMiddleware()],
+    });
     let replyTraceId: string | undefined;
     const spyTrace: Middleware = {
       onAgent: (_a, _c, input, next) => {
@@ -665,7 +798,11 @@ describe('TracingMiddleware: without an SDK, when not sampled, and shared', () =
         return next(input);
       },
     };
-    const agent2 = new Agent({ name: 'b', model: new ScriptedChatModel([{ text: 'ok' }]), middlewares: [new TracingMiddleware(), spyTrace] });
+    const agent2 = new Agent({
+      name: 'b',
+      model: new ScriptedChatModel([{ text: 'ok' }]),
+      middlewares: [new TracingMiddleware(), spyTrace],
+    });
     await run(agent.reply('go'));
     await run(agent2.reply('go'));
     expect(spans()).toHaveLength(0);
@@ -693,7 +830,18 @@ describe('TracingMiddleware: without an SDK, when not sampled, and shared', () =
       (n) =>
         new Agent({
           name: `agent-${n}`,
-          model: new ScriptedChatModel([{ toolCalls: [{ id: `call_${n}a`, name: 'work', input: { n } }, { id: `call_${n}b`, name: 'work', input: { n: n + 10 } }] }, { text: ['do', 'ne'] }], { delayMs: 2 + n }),
+          model: new ScriptedChatModel(
+            [
+              {
+                toolCalls: [
+                  { id: `call_${n}a`, name: 'work', input: { n } },
+                  { id: `call_${n}b`, name: 'work', input: { n: n + 10 } },
+                ],
+              },
+              { text: ['do', 'ne'] },
+            ],
+            { delayMs: 2 + n },
+          ),
           tools: [work],
           middlewares: [tracing],
         }),
@@ -707,7 +855,15 @@ describe('TracingMiddleware: without an SDK, when not sampled, and shared', () =
       traceIds.add(traceId);
       const inTrace = spans().filter((s) => s.spanContext().traceId === traceId);
       expect(inTrace.map((s) => s.name).sort()).toEqual(
-        [`invoke_agent agent-${n}`, 'chat scripted-model', 'chat scripted-model', 'execute_tool work', 'execute_tool work', `work-${n}`, `work-${n + 10}`].sort(),
+        [
+          `invoke_agent agent-${n}`,
+          'chat scripted-model',
+          'chat scripted-model',
+          'execute_tool work',
+          'execute_tool work',
+          `work-${n}`,
+          `work-${n + 10}`,
+        ].sort(),
       );
       for (const s of inTrace.filter((s) => s.name.startsWith('chat ') || s.name.startsWith('execute_tool '))) {
         expect(parentOf(s)).toBe(idOf(reply));
@@ -725,7 +881,11 @@ describe('TracingMiddleware: without an SDK, when not sampled, and shared', () =
   it('uses the tracer provider given in the options instead of the global one', async () => {
     const own = new InMemorySpanExporter();
     const ownProvider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter: own })] });
-    const agent = new Agent({ name: 'a', model: new ScriptedChatModel([{ text: 'ok' }]), middlewares: [new TracingMiddleware({ tracerProvider: ownProvider })] });
+    const agent = new Agent({
+      name: 'a',
+      model: new ScriptedChatModel([{ text: 'ok' }]),
+      middlewares: [new TracingMiddleware({ tracerProvider: ownProvider })],
+    });
     await run(agent.reply('hi'));
     expect(own.getFinishedSpans().map((s) => s.name)).toEqual(['chat scripted-model', 'invoke_agent a']);
     expect(spans()).toHaveLength(0);
@@ -734,7 +894,11 @@ describe('TracingMiddleware: without an SDK, when not sampled, and shared', () =
 
   it('does not let a model that emits synchronously escape the reply context', async () => {
     // The context is only active while the phase is subscribed: after the reply, the caller's context is back.
-    const agent = new Agent({ name: 'a', model: new ScriptedChatModel([{ text: 'ok' }]), middlewares: [new TracingMiddleware()] });
+    const agent = new Agent({
+      name: 'a',
+      model: new ScriptedChatModel([{ text: 'ok' }]),
+      middlewares: [new TracingMiddleware()],
+    });
     await firstValueFrom(agent.reply('hi').pipe(toArray()));
     expect(trace.getActiveSpan()).toBeUndefined();
     expect(context.active()).toBe(ROOT_CONTEXT);

@@ -26,7 +26,15 @@
  * @module
  */
 import { catchError, concat, concatMap, defer, EMPTY, from, mergeMap, type Observable, of } from 'rxjs';
-import { type Agent, type AgentEvent, type AgentInput, type Middleware, newId, type Next, type RuntimeContext } from '@rxscope/core';
+import {
+  type Agent,
+  type AgentEvent,
+  type AgentInput,
+  type Middleware,
+  newId,
+  type Next,
+  type RuntimeContext,
+} from '@rxscope/core';
 import { type TextToSpeech, toBase64 } from './text-to-speech.js';
 
 /** Options of {@link TTSMiddleware}. */
@@ -65,7 +73,8 @@ export class TTSMiddleware implements Middleware {
   private readonly mode: 'batch' | 'realtime';
 
   constructor(options: TTSOptions) {
-    if (typeof options?.tts?.synthesize !== 'function') throw new TypeError('TTSMiddleware: tts must be a TextToSpeech, e.g. new OpenAITextToSpeech().');
+    if (typeof options?.tts?.synthesize !== 'function')
+      throw new TypeError('TTSMiddleware: tts must be a TextToSpeech, e.g. new OpenAITextToSpeech().');
     if (options.mode !== undefined && options.mode !== 'batch' && options.mode !== 'realtime') {
       throw new TypeError(`TTSMiddleware: mode must be 'batch' or 'realtime', got ${JSON.stringify(options.mode)}.`);
     }
@@ -106,7 +115,9 @@ export class TTSMiddleware implements Middleware {
         const text = voice.pending;
         voice.pending = '';
         if (!realtime) {
-          return text.trim() ? concat(of(e, this.start(ctx, voice)), this.speak(ctx, voice, text, 'wav'), this.end(ctx, voice)) : of(e);
+          return text.trim()
+            ? concat(of(e, this.start(ctx, voice)), this.speak(ctx, voice, text, 'wav'), this.end(ctx, voice))
+            : of(e);
         }
         return concat(of(e), text.trim() ? this.speak(ctx, voice, text, 'pcm') : EMPTY, this.end(ctx, voice));
       }
@@ -116,7 +127,8 @@ export class TTSMiddleware implements Middleware {
   }
 
   private start(ctx: RuntimeContext, voice: Voice): AgentEvent {
-    const mediaType = this.mode === 'realtime' ? `audio/pcm;rate=${this.tts.pcmSampleRate};bits=16;channels=1` : 'audio/wav';
+    const mediaType =
+      this.mode === 'realtime' ? `audio/pcm;rate=${this.tts.pcmSampleRate};bits=16;channels=1` : 'audio/wav';
     return ctx.event('DATA_BLOCK_START', { blockId: voice.audioId, mediaType });
   }
 

@@ -51,7 +51,13 @@ export class OpenAITextToSpeech implements TextToSpeech {
     if (options.speed !== undefined && !(options.speed >= 0.25 && options.speed <= 4)) {
       throw new RangeError(`OpenAITextToSpeech: speed must be between 0.25 and 4, got ${options.speed}.`);
     }
-    this.client = options.client ?? new OpenAI({ ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}), ...(options.baseURL ? { baseURL: options.baseURL } : {}), maxRetries: 0 });
+    this.client =
+      options.client ??
+      new OpenAI({
+        ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
+        ...(options.baseURL ? { baseURL: options.baseURL } : {}),
+        maxRetries: 0,
+      });
     this.model = options.model ?? 'gpt-4o-mini-tts';
     this.voice = options.voice ?? 'alloy';
     this.instructions = options.instructions;

@@ -21,25 +21,45 @@ const speechRequests = (server: OpenAITestServer) => server.requests.filter((r) 
 describe('TTSMiddleware', () => {
   let server: OpenAITestServer;
   afterEach(() => closeTestServer(server));
-  const ttsFor = () => new OpenAITextToSpeech({ apiKey: 'sk-test', baseURL: server.url, model: 'tts-test', voice: 'coral' });
+  const ttsFor = () =>
+    new OpenAITextToSpeech({ apiKey: 'sk-test', baseURL: server.url, model: 'tts-test', voice: 'coral' });
 
   it('batch: speaks each finished text block as one WAV right after it, inside its model call', async () => {
     server = await startOpenAITestServer({ script: [{ text: ['Hello there. ', 'How are you?'] }] });
-    const agent = new Agent({ name: 'a', model: testServerModel(server), middlewares: [new TTSMiddleware({ tts: ttsFor() })] });
+    const agent = new Agent({
+      name: 'a',
+      model: testServerModel(server),
+      middlewares: [new TTSMiddleware({ tts: ttsFor() })],
+    });
 
     const { events } = await run(agent, 'hi');
 
     const types = events.map((e) => e.type).filter((t) => t !== 'TEXT_BLOCK_DELTA' && t !== 'DATA_BLOCK_DELTA');
-    expect(types).toEqual(['REPLY_START', 'MODEL_CALL_START', 'TEXT_BLOCK_START', 'TEXT_BLOCK_END', 'DATA_BLOCK_START', 'DATA_BLOCK_END', 'MODEL_CALL_END', 'REPLY_END']);
+    expect(types).toEqual([
+      'REPLY_START',
+      'MODEL_CALL_START',
+      'TEXT_BLOCK_START',
+      'TEXT_BLOCK_END',
+      'DATA_BLOCK_START',
+      'DATA_BLOCK_END',
+      'MODEL_CALL_END',
+      'REPLY_END',
+    ]);
     const [start] = ofType(events, 'DATA_BLOCK_START');
     expect(start!.mediaType).toBe('audio/wav');
     expect(audioOf(events, start!.blockId)).toEqual(testSpeechWav('Hello there. How are you?'));
-    expect(speechRequests(server).map((r) => r.body)).toEqual([{ model: 'tts-test', voice: 'coral', input: 'Hello there. How are you?', response_format: 'wav' }]);
+    expect(speechRequests(server).map((r) => r.body)).toEqual([
+      { model: 'tts-test', voice: 'coral', input: 'Hello there. How are you?', response_format: 'wav' },
+    ]);
   });
 
   it('realtime: streams PCM sentence by sentence beside the text, one playable stream per text block', async () => {
     server = await startOpenAITestServer({ script: [{ text: ['Hello there. ', 'How are', ' you?'] }] });
-    const agent = new Agent({ name: 'a', model: testServerModel(server), middlewares: [new TTSMiddleware({ tts: ttsFor(), mode: 'realtime' })] });
+    const agent = new Agent({
+      name: 'a',
+      model: testServerModel(server),
+      middlewares: [new TTSMiddleware({ tts: ttsFor(), mode: 'realtime' })],
+    });
 
     const { events } = await run(agent, 'hi');
 
@@ -62,20 +82,36 @@ describe('TTSMiddleware', () => {
 
   it('keeps the text reply when speech fails: the audio block closes and a tts.error event says why', async () => {
     server = await startOpenAITestServer({ script: [{ text: 'Hello.' }] });
-    const broken: TextToSpeech = { pcmSampleRate: 24_000, synthesize: () => throwError(() => new Error('voice service down')) };
-    const agent = new Agent({ name: 'a', model: testServerModel(server), middlewares: [new TTSMiddleware({ tts: broken })] });
+    const broken: TextToSpeech = {
+      pcmSampleRate: 24_000,
+      synthesize: () => throwError(() => new Error('voice service down')),
+    };
+    const agent = new Agent({
+      name: 'a',
+      model: testServerModel(server),
+      middlewares: [new TTSMiddleware({ tts: broken })],
+    });
     const { events, end } = await run(agent, 'hi');
     expect(end.finishReason).toBe('completed');
-    expect(ofType(events, 'TEXT_BLOCK_DELTA').map((e) => e.delta).join('')).toBe('Hello.');
+    expect(
+      ofType(events, 'TEXT_BLOCK_DELTA')
+        .map((e) => e.delta)
+        .join(''),
+    ).toBe('Hello.');
     const [audio] = ofType(events, 'DATA_BLOCK_START');
     expect(customValues(events, 'tts.error')).toEqual([{ message: 'voice service down', blockId: audio!.blockId }]);
   });
 
   it('speaks concurrent replies of agents sharing one instance each with its own voice', async () => {
-    server = await startOpenAITestServer({ chunkDelayMs: 3, handler: (req) => ({ text: [`Answer to `, `${JSON.stringify(req.body.messages!.at(-1)!.content)}.`] }) });
+    server = await startOpenAITestServer({
+      chunkDelayMs: 3,
+      handler: (req) => ({ text: [`Answer to `, `${JSON.stringify(req.body.messages!.at(-1)!.content)}.`] }),
+    });
     const tts = new TTSMiddleware({ tts: ttsFor(), mode: 'realtime' });
     const questions = ['one', 'two', 'three'];
-    const results = await Promise.all(questions.map((q) => run(new Agent({ name: q, model: testServerModel(server), middlewares: [tts] }), q)));
+    const results = await Promise.all(
+      questions.map((q) => run(new Agent({ name: q, model: testServerModel(server), middlewares: [tts] }), q)),
+    );
     results.forEach(({ events }, i) => {
       const [audio] = ofType(events, 'DATA_BLOCK_START');
       expect(audioOf(events, audio!.blockId)).toEqual(pcm(`Answer to "${questions[i]}".`));
@@ -84,7 +120,13 @@ describe('TTSMiddleware', () => {
 
   it('refuses bad options at construction', () => {
     expect(() => new TTSMiddleware({} as never)).toThrow(/tts must be a TextToSpeech/);
-    expect(() => new TTSMiddleware({ tts: { pcmSampleRate: 1, synthesize: () => throwError(() => new Error()) }, mode: 'stream' as never })).toThrow(/mode must be 'batch' or 'realtime'/);
+    expect(
+      () =>
+        new TTSMiddleware({
+          tts: { pcmSampleRate: 1, synthesize: () => throwError(() => new Error()) },
+          mode: 'stream' as never,
+        }),
+    ).toThrow(/mode must be 'batch' or 'realtime'/);
     expect(() => new OpenAITextToSpeech({ apiKey: 'x', speed: 9 })).toThrow(/speed must be between 0.25 and 4/);
   });
 });

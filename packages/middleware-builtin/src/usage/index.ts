@@ -121,7 +121,14 @@ class ReplyAccount {
   constructor(readonly startedAt: number) {}
 }
 
-const zero = (): MutableTotals => ({ modelCalls: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, reasoningTokens: 0, cost: 0 });
+const zero = (): MutableTotals => ({
+  modelCalls: 0,
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheReadTokens: 0,
+  reasoningTokens: 0,
+  cost: 0,
+});
 
 function addUsage(into: MutableTotals, usage: Usage, cost: number): void {
   into.modelCalls += 1;
@@ -192,16 +199,28 @@ export class UsageMiddleware implements Middleware {
       const account = new ReplyAccount(this.now());
       ctx.set(ACCOUNT, account);
       return next(input).pipe(
-        concatMap((e) => (e.type === 'REPLY_END' && e.source === ctx.agentName ? of(this.finish(ctx, account), e) : of(e))),
+        concatMap((e) =>
+          e.type === 'REPLY_END' && e.source === ctx.agentName ? of(this.finish(ctx, account), e) : of(e),
+        ),
       );
     });
   }
 
-  onReasoning(_agent: Agent, ctx: RuntimeContext, input: ReasoningInput, next: Next<ReasoningInput>): Observable<AgentEvent> {
+  onReasoning(
+    _agent: Agent,
+    ctx: RuntimeContext,
+    input: ReasoningInput,
+    next: Next<ReasoningInput>,
+  ): Observable<AgentEvent> {
     return this.timed(ctx, next(input), (account, ms) => (account.reasoningMs += ms));
   }
 
-  onModelCall(_agent: Agent, ctx: RuntimeContext, input: ModelCallInput, next: Next<ModelCallInput>): Observable<AgentEvent> {
+  onModelCall(
+    _agent: Agent,
+    ctx: RuntimeContext,
+    input: ModelCallInput,
+    next: Next<ModelCallInput>,
+  ): Observable<AgentEvent> {
     return defer(() => {
       const startedAt = this.now();
       const account = ctx.get(ACCOUNT);
@@ -240,7 +259,11 @@ export class UsageMiddleware implements Middleware {
   }
 
   /** Runs `source` and books its wall time (from subscribe to end, error or unsubscribe). */
-  private timed(ctx: RuntimeContext, source: Observable<AgentEvent>, book: (account: ReplyAccount, ms: number) => void): Observable<AgentEvent> {
+  private timed(
+    ctx: RuntimeContext,
+    source: Observable<AgentEvent>,
+    book: (account: ReplyAccount, ms: number) => void,
+  ): Observable<AgentEvent> {
     return defer(() => {
       const startedAt = this.now();
       return source.pipe(

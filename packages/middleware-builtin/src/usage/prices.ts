@@ -27,7 +27,8 @@ const FIELDS = ['input', 'output', 'cacheRead', 'reasoning'] as const;
 /** Checks every price of the table (non-negative numbers, known fields); throws naming the first bad one. */
 export function checkPrices(owner: string, prices: PriceTable): void {
   for (const [model, price] of Object.entries(prices)) {
-    if (!price || typeof price !== 'object') throw new TypeError(`${owner}: prices["${model}"] must be an object like { input: 0.15, output: 0.6 }.`);
+    if (!price || typeof price !== 'object')
+      throw new TypeError(`${owner}: prices["${model}"] must be an object like { input: 0.15, output: 0.6 }.`);
     for (const field of Object.keys(price)) {
       if (!(FIELDS as readonly string[]).includes(field)) {
         throw new TypeError(`${owner}: prices["${model}"].${field} is not a price field (use ${FIELDS.join(', ')}).`);
@@ -37,7 +38,9 @@ export function checkPrices(owner: string, prices: PriceTable): void {
       const value = price[field];
       if (value === undefined && (field === 'cacheRead' || field === 'reasoning')) continue;
       if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-        throw new TypeError(`${owner}: prices["${model}"].${field} must be a number >= 0 (per million tokens), got ${JSON.stringify(value)}.`);
+        throw new TypeError(
+          `${owner}: prices["${model}"].${field} must be a number >= 0 (per million tokens), got ${JSON.stringify(value)}.`,
+        );
       }
     }
   }

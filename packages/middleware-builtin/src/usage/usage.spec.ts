@@ -21,13 +21,26 @@ describe('UsageMiddleware', () => {
   it('adds up tokens and cost per model call and per reply (cached and reasoning tokens priced apart) and times every phase', async () => {
     const time = clock();
     const turns: ServerTurn[] = [
-      { toolCalls: [{ name: 'lookup', input: { q: 'x' } }], usage: { inputTokens: 100, outputTokens: 20, cacheReadTokens: 40 } },
+      {
+        toolCalls: [{ name: 'lookup', input: { q: 'x' } }],
+        usage: { inputTokens: 100, outputTokens: 20, cacheReadTokens: 40 },
+      },
       { text: 'done', usage: { inputTokens: 150, outputTokens: 30, reasoningTokens: 10 } },
     ];
     // Each model call takes 100 ms of the test's clock, the tool 500 ms.
     server = await startOpenAITestServer({ handler: (_r, i) => (time.advance(100), turns[i]!) });
-    const lookup = defineTool({ name: 'lookup', description: 'Looks up', input: z.object({ q: z.string() }), readOnly: true, execute: () => (time.advance(500), 'found') });
-    const usage = new UsageMiddleware({ prices: { 'gpt-test': { input: 1, output: 2, cacheRead: 0.5, reasoning: 4 } }, currency: 'EUR', now: time.now });
+    const lookup = defineTool({
+      name: 'lookup',
+      description: 'Looks up',
+      input: z.object({ q: z.string() }),
+      readOnly: true,
+      execute: () => (time.advance(500), 'found'),
+    });
+    const usage = new UsageMiddleware({
+      prices: { 'gpt-test': { input: 1, output: 2, cacheRead: 0.5, reasoning: 4 } },
+      currency: 'EUR',
+      now: time.now,
+    });
     const agent = new Agent({ name: 'a', model: testServerModel(server), tools: [lookup], middlewares: [usage] });
 
     const { events, end } = await run(agent, 'go');
@@ -37,8 +50,18 @@ describe('UsageMiddleware', () => {
     const secondCost = (150 * 1 + 20 * 2 + 10 * 4) / 1e6;
     const calls = customValues<ModelCallUsage>(events, 'usage.model_call');
     expect(calls).toEqual([
-      { model: 'gpt-test', usage: { inputTokens: 100, outputTokens: 20, cacheReadTokens: 40 }, cost: firstCost, durationMs: 100 },
-      { model: 'gpt-test', usage: { inputTokens: 150, outputTokens: 30, reasoningTokens: 10 }, cost: secondCost, durationMs: 100 },
+      {
+        model: 'gpt-test',
+        usage: { inputTokens: 100, outputTokens: 20, cacheReadTokens: 40 },
+        cost: firstCost,
+        durationMs: 100,
+      },
+      {
+        model: 'gpt-test',
+        usage: { inputTokens: 150, outputTokens: 30, reasoningTokens: 10 },
+        cost: secondCost,
+        durationMs: 100,
+      },
     ]);
     // Each model call's usage event follows its MODEL_CALL_END; the reply's comes right before REPLY_END.
     const types = events.map((e) => (e.type === 'CUSTOM' ? e.name : e.type));
@@ -68,18 +91,32 @@ describe('UsageMiddleware', () => {
   });
 
   it('keeps session totals across replies in the agent state, readable after call() and restored from a snapshot', async () => {
-    server = await startOpenAITestServer({ handler: () => ({ text: 'ok', usage: { inputTokens: 10, outputTokens: 5 } }) });
+    server = await startOpenAITestServer({
+      handler: () => ({ text: 'ok', usage: { inputTokens: 10, outputTokens: 5 } }),
+    });
     const usage = new UsageMiddleware({ prices: { 'gpt-*': { input: 2, output: 8 } } });
     const agent = new Agent({ name: 'a', model: testServerModel(server), middlewares: [usage] });
     await agent.call('one');
     await agent.call('two');
 
     const session = usage.session(agent)!;
-    expect(session).toMatchObject({ replies: 2, modelCalls: 2, inputTokens: 20, outputTokens: 10, currency: 'USD', unpriced: [] });
+    expect(session).toMatchObject({
+      replies: 2,
+      modelCalls: 2,
+      inputTokens: 20,
+      outputTokens: 10,
+      currency: 'USD',
+      unpriced: [],
+    });
     expect(session.cost).toBeCloseTo((2 * (10 * 2 + 5 * 8)) / 1e6, 12);
     expect(session.perModel['gpt-test']).toMatchObject({ modelCalls: 2, inputTokens: 20 });
 
-    const restored = new Agent({ name: 'a', model: testServerModel(server), middlewares: [usage], state: agent.saveState() });
+    const restored = new Agent({
+      name: 'a',
+      model: testServerModel(server),
+      middlewares: [usage],
+      state: agent.saveState(),
+    });
     await restored.call('three');
     expect(usage.session(restored)).toMatchObject({ replies: 3, inputTokens: 30 });
   });
@@ -102,24 +139,43 @@ describe('UsageMiddleware', () => {
       },
     });
     const usage = new UsageMiddleware({ prices: { 'gpt-test': { input: 1, output: 1 } } });
-    const agents = [11, 22, 33, 44].map((n) => ({ n, agent: new Agent({ name: `a${n}`, model: testServerModel(server!), middlewares: [usage] }) }));
+    const agents = [11, 22, 33, 44].map((n) => ({
+      n,
+      agent: new Agent({ name: `a${n}`, model: testServerModel(server!), middlewares: [usage] }),
+    }));
     const results = await Promise.all(agents.map(({ n, agent }) => run(agent, `question ${n}`)));
     results.forEach(({ events }, i) => {
       const n = agents[i]!.n;
       const [report] = customValues<ReplyUsage>(events, 'usage.reply');
-      expect(report).toMatchObject({ agentName: `a${n}`, modelCalls: 1, inputTokens: n, outputTokens: 2 * n, cost: (3 * n) / 1e6 });
+      expect(report).toMatchObject({
+        agentName: `a${n}`,
+        modelCalls: 1,
+        inputTokens: n,
+        outputTokens: 2 * n,
+        cost: (3 * n) / 1e6,
+      });
       expect(usage.lastReply(agents[i]!.agent)).toEqual(report);
     });
   });
 
   it('refuses a bad price table at construction, naming the entry', () => {
-    expect(() => new UsageMiddleware({ prices: { m: { input: -1, output: 1 } } })).toThrow(/prices\["m"\]\.input must be a number >= 0/);
-    expect(() => new UsageMiddleware({ prices: { m: { input: 1 } as never } })).toThrow(/prices\["m"\]\.output must be a number/);
-    expect(() => new UsageMiddleware({ prices: { m: { input: 1, output: 1, cached: 1 } as never } })).toThrow(/cached is not a price field/);
+    expect(() => new UsageMiddleware({ prices: { m: { input: -1, output: 1 } } })).toThrow(
+      /prices\["m"\]\.input must be a number >= 0/,
+    );
+    expect(() => new UsageMiddleware({ prices: { m: { input: 1 } as never } })).toThrow(
+      /prices\["m"\]\.output must be a number/,
+    );
+    expect(() => new UsageMiddleware({ prices: { m: { input: 1, output: 1, cached: 1 } as never } })).toThrow(
+      /cached is not a price field/,
+    );
   });
 
   it('prices a model by its exact name first, else by the longest matching prefix', () => {
-    const table = { 'gpt-4o*': { input: 1, output: 1 }, 'gpt-4o-mini*': { input: 2, output: 2 }, 'gpt-4o-mini-2024': { input: 3, output: 3 } };
+    const table = {
+      'gpt-4o*': { input: 1, output: 1 },
+      'gpt-4o-mini*': { input: 2, output: 2 },
+      'gpt-4o-mini-2024': { input: 3, output: 3 },
+    };
     expect(priceOf(table, 'gpt-4o-mini-2024')!.input).toBe(3);
     expect(priceOf(table, 'gpt-4o-mini-2025')!.input).toBe(2);
     expect(priceOf(table, 'gpt-4o-2024')!.input).toBe(1);

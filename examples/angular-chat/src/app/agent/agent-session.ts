@@ -52,7 +52,9 @@ export class AgentSession {
   /** Every event of the session, from one shared SSE connection. */
   private readonly events$ = connectable(
     this.sessionId$.pipe(
-      switchMap((id) => fromAgentEventStream(`${this.sessionUrl(id)}/events`, { reconnect: true, fetch: this.watchedFetch })),
+      switchMap((id) =>
+        fromAgentEventStream(`${this.sessionUrl(id)}/events`, { reconnect: true, fetch: this.watchedFetch }),
+      ),
       tap({ error: () => this.state.set('failed') }),
     ),
     { connector: () => new Subject<AgentEvent>(), resetOnDisconnect: false },
@@ -76,7 +78,9 @@ export class AgentSession {
 
   /** Answers a `REQUIRE_USER_CONFIRM`; the events of the resumed reply (same `replyId`). Unsubscribe to cancel it. */
   resume(replyId: string, results: readonly ConfirmResult[]): Observable<AgentEvent> {
-    return this.replyEvents((id) => this.http.post<ReplyStarted>(`${this.sessionUrl(id)}/confirmations`, { replyId, results }));
+    return this.replyEvents((id) =>
+      this.http.post<ReplyStarted>(`${this.sessionUrl(id)}/confirmations`, { replyId, results }),
+    );
   }
 
   private replyEvents(start: (sessionId: string) => Observable<ReplyStarted>): Observable<AgentEvent> {
@@ -85,7 +89,10 @@ export class AgentSession {
       switchMap((id) =>
         this.opened$.pipe(
           switchMap(() => eventsOfReply(this.events$, start(id).pipe(map((r) => r.replyId)))),
-          cancelOnUnsubscribe(() => this.cancel(id), (e) => e.type === 'REPLY_END'),
+          cancelOnUnsubscribe(
+            () => this.cancel(id),
+            (e) => e.type === 'REPLY_END',
+          ),
         ),
       ),
     );

@@ -11,7 +11,10 @@ import { type MonoTypeOperatorFunction, Observable } from 'rxjs';
  * reply$.pipe(cancelOnUnsubscribe(() => postCancel(), (e) => e.type === 'REPLY_END'));
  * ```
  */
-export function cancelOnUnsubscribe<T>(cancel: () => void, isEnd: (value: T) => boolean = () => false): MonoTypeOperatorFunction<T> {
+export function cancelOnUnsubscribe<T>(
+  cancel: () => void,
+  isEnd: (value: T) => boolean = () => false,
+): MonoTypeOperatorFunction<T> {
   return (source) =>
     new Observable<T>((subscriber) => {
       let ended = false;

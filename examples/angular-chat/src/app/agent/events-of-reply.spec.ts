@@ -5,12 +5,16 @@ import { eventsOfReply } from './events-of-reply';
 
 const start = (replyId: string) => createEvent('REPLY_START', {}, { replyId, source: 'a' });
 const end = (replyId: string) => createEvent('REPLY_END', { finishReason: 'completed' }, { replyId, source: 'a' });
-const text = (replyId: string, delta: string) => createEvent('TEXT_BLOCK_DELTA', { blockId: 'b', delta }, { replyId, source: 'a' });
+const text = (replyId: string, delta: string) =>
+  createEvent('TEXT_BLOCK_DELTA', { blockId: 'b', delta }, { replyId, source: 'a' });
 
 function collect(o: Observable<AgentEvent>) {
   const got: string[] = [];
   let completed = false;
-  const sub = o.subscribe({ next: (e) => got.push(`${e.replyId}:${e.type === 'TEXT_BLOCK_DELTA' ? e.delta : e.type}`), complete: () => (completed = true) });
+  const sub = o.subscribe({
+    next: (e) => got.push(`${e.replyId}:${e.type === 'TEXT_BLOCK_DELTA' ? e.delta : e.type}`),
+    complete: () => (completed = true),
+  });
   return { got, done: () => completed, sub };
 }
 
@@ -46,12 +50,26 @@ describe('cancelOnUnsubscribe', () => {
   it('cancels when unsubscribed before the end, not after it', () => {
     const cancelled: string[] = [];
     const s1 = new Subject<AgentEvent>();
-    const early = collect(s1.pipe(cancelOnUnsubscribe(() => cancelled.push('early'), (e) => e.type === 'REPLY_END')));
+    const early = collect(
+      s1.pipe(
+        cancelOnUnsubscribe(
+          () => cancelled.push('early'),
+          (e) => e.type === 'REPLY_END',
+        ),
+      ),
+    );
     s1.next(start('r1'));
     early.sub.unsubscribe();
 
     const s2 = new Subject<AgentEvent>();
-    const late = collect(s2.pipe(cancelOnUnsubscribe(() => cancelled.push('late'), (e) => e.type === 'REPLY_END')));
+    const late = collect(
+      s2.pipe(
+        cancelOnUnsubscribe(
+          () => cancelled.push('late'),
+          (e) => e.type === 'REPLY_END',
+        ),
+      ),
+    );
     s2.next(end('r2'));
     late.sub.unsubscribe();
 

@@ -26,12 +26,19 @@ interface Acc {
  * ```
  */
 export function eventsOfReply(session$: Observable<AgentEvent>, replyId$: Observable<string>): Observable<AgentEvent> {
-  return merge(session$.pipe(map((event): Item => ({ event }))), replyId$.pipe(map((replyId): Item => ({ replyId })))).pipe(
-    scan((acc: Acc, item: Item): Acc => {
-      if ('replyId' in item) return { replyId: item.replyId, early: [], out: acc.early.filter((e) => e.replyId === item.replyId) };
-      if (acc.replyId === undefined) return { early: [...acc.early, item.event], out: [] };
-      return { ...acc, out: item.event.replyId === acc.replyId ? [item.event] : [] };
-    }, { early: [], out: [] }),
+  return merge(
+    session$.pipe(map((event): Item => ({ event }))),
+    replyId$.pipe(map((replyId): Item => ({ replyId }))),
+  ).pipe(
+    scan(
+      (acc: Acc, item: Item): Acc => {
+        if ('replyId' in item)
+          return { replyId: item.replyId, early: [], out: acc.early.filter((e) => e.replyId === item.replyId) };
+        if (acc.replyId === undefined) return { early: [...acc.early, item.event], out: [] };
+        return { ...acc, out: item.event.replyId === acc.replyId ? [item.event] : [] };
+      },
+      { early: [], out: [] },
+    ),
     concatMap((acc) => acc.out),
     distinct((e) => e.id),
     takeWhile((e) => e.type !== 'REPLY_END', true),

@@ -8,7 +8,12 @@ import { FINAL_STATUSES, type Turn, applyEvent, cancelTurn, failTurn, newTurn } 
 /** What the user asked for. */
 type Intent =
   | { readonly kind: 'send'; readonly turnId: string; readonly text: string }
-  | { readonly kind: 'confirm'; readonly turnId: string; readonly replyId: string; readonly results: readonly ConfirmResult[] }
+  | {
+      readonly kind: 'confirm';
+      readonly turnId: string;
+      readonly replyId: string;
+      readonly results: readonly ConfirmResult[];
+    }
   | { readonly kind: 'cancel'; readonly turnId: string };
 
 /** What happened to a turn. */
@@ -82,9 +87,15 @@ export class ChatStore {
     const { turnId } = intent;
     switch (intent.kind) {
       case 'send':
-        return concat(of<Change>({ kind: 'started', turnId, text: intent.text }), this.follow(turnId, this.session.reply(intent.text)));
+        return concat(
+          of<Change>({ kind: 'started', turnId, text: intent.text }),
+          this.follow(turnId, this.session.reply(intent.text)),
+        );
       case 'confirm':
-        return concat(of<Change>({ kind: 'answered', turnId }), this.follow(turnId, this.session.resume(intent.replyId, intent.results)));
+        return concat(
+          of<Change>({ kind: 'answered', turnId }),
+          this.follow(turnId, this.session.resume(intent.replyId, intent.results)),
+        );
       case 'cancel':
         return of<Change>({ kind: 'cancelled', turnId });
     }

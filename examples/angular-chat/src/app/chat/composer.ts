@@ -23,13 +23,41 @@ import { ChangeDetectionStrategy, Component, input, output, signal } from '@angu
     </form>
   `,
   styles: `
-    form { display: flex; gap: 0.5rem; }
-    input { flex: 1; padding: 0.7rem 0.9rem; border: 1px solid var(--line); border-radius: 10px; font: inherit; background: var(--surface); }
-    input:focus { outline: 2px solid var(--accent); outline-offset: -1px; }
-    button { padding: 0 1.2rem; border: 0; border-radius: 10px; font: inherit; font-weight: 600; color: #fff; cursor: pointer; }
-    .send { background: var(--accent); }
-    .send:disabled { opacity: 0.45; cursor: default; }
-    .cancel { background: var(--bad); }
+    form {
+      display: flex;
+      gap: 0.5rem;
+    }
+    input {
+      flex: 1;
+      padding: 0.7rem 0.9rem;
+      border: 1px solid var(--line);
+      border-radius: 10px;
+      font: inherit;
+      background: var(--surface);
+    }
+    input:focus {
+      outline: 2px solid var(--accent);
+      outline-offset: -1px;
+    }
+    button {
+      padding: 0 1.2rem;
+      border: 0;
+      border-radius: 10px;
+      font: inherit;
+      font-weight: 600;
+      color: #fff;
+      cursor: pointer;
+    }
+    .send {
+      background: var(--accent);
+    }
+    .send:disabled {
+      opacity: 0.45;
+      cursor: default;
+    }
+    .cancel {
+      background: var(--bad);
+    }
   `,
 })
 export class Composer {

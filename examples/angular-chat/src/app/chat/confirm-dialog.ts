@@ -28,17 +28,60 @@ import type { Turn } from './turn';
     </dialog>
   `,
   styles: `
-    dialog { width: min(28rem, 92vw); padding: 1.25rem 1.4rem; border: 0; border-radius: 14px; box-shadow: 0 20px 50px rgb(15 23 42 / 0.3); }
-    dialog::backdrop { background: rgb(15 23 42 / 0.45); }
-    h2 { margin: 0 0 0.8rem; font-size: 1.1rem; }
-    .call { margin-bottom: 0.8rem; }
-    .name { font-weight: 700; }
-    .input { margin: 0.35rem 0 0; padding: 0.6rem 0.75rem; border-radius: 8px; background: var(--muted-bg); font-size: 0.8125rem; white-space: pre-wrap; }
-    .reason { margin: 0.35rem 0 0; color: var(--muted); font-size: 0.8125rem; }
-    .actions { display: flex; justify-content: flex-end; gap: 0.5rem; }
-    button { padding: 0.5rem 1.1rem; border-radius: 9px; font: inherit; font-weight: 600; cursor: pointer; }
-    .reject { border: 1px solid var(--line); background: #fff; }
-    .approve { border: 0; background: var(--accent); color: #fff; }
+    dialog {
+      width: min(28rem, 92vw);
+      padding: 1.25rem 1.4rem;
+      border: 0;
+      border-radius: 14px;
+      box-shadow: 0 20px 50px rgb(15 23 42 / 0.3);
+    }
+    dialog::backdrop {
+      background: rgb(15 23 42 / 0.45);
+    }
+    h2 {
+      margin: 0 0 0.8rem;
+      font-size: 1.1rem;
+    }
+    .call {
+      margin-bottom: 0.8rem;
+    }
+    .name {
+      font-weight: 700;
+    }
+    .input {
+      margin: 0.35rem 0 0;
+      padding: 0.6rem 0.75rem;
+      border-radius: 8px;
+      background: var(--muted-bg);
+      font-size: 0.8125rem;
+      white-space: pre-wrap;
+    }
+    .reason {
+      margin: 0.35rem 0 0;
+      color: var(--muted);
+      font-size: 0.8125rem;
+    }
+    .actions {
+      display: flex;
+      justify-content: flex-end;
+      gap: 0.5rem;
+    }
+    button {
+      padding: 0.5rem 1.1rem;
+      border-radius: 9px;
+      font: inherit;
+      font-weight: 600;
+      cursor: pointer;
+    }
+    .reject {
+      border: 1px solid var(--line);
+      background: #fff;
+    }
+    .approve {
+      border: 0;
+      background: var(--accent);
+      color: #fff;
+    }
   `,
 })
 export class ConfirmDialog {

@@ -8,7 +8,9 @@ const MARKS: Record<TodoView['status'], string> = { pending: '○', in_progress:
   selector: 'chat-task-list',
   changeDetection: ChangeDetectionStrategy.OnPush,
   template: `
-    <header class="title">Tasks <span class="count">{{ done() }}/{{ todos().length }}</span></header>
+    <header class="title">
+      Tasks <span class="count">{{ done() }}/{{ todos().length }}</span>
+    </header>
     <ol>
       @for (todo of todos(); track $index) {
         <li class="todo" [attr.data-status]="todo.status">
@@ -19,13 +21,37 @@ const MARKS: Record<TodoView['status'], string> = { pending: '○', in_progress:
   `,
   host: { role: 'status', 'aria-label': 'Task list' },
   styles: `
-    :host { display: block; margin: 0.2rem 0 0.4rem; padding: 0.4rem 0.6rem; border: 1px solid var(--line); border-radius: 8px; font-size: 0.875rem; }
-    .title { font-weight: 600; }
-    .count { color: var(--muted); font-weight: 400; }
-    ol { margin: 0.25rem 0 0; padding: 0; list-style: none; }
-    .mark { display: inline-block; width: 1.2rem; }
-    .todo[data-status='completed'] { color: var(--muted); text-decoration: line-through; }
-    .todo[data-status='in_progress'] { font-weight: 600; }
+    :host {
+      display: block;
+      margin: 0.2rem 0 0.4rem;
+      padding: 0.4rem 0.6rem;
+      border: 1px solid var(--line);
+      border-radius: 8px;
+      font-size: 0.875rem;
+    }
+    .title {
+      font-weight: 600;
+    }
+    .count {
+      color: var(--muted);
+      font-weight: 400;
+    }
+    ol {
+      margin: 0.25rem 0 0;
+      padding: 0;
+      list-style: none;
+    }
+    .mark {
+      display: inline-block;
+      width: 1.2rem;
+    }
+    .todo[data-status='completed'] {
+      color: var(--muted);
+      text-decoration: line-through;
+    }
+    .todo[data-status='in_progress'] {
+      font-weight: 600;
+    }
   `,
 })
 export class TaskList {

@@ -43,20 +43,83 @@ const ICONS: Record<ToolStatus, string> = {
   `,
   host: { class: 'tool-call', '[attr.data-status]': 'call().status', '[attr.data-tool-call-id]': 'call().id' },
   styles: `
-    :host { display: block; margin: 0.5rem 0; border: 1px solid var(--line); border-radius: 10px; background: var(--tool-bg); font-size: 0.875rem; }
-    .head { display: flex; align-items: center; gap: 0.5rem; padding: 0.45rem 0.7rem; }
-    .icon { display: inline-grid; place-items: center; width: 1.35rem; height: 1.35rem; border-radius: 50%; background: var(--muted-bg); color: var(--muted); font-weight: 700; }
-    .name { font-weight: 600; }
-    .args { color: var(--muted); overflow: hidden; text-overflow: ellipsis; white-space: nowrap; flex: 1; min-width: 0; }
-    .status { color: var(--muted); white-space: nowrap; }
-    .progress { padding: 0 0.7rem 0.45rem; color: var(--muted); font-style: italic; font-size: 0.8125rem; }
-    .output { margin: 0; padding: 0.45rem 0.7rem; border-top: 1px dashed var(--line); white-space: pre-wrap; font-size: 0.8125rem; }
-    :host([data-status='success']) .icon { background: var(--ok-bg); color: var(--ok); }
-    :host([data-status='error']) .icon, :host([data-status='denied']) .icon, :host([data-status='interrupted']) .icon { background: var(--bad-bg); color: var(--bad); }
-    :host([data-status='awaiting_confirmation']) { border-color: var(--warn); }
-    :host([data-status='awaiting_confirmation']) .icon { background: var(--warn-bg); color: var(--warn); }
-    :host([data-status='running']) .icon { animation: spin 1s linear infinite; }
-    @keyframes spin { to { transform: rotate(360deg); } }
+    :host {
+      display: block;
+      margin: 0.5rem 0;
+      border: 1px solid var(--line);
+      border-radius: 10px;
+      background: var(--tool-bg);
+      font-size: 0.875rem;
+    }
+    .head {
+      display: flex;
+      align-items: center;
+      gap: 0.5rem;
+      padding: 0.45rem 0.7rem;
+    }
+    .icon {
+      display: inline-grid;
+      place-items: center;
+      width: 1.35rem;
+      height: 1.35rem;
+      border-radius: 50%;
+      background: var(--muted-bg);
+      color: var(--muted);
+      font-weight: 700;
+    }
+    .name {
+      font-weight: 600;
+    }
+    .args {
+      color: var(--muted);
+      overflow: hidden;
+      text-overflow: ellipsis;
+      white-space: nowrap;
+      flex: 1;
+      min-width: 0;
+    }
+    .status {
+      color: var(--muted);
+      white-space: nowrap;
+    }
+    .progress {
+      padding: 0 0.7rem 0.45rem;
+      color: var(--muted);
+      font-style: italic;
+      font-size: 0.8125rem;
+    }
+    .output {
+      margin: 0;
+      padding: 0.45rem 0.7rem;
+      border-top: 1px dashed var(--line);
+      white-space: pre-wrap;
+      font-size: 0.8125rem;
+    }
+    :host([data-status='success']) .icon {
+      background: var(--ok-bg);
+      color: var(--ok);
+    }
+    :host([data-status='error']) .icon,
+    :host([data-status='denied']) .icon,
+    :host([data-status='interrupted']) .icon {
+      background: var(--bad-bg);
+      color: var(--bad);
+    }
+    :host([data-status='awaiting_confirmation']) {
+      border-color: var(--warn);
+    }
+    :host([data-status='awaiting_confirmation']) .icon {
+      background: var(--warn-bg);
+      color: var(--warn);
+    }
+    :host([data-status='running']) .icon {
+      animation: spin 1s linear infinite;
+    }
+    @keyframes spin {
+      to {
+        transform: rotate(360deg);
+      }
+    }
   `,
 })
 export class ToolCall {

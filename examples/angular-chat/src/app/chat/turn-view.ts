@@ -35,7 +35,10 @@ const STATUS: Record<TurnStatus, string> = {
             <p class="text">{{ part.text }}</p>
           }
           @case ('thinking') {
-            <details class="thinking"><summary>Thinking</summary>{{ part.text }}</details>
+            <details class="thinking">
+              <summary>Thinking</summary>
+              {{ part.text }}
+            </details>
           }
           @case ('tool') {
             <chat-tool-call [call]="part.call" />
@@ -66,16 +69,67 @@ const STATUS: Record<TurnStatus, string> = {
   `,
   host: { class: 'turn', '[attr.data-status]': 'turn().status', '[attr.data-reply-id]': 'turn().replyId' },
   styles: `
-    :host { display: flex; flex-direction: column; gap: 0.4rem; }
-    .prompt { align-self: flex-end; max-width: 75%; padding: 0.55rem 0.85rem; border-radius: 14px 14px 4px 14px; background: var(--accent); color: #fff; white-space: pre-wrap; }
-    .reply { align-self: flex-start; max-width: 85%; min-width: 6rem; padding: 0.55rem 0.85rem; border-radius: 14px 14px 14px 4px; background: var(--surface); border: 1px solid var(--line); }
-    .text { margin: 0.15rem 0; white-space: pre-wrap; line-height: 1.5; }
-    .thinking { color: var(--muted); font-size: 0.875rem; white-space: pre-wrap; }
-    .error { margin: 0.3rem 0 0; color: var(--bad); }
-    .caret { display: inline-block; width: 0.5rem; height: 1rem; vertical-align: text-bottom; background: var(--accent); animation: blink 1s steps(2) infinite; }
-    .meta { display: flex; gap: 0.75rem; padding: 0 0.3rem; color: var(--muted); font-size: 0.75rem; }
-    :host([data-status='cancelled']) .status, :host([data-status='error']) .status { color: var(--bad); }
-    @keyframes blink { 50% { opacity: 0; } }
+    :host {
+      display: flex;
+      flex-direction: column;
+      gap: 0.4rem;
+    }
+    .prompt {
+      align-self: flex-end;
+      max-width: 75%;
+      padding: 0.55rem 0.85rem;
+      border-radius: 14px 14px 4px 14px;
+      background: var(--accent);
+      color: #fff;
+      white-space: pre-wrap;
+    }
+    .reply {
+      align-self: flex-start;
+      max-width: 85%;
+      min-width: 6rem;
+      padding: 0.55rem 0.85rem;
+      border-radius: 14px 14px 14px 4px;
+      background: var(--surface);
+      border: 1px solid var(--line);
+    }
+    .text {
+      margin: 0.15rem 0;
+      white-space: pre-wrap;
+      line-height: 1.5;
+    }
+    .thinking {
+      color: var(--muted);
+      font-size: 0.875rem;
+      white-space: pre-wrap;
+    }
+    .error {
+      margin: 0.3rem 0 0;
+      color: var(--bad);
+    }
+    .caret {
+      display: inline-block;
+      width: 0.5rem;
+      height: 1rem;
+      vertical-align: text-bottom;
+      background: var(--accent);
+      animation: blink 1s steps(2) infinite;
+    }
+    .meta {
+      display: flex;
+      gap: 0.75rem;
+      padding: 0 0.3rem;
+      color: var(--muted);
+      font-size: 0.75rem;
+    }
+    :host([data-status='cancelled']) .status,
+    :host([data-status='error']) .status {
+      color: var(--bad);
+    }
+    @keyframes blink {
+      50% {
+        opacity: 0;
+      }
+    }
   `,
 })
 export class TurnView {

@@ -19,8 +19,17 @@ describe('turn view model', () => {
     ]);
     expect(turn.parts.map((p) => p.kind)).toEqual(['text', 'audio']);
     expect(turn.parts[1]).toEqual({ kind: 'audio', blockId: 'a1', mediaType: 'audio/wav', data: 'UklG', done: false });
-    const done = fold([ev('DATA_BLOCK_DELTA', { blockId: 'a1', delta: 'RiQA' }), ev('DATA_BLOCK_END', { blockId: 'a1' })], turn);
-    expect(done.parts[1]).toEqual({ kind: 'audio', blockId: 'a1', mediaType: 'audio/wav', data: 'UklGRiQA', done: true });
+    const done = fold(
+      [ev('DATA_BLOCK_DELTA', { blockId: 'a1', delta: 'RiQA' }), ev('DATA_BLOCK_END', { blockId: 'a1' })],
+      turn,
+    );
+    expect(done.parts[1]).toEqual({
+      kind: 'audio',
+      blockId: 'a1',
+      mediaType: 'audio/wav',
+      data: 'UklGRiQA',
+      done: true,
+    });
     expect(textOf(done)).toBe('Hello.');
   });
 
@@ -39,7 +48,11 @@ describe('turn view model', () => {
         ev('TEXT_BLOCK_DELTA', { blockId: 'b1', delta: 'lo' }),
         ev('TEXT_BLOCK_END', { blockId: 'b1' }),
         ev('MODEL_CALL_END', { model: 'm', usage: { inputTokens: 10, outputTokens: 2 }, finishReason: 'stop' }),
-        ev('MODEL_CALL_END', { model: 'm', usage: { inputTokens: 5, outputTokens: 1, cacheReadTokens: 4 }, finishReason: 'stop' }),
+        ev('MODEL_CALL_END', {
+          model: 'm',
+          usage: { inputTokens: 5, outputTokens: 1, cacheReadTokens: 4 },
+          finishReason: 'stop',
+        }),
         ev('REPLY_END', { finishReason: 'completed' }),
       ],
       partial,
@@ -62,7 +75,10 @@ describe('turn view model', () => {
     ]);
     expect(waiting.status).toBe('awaiting_confirmation');
     expect(waiting.pending.map((c) => c.id)).toEqual(['call_1']);
-    expect(waiting.parts[0]).toMatchObject({ kind: 'tool', call: { args: '{"amount":80}', status: 'awaiting_confirmation' } });
+    expect(waiting.parts[0]).toMatchObject({
+      kind: 'tool',
+      call: { args: '{"amount":80}', status: 'awaiting_confirmation' },
+    });
 
     const resumed = fold(
       [
@@ -76,9 +92,22 @@ describe('turn view model', () => {
     );
     expect(resumed.pending).toEqual([]);
     // Progress is shown beside the output, never joined into it.
-    expect(resumed.parts[0]).toMatchObject({ kind: 'tool', call: { status: 'running', output: 'Refun', progress: 'contacting the bank...' } });
+    expect(resumed.parts[0]).toMatchObject({
+      kind: 'tool',
+      call: { status: 'running', output: 'Refun', progress: 'contacting the bank...' },
+    });
 
-    const done = fold([ev('TOOL_RESULT_END', { blockId: 'r1', toolCallId: 'call_1', status: 'success', output: [{ type: 'text', text: 'Refunded.' }] })], resumed);
+    const done = fold(
+      [
+        ev('TOOL_RESULT_END', {
+          blockId: 'r1',
+          toolCallId: 'call_1',
+          status: 'success',
+          output: [{ type: 'text', text: 'Refunded.' }],
+        }),
+      ],
+      resumed,
+    );
     expect(done.parts[0]).toMatchObject({ kind: 'tool', call: { status: 'success', output: 'Refunded.' } });
     expect(done.parts[0]!.kind === 'tool' && 'progress' in done.parts[0]!.call).toBe(false);
   });
@@ -97,14 +126,32 @@ describe('turn view model', () => {
   it('shows the task list as the agent rewrites it, and drops entries it cannot read', () => {
     const first = fold([
       ev('REPLY_START', {}),
-      ev('CUSTOM', { name: 'todos_updated', value: { todos: [{ content: 'Pack', status: 'in_progress' }, { content: 'Move', status: 'pending' }] } }),
+      ev('CUSTOM', {
+        name: 'todos_updated',
+        value: {
+          todos: [
+            { content: 'Pack', status: 'in_progress' },
+            { content: 'Move', status: 'pending' },
+          ],
+        },
+      }),
     ]);
     expect(first.todos).toEqual([
       { content: 'Pack', status: 'in_progress' },
       { content: 'Move', status: 'pending' },
     ]);
     const second = fold(
-      [ev('CUSTOM', { name: 'todos_updated', value: { todos: [{ content: 'Pack', status: 'completed' }, { content: 42, status: 'pending' }] } })],
+      [
+        ev('CUSTOM', {
+          name: 'todos_updated',
+          value: {
+            todos: [
+              { content: 'Pack', status: 'completed' },
+              { content: 42, status: 'pending' },
+            ],
+          },
+        }),
+      ],
       first,
     );
     expect(second.todos).toEqual([{ content: 'Pack', status: 'completed' }]);
@@ -119,14 +166,19 @@ describe('turn view model', () => {
   });
 
   it('cancelling ends the turn and shows open calls as interrupted', () => {
-    const turn = cancelTurn(fold([ev('REPLY_START', {}), ev('TOOL_CALL_START', { blockId: 'c1', toolCallId: 'call_1', name: 'slow' })]));
+    const turn = cancelTurn(
+      fold([ev('REPLY_START', {}), ev('TOOL_CALL_START', { blockId: 'c1', toolCallId: 'call_1', name: 'slow' })]),
+    );
     expect(turn.status).toBe('cancelled');
     expect(turn.parts[0]).toMatchObject({ kind: 'tool', call: { status: 'interrupted' } });
     expect(cancelTurn(turn)).toBe(turn);
   });
 
   it('keeps the error message of a failed reply', () => {
-    const turn = fold([ev('REPLY_START', {}), ev('REPLY_END', { finishReason: 'error', error: { name: 'ModelError', message: 'HTTP 500' } })]);
+    const turn = fold([
+      ev('REPLY_START', {}),
+      ev('REPLY_END', { finishReason: 'error', error: { name: 'ModelError', message: 'HTTP 500' } }),
+    ]);
     expect(turn).toMatchObject({ status: 'error', error: 'HTTP 500' });
   });
 });

@@ -6,7 +6,14 @@
  * `REPLY_END {finishReason: 'awaiting_confirmation'}`, the resumed one starts with `REPLY_START`
  * of the same `replyId`); they all fold into the same {@link Turn}.
  */
-import type { AgentEvent, PendingToolCall, ReplyFinishReason, ToolResultContent, ToolResultStatus, Usage } from '@rxscope/core';
+import type {
+  AgentEvent,
+  PendingToolCall,
+  ReplyFinishReason,
+  ToolResultContent,
+  ToolResultStatus,
+  Usage,
+} from '@rxscope/core';
 
 /** Where a tool call is in its life: arguments streaming, queued, waiting for a person, running, done. */
 export type ToolStatus = 'streaming' | 'queued' | 'awaiting_confirmation' | 'running' | ToolResultStatus;
@@ -79,10 +86,26 @@ export interface Turn {
 }
 
 /** Turn statuses after which nothing more arrives for the turn. */
-export const FINAL_STATUSES: ReadonlySet<TurnStatus> = new Set(['completed', 'max_iters', 'stopped', 'shutdown', 'interrupted', 'cancelled', 'error']);
+export const FINAL_STATUSES: ReadonlySet<TurnStatus> = new Set([
+  'completed',
+  'max_iters',
+  'stopped',
+  'shutdown',
+  'interrupted',
+  'cancelled',
+  'error',
+]);
 
 export function newTurn(id: string, prompt: string): Turn {
-  return { id, prompt, parts: [], pending: [], usage: { inputTokens: 0, outputTokens: 0 }, modelCalls: 0, status: 'sending' };
+  return {
+    id,
+    prompt,
+    parts: [],
+    pending: [],
+    usage: { inputTokens: 0, outputTokens: 0 },
+    modelCalls: 0,
+    status: 'sending',
+  };
 }
 
 /** The text of the reply so far (text blocks only). */
@@ -102,34 +125,78 @@ export function applyEvent(turn: Turn, e: AgentEvent): Turn {
       return addPart(turn, { kind: 'thinking', blockId: e.blockId, text: '' });
     case 'TEXT_BLOCK_DELTA':
     case 'THINKING_BLOCK_DELTA':
-      return mapParts(turn, (p) => ((p.kind === 'text' || p.kind === 'thinking') && p.blockId === e.blockId ? { ...p, text: p.text + e.delta } : p));
+      return mapParts(turn, (p) =>
+        (p.kind === 'text' || p.kind === 'thinking') && p.blockId === e.blockId ? { ...p, text: p.text + e.delta } : p,
+      );
     case 'DATA_BLOCK_START':
-      return e.mediaType.startsWith('audio/') ? addPart(turn, { kind: 'audio', blockId: e.blockId, mediaType: e.mediaType, data: '', done: false }) : turn;
+      return e.mediaType.startsWith('audio/')
+        ? addPart(turn, { kind: 'audio', blockId: e.blockId, mediaType: e.mediaType, data: '', done: false })
+        : turn;
     case 'DATA_BLOCK_DELTA':
-      return mapParts(turn, (p) => (p.kind === 'audio' && p.blockId === e.blockId ? { ...p, data: p.data + e.delta } : p));
+      return mapParts(turn, (p) =>
+        p.kind === 'audio' && p.blockId === e.blockId ? { ...p, data: p.data + e.delta } : p,
+      );
     case 'DATA_BLOCK_END':
       return mapParts(turn, (p) => (p.kind === 'audio' && p.blockId === e.blockId ? { ...p, done: true } : p));
     case 'TOOL_CALL_START':
-      return addPart(turn, { kind: 'tool', call: { id: e.toolCallId, name: e.name, args: '', status: 'streaming', output: '', blockId: e.blockId } });
+      return addPart(turn, {
+        kind: 'tool',
+        call: { id: e.toolCallId, name: e.name, args: '', status: 'streaming', output: '', blockId: e.blockId },
+      });
     case 'TOOL_CALL_DELTA':
-      return mapCalls(turn, (c) => c.blockId === e.blockId, (c) => ({ ...c, args: c.args + e.delta }));
+      return mapCalls(
+        turn,
+        (c) => c.blockId === e.blockId,
+        (c) => ({ ...c, args: c.args + e.delta }),
+      );
     case 'TOOL_CALL_END':
-      return mapCalls(turn, (c) => c.blockId === e.blockId && c.status === 'streaming', (c) => ({ ...c, status: 'queued' }));
+      return mapCalls(
+        turn,
+        (c) => c.blockId === e.blockId && c.status === 'streaming',
+        (c) => ({ ...c, status: 'queued' }),
+      );
     case 'TOOL_RESULT_START':
-      return mapCalls(turn, (c) => c.id === e.toolCallId, (c) => ({ ...c, status: 'running', resultBlockId: e.blockId, output: '' }));
+      return mapCalls(
+        turn,
+        (c) => c.id === e.toolCallId,
+        (c) => ({ ...c, status: 'running', resultBlockId: e.blockId, output: '' }),
+      );
     case 'TOOL_RESULT_DELTA':
-      return mapCalls(turn, (c) => c.resultBlockId === e.blockId, (c) => ({ ...c, output: c.output + e.delta }));
+      return mapCalls(
+        turn,
+        (c) => c.resultBlockId === e.blockId,
+        (c) => ({ ...c, output: c.output + e.delta }),
+      );
     case 'TOOL_PROGRESS':
-      return mapCalls(turn, (c) => c.id === e.toolCallId, (c) => ({ ...c, progress: e.message }));
+      return mapCalls(
+        turn,
+        (c) => c.id === e.toolCallId,
+        (c) => ({ ...c, progress: e.message }),
+      );
     case 'TOOL_RESULT_END':
-      return mapCalls(turn, (c) => c.id === e.toolCallId, ({ progress: _done, ...c }) => ({ ...c, status: e.status, output: outputText(e.output) }));
+      return mapCalls(
+        turn,
+        (c) => c.id === e.toolCallId,
+        ({ progress: _done, ...c }) => ({ ...c, status: e.status, output: outputText(e.output) }),
+      );
     case 'REQUIRE_USER_CONFIRM': {
       const ids = new Set(e.toolCalls.map((c) => c.id));
-      return { ...mapCalls(turn, (c) => ids.has(c.id), (c) => ({ ...c, status: 'awaiting_confirmation' })), pending: e.toolCalls };
+      return {
+        ...mapCalls(
+          turn,
+          (c) => ids.has(c.id),
+          (c) => ({ ...c, status: 'awaiting_confirmation' }),
+        ),
+        pending: e.toolCalls,
+      };
     }
     case 'USER_CONFIRM_RESULT': {
       const answers = new Map(e.results.map((r) => [r.toolCallId, r.confirmed]));
-      const answered = mapCalls(turn, (c) => answers.has(c.id), (c) => ({ ...c, status: answers.get(c.id) ? 'queued' : 'denied' }));
+      const answered = mapCalls(
+        turn,
+        (c) => answers.has(c.id),
+        (c) => ({ ...c, status: answers.get(c.id) ? 'queued' : 'denied' }),
+      );
       return { ...answered, pending: [] };
     }
     case 'MODEL_CALL_END':
@@ -156,8 +223,17 @@ export function applyEvent(turn: Turn, e: AgentEvent): Turn {
 /** The user cancelled: nothing more arrives; calls still open are shown as interrupted. */
 export function cancelTurn(turn: Turn): Turn {
   if (FINAL_STATUSES.has(turn.status)) return turn;
-  const open = (s: ToolStatus) => s === 'streaming' || s === 'queued' || s === 'running' || s === 'awaiting_confirmation';
-  return { ...mapCalls(turn, (c) => open(c.status), (c) => ({ ...c, status: 'interrupted' })), status: 'cancelled', pending: [] };
+  const open = (s: ToolStatus) =>
+    s === 'streaming' || s === 'queued' || s === 'running' || s === 'awaiting_confirmation';
+  return {
+    ...mapCalls(
+      turn,
+      (c) => open(c.status),
+      (c) => ({ ...c, status: 'interrupted' }),
+    ),
+    status: 'cancelled',
+    pending: [],
+  };
 }
 
 /** The transport failed (HTTP error, dropped stream): the turn ends with the message. */
@@ -171,7 +247,8 @@ function todosOf(value: unknown): readonly TodoView[] {
   if (!Array.isArray(todos)) return [];
   return todos.filter(
     (t): t is TodoView =>
-      typeof (t as TodoView).content === 'string' && ['pending', 'in_progress', 'completed'].includes((t as TodoView).status),
+      typeof (t as TodoView).content === 'string' &&
+      ['pending', 'in_progress', 'completed'].includes((t as TodoView).status),
   );
 }
 
@@ -191,8 +268,12 @@ function addUsage(a: Usage, b: Usage): Usage {
   return {
     inputTokens: a.inputTokens + b.inputTokens,
     outputTokens: a.outputTokens + b.outputTokens,
-    ...(a.cacheReadTokens || b.cacheReadTokens ? { cacheReadTokens: (a.cacheReadTokens ?? 0) + (b.cacheReadTokens ?? 0) } : {}),
-    ...(a.reasoningTokens || b.reasoningTokens ? { reasoningTokens: (a.reasoningTokens ?? 0) + (b.reasoningTokens ?? 0) } : {}),
+    ...(a.cacheReadTokens || b.cacheReadTokens
+      ? { cacheReadTokens: (a.cacheReadTokens ?? 0) + (b.cacheReadTokens ?? 0) }
+      : {}),
+    ...(a.reasoningTokens || b.reasoningTokens
+      ? { reasoningTokens: (a.reasoningTokens ?? 0) + (b.reasoningTokens ?? 0) }
+      : {}),
   };
 }
 

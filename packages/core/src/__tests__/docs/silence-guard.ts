@@ -17,16 +17,30 @@ export class SilenceGuard implements Middleware {
   readonly key = 'silence-guard';
   constructor(private readonly ms: number) {}
 
-  onModelCall(_agent: Agent, ctx: RuntimeContext, input: ModelCallInput, next: Next<ModelCallInput>): Observable<AgentEvent> {
+  onModelCall(
+    _agent: Agent,
+    ctx: RuntimeContext,
+    input: ModelCallInput,
+    next: Next<ModelCallInput>,
+  ): Observable<AgentEvent> {
     const open = new OpenStream();
-    const silent = () => new ModelError(`the model sent nothing for ${this.ms} ms`, { code: 'timeout', retryable: true });
+    const silent = () =>
+      new ModelError(`the model sent nothing for ${this.ms} ms`, { code: 'timeout', retryable: true });
     return next(input).pipe(
       timeout({ each: this.ms, with: () => throwError(() => silent()) }),
       tap((e) => open.apply(e)),
       catchError((err: unknown) => {
         const why = toErrorInfo(err).message;
-        const closing = closeOpenStream(ctx, open, { status: 'error', why, error: toErrorInfo(err), answerCalls: false });
-        return concat(from(closing), throwError(() => err as Error));
+        const closing = closeOpenStream(ctx, open, {
+          status: 'error',
+          why,
+          error: toErrorInfo(err),
+          answerCalls: false,
+        });
+        return concat(
+          from(closing),
+          throwError(() => err as Error),
+        );
       }),
     );
   }

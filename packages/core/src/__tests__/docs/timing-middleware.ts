@@ -32,7 +32,12 @@ export class TimingMiddleware implements Middleware {
     this.now = options.now ?? (() => performance.now());
   }
 
-  onModelCall(_agent: Agent, ctx: RuntimeContext, input: ModelCallInput, next: Next<ModelCallInput>): Observable<AgentEvent> {
+  onModelCall(
+    _agent: Agent,
+    ctx: RuntimeContext,
+    input: ModelCallInput,
+    next: Next<ModelCallInput>,
+  ): Observable<AgentEvent> {
     return this.timed(next(input), (ms, failed) => {
       const totals = ctx.get(TIMING_TOTALS);
       ctx.set(TIMING_TOTALS, { ...totals, modelMs: totals.modelMs + ms });
@@ -66,7 +71,10 @@ export class TimingMiddleware implements Middleware {
   }
 
   /** Passes `source` through, then appends one event built from its duration (also on failure). */
-  private timed(source: Observable<AgentEvent>, done: (ms: number, failed: boolean) => AgentEvent): Observable<AgentEvent> {
+  private timed(
+    source: Observable<AgentEvent>,
+    done: (ms: number, failed: boolean) => AgentEvent,
+  ): Observable<AgentEvent> {
     return defer(() => {
       const startedAt = this.now();
       return concat(

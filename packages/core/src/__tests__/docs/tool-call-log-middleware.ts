@@ -1,5 +1,13 @@
 import { finalize, type Observable, tap } from 'rxjs';
-import type { ActingInput, Agent, AgentEvent, Middleware, Next, RuntimeContext, ToolResultStatus } from '../../index.js';
+import type {
+  ActingInput,
+  Agent,
+  AgentEvent,
+  Middleware,
+  Next,
+  RuntimeContext,
+  ToolResultStatus,
+} from '../../index.js';
 
 export interface ToolCallLogOptions {
   /** Where the lines go. Default: `console.info`. */

@@ -23,11 +23,20 @@ const weather: ToolSchema = {
 };
 
 function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
-  return { messages: [createMsg('user', 'hi')], tools: [], toolChoice: 'auto', options: {}, signal: new AbortController().signal, ...overrides };
+  return {
+    messages: [createMsg('user', 'hi')],
+    tools: [],
+    toolChoice: 'auto',
+    options: {},
+    signal: new AbortController().signal,
+    ...overrides,
+  };
 }
 
-const collect = (model: { stream(r: ModelRequest): import('rxjs').Observable<ModelEvent> }, req: ModelRequest = request()) =>
-  lastValueFrom(model.stream(req).pipe(toArray()));
+const collect = (
+  model: { stream(r: ModelRequest): import('rxjs').Observable<ModelEvent> },
+  req: ModelRequest = request(),
+) => lastValueFrom(model.stream(req).pipe(toArray()));
 
 const failure = (model: { stream(r: ModelRequest): import('rxjs').Observable<ModelEvent> }): Promise<ModelError> =>
   collect(model).then(
@@ -52,7 +61,8 @@ function content(events: readonly ModelEvent[]): unknown[] {
       delete x['responseId'];
     }
     const last = out[out.length - 1];
-    if (e.type.endsWith('_DELTA') && last?.['type'] === e.type) last['delta'] = `${last['delta'] as string}${(e as { delta: string }).delta}`;
+    if (e.type.endsWith('_DELTA') && last?.['type'] === e.type)
+      last['delta'] = `${last['delta'] as string}${(e as { delta: string }).delta}`;
     else out.push(x);
   }
   return out;
@@ -62,7 +72,14 @@ describe('LangChainChatModel', () => {
   describe('over ChatOpenAI and the OpenAI-compatible test server', () => {
     let server: OpenAITestServer;
     const chat = (options: Partial<ConstructorParameters<typeof ChatOpenAI>[0] & object> = {}) =>
-      new ChatOpenAI({ model: 'gpt-test', apiKey: 'sk-test', configuration: { baseURL: server.url }, maxRetries: 0, streaming: true, ...options });
+      new ChatOpenAI({
+        model: 'gpt-test',
+        apiKey: 'sk-test',
+        configuration: { baseURL: server.url },
+        maxRetries: 0,
+        streaming: true,
+        ...options,
+      });
 
     beforeEach(async () => {
       server = await startOpenAITestServer();
@@ -87,7 +104,10 @@ describe('LangChainChatModel', () => {
       };
       server.enqueue(turn, turn);
       const viaLangChain = await collect(new LangChainChatModel({ model: chat() }), request({ tools: [weather] }));
-      const direct = await collect(new OpenAIChatModel({ model: 'gpt-test', apiKey: 'k', baseURL: server.url }), request({ tools: [weather] }));
+      const direct = await collect(
+        new OpenAIChatModel({ model: 'gpt-test', apiKey: 'k', baseURL: server.url }),
+        request({ tools: [weather] }),
+      );
       expect(content(viaLangChain)).toEqual(content(direct));
       expect(viaLangChain.at(-1)).toEqual({
         type: 'MODEL_CALL_END',
@@ -109,21 +129,35 @@ describe('LangChainChatModel', () => {
       server.enqueue({ text: 'ok' });
       await collect(new LangChainChatModel({ model: chat() }), request({ tools: [weather], toolChoice }));
       const body = server.requests[0]!.body;
-      expect(body.tools).toEqual([{ type: 'function', function: { name: 'get_weather', description: 'Current weather of a city', parameters: weather.parameters } }]);
+      expect(body.tools).toEqual([
+        {
+          type: 'function',
+          function: { name: 'get_weather', description: 'Current weather of a city', parameters: weather.parameters },
+        },
+      ]);
       expect(body.tool_choice).toEqual(wire);
     });
 
     it('passes stop per call and yields the same events in invoke mode', async () => {
-      const turn: ServerTurn = { text: 'Hello there', toolCalls: [{ name: 'get_weather', input: { city: 'Rome' }, id: 'c9' }] };
+      const turn: ServerTurn = {
+        text: 'Hello there',
+        toolCalls: [{ name: 'get_weather', input: { city: 'Rome' }, id: 'c9' }],
+      };
       server.enqueue(turn, turn);
-      const streamed = await collect(new LangChainChatModel({ model: chat() }), request({ tools: [weather], options: { stop: ['END'] } }));
+      const streamed = await collect(
+        new LangChainChatModel({ model: chat() }),
+        request({ tools: [weather], options: { stop: ['END'] } }),
+      );
       const invoked = await collect(
         new LangChainChatModel({ model: chat({ streaming: false }), streaming: false }),
         request({ tools: [weather], options: { stop: ['END'] } }),
       );
       expect(server.requests[0]!.body.stop).toEqual(['END']);
       expect(server.requests[1]!.body.stream).toBeFalsy();
-      const strip = (events: ModelEvent[]) => content(events).map((e) => ((e as ModelEvent).type === 'MODEL_CALL_END' ? { ...(e as object), usage: undefined } : e));
+      const strip = (events: ModelEvent[]) =>
+        content(events).map((e) =>
+          (e as ModelEvent).type === 'MODEL_CALL_END' ? { ...(e as object), usage: undefined } : e,
+        );
       expect(strip(invoked)).toEqual(strip(streamed));
     });
 
@@ -154,27 +188,40 @@ describe('LangChainChatModel', () => {
     });
 
     it('drives an Agent through a tool round trip with a valid conversation on the wire', async () => {
-      server.enqueue({ toolCalls: [{ name: 'get_weather', input: { city: 'Lima' }, id: 'call_1' }] }, { text: 'Sunny in Lima.' });
+      server.enqueue(
+        { toolCalls: [{ name: 'get_weather', input: { city: 'Lima' }, id: 'call_1' }] },
+        { text: 'Sunny in Lima.' },
+      );
       const getWeather = defineTool({
         name: 'get_weather',
         description: 'Current weather of a city',
         input: z.object({ city: z.string() }),
         execute: ({ city }) => Promise.resolve(`Sunny in ${city}`),
       });
-      const agent = new Agent({ model: new LangChainChatModel({ model: chat() }), tools: [getWeather], sysPrompt: 'Be brief.' });
+      const agent = new Agent({
+        model: new LangChainChatModel({ model: chat() }),
+        tools: [getWeather],
+        sysPrompt: 'Be brief.',
+      });
       const events = await lastValueFrom(agent.reply('weather in Lima?').pipe(toArray()));
       expect(assertReplyGrammar(events).finishReason).toBe('completed');
       assertConsistentConversation(agent.context);
       expect(server.requests[1]!.body.messages).toEqual([
         { role: 'system', content: 'Be brief.' },
         { role: 'user', content: 'weather in Lima?' },
-        { role: 'assistant', content: '', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Lima"}' } }] },
+        {
+          role: 'assistant',
+          content: '',
+          tool_calls: [
+            { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Lima"}' } },
+          ],
+        },
         // ToolMessage carries the tool name (Gemini needs it); ChatOpenAI sends it along.
         { role: 'tool', content: 'Sunny in Lima', tool_call_id: 'call_1', name: 'get_weather' },
       ]);
     });
 
-    it('describes what a call sends (server, streaming, the model\'s own options, stop) on MODEL_CALL_START', async () => {
+    it("describes what a call sends (server, streaming, the model's own options, stop) on MODEL_CALL_START", async () => {
       server.enqueue({ text: 'Hi' });
       const model = new LangChainChatModel({ model: chat({ temperature: 0.3, maxTokens: 64, topP: 0.9 }) });
       // The agent's modelOptions are not sent through LangChain (its model's own are), so not described either.
@@ -193,8 +240,16 @@ describe('LangChainChatModel', () => {
         },
       });
       // What was described is what went over the wire.
-      expect(server.requests[0]!.body).toMatchObject({ temperature: 0.3, max_tokens: 64, top_p: 0.9, stop: ['END'], stream: true });
-      expect(events.find((e) => e.type === 'MODEL_CALL_END')).toMatchObject({ responseId: expect.stringMatching(/^chatcmpl-/) as unknown });
+      expect(server.requests[0]!.body).toMatchObject({
+        temperature: 0.3,
+        max_tokens: 64,
+        top_p: 0.9,
+        stop: ['END'],
+        stream: true,
+      });
+      expect(events.find((e) => e.type === 'MODEL_CALL_END')).toMatchObject({
+        responseId: expect.stringMatching(/^chatcmpl-/) as unknown,
+      });
     });
   });
 
@@ -215,8 +270,14 @@ describe('LangChainChatModel', () => {
           new AIMessageChunk({ content: [{ type: 'thinking', thinking: 'Hmm, ' }] }),
           new AIMessageChunk({ content: [{ type: 'thinking', thinking: 'weather.' }] }),
           new AIMessageChunk({ content: [{ type: 'text', text: 'Let me check.' }] }),
-          new AIMessageChunk({ content: '', tool_calls: [{ id: 't1', name: 'get_weather', args: { city: 'Bern' }, type: 'tool_call' }] }),
-          new AIMessageChunk({ content: '', tool_calls: [{ id: 't2', name: 'get_weather', args: { city: 'Graz' }, type: 'tool_call' }] }),
+          new AIMessageChunk({
+            content: '',
+            tool_calls: [{ id: 't1', name: 'get_weather', args: { city: 'Bern' }, type: 'tool_call' }],
+          }),
+          new AIMessageChunk({
+            content: '',
+            tool_calls: [{ id: 't2', name: 'get_weather', args: { city: 'Graz' }, type: 'tool_call' }],
+          }),
         ],
       });
       const model = new LangChainChatModel({ model: fake, modelName: 'fake-model' });
@@ -235,12 +296,19 @@ describe('LangChainChatModel', () => {
         { type: 'TOOL_CALL_START', blockId: '#3', toolCallId: 't2', name: 'get_weather' },
         { type: 'TOOL_CALL_DELTA', blockId: '#3', delta: '{"city":"Graz"}' },
         { type: 'TOOL_CALL_END', blockId: '#3' },
-        { type: 'MODEL_CALL_END', model: 'fake-model', finishReason: 'tool_calls', usage: { inputTokens: 0, outputTokens: 0 } },
+        {
+          type: 'MODEL_CALL_END',
+          model: 'fake-model',
+          finishReason: 'tool_calls',
+          usage: { inputTokens: 0, outputTokens: 0 },
+        },
       ]);
     });
 
     it('a failing model becomes a ModelError', async () => {
-      const model = new LangChainChatModel({ model: new FakeStreamingChatModel({ thrownErrorString: 'provider exploded' }) });
+      const model = new LangChainChatModel({
+        model: new FakeStreamingChatModel({ thrownErrorString: 'provider exploded' }),
+      });
       const err = await failure(model);
       expect(err).toBeInstanceOf(ModelError);
       expect(err.message).toContain('provider exploded');
@@ -256,8 +324,20 @@ describe('LangChainChatModel', () => {
           { type: 'text', text: 'Looking.' },
           { type: 'tool_call', id: 'c1', name: 'get_weather', arguments: '{"city":"Paris"}' },
           { type: 'tool_call', id: 'c2', name: 'get_weather', arguments: '{"city": "Par' },
-          { type: 'tool_result', toolCallId: 'c1', name: 'get_weather', status: 'success', output: [{ type: 'text', text: 'Sunny' }] },
-          { type: 'tool_result', toolCallId: 'c2', name: 'get_weather', status: 'error', output: [{ type: 'text', text: 'not valid JSON' }] },
+          {
+            type: 'tool_result',
+            toolCallId: 'c1',
+            name: 'get_weather',
+            status: 'success',
+            output: [{ type: 'text', text: 'Sunny' }],
+          },
+          {
+            type: 'tool_result',
+            toolCallId: 'c2',
+            name: 'get_weather',
+            status: 'error',
+            output: [{ type: 'text', text: 'not valid JSON' }],
+          },
           { type: 'hint', text: 'Answer now.' },
         ],
       };

@@ -68,7 +68,8 @@ export class LangChainChatModel implements ChatModel {
     this.model = options.model;
     const m = options.model as BaseChatModel & { model?: unknown; modelName?: unknown };
     this.modelName =
-      options.modelName ?? (typeof m.model === 'string' ? m.model : typeof m.modelName === 'string' ? m.modelName : m.getName());
+      options.modelName ??
+      (typeof m.model === 'string' ? m.model : typeof m.modelName === 'string' ? m.modelName : m.getName());
     this.provider = options.provider ?? m._llmType();
   }
 
@@ -96,7 +97,10 @@ export class LangChainChatModel implements ChatModel {
     if (invocation && typeof invocation === 'object') {
       const params = invocation as Record<string, unknown>;
       // Ollama-style models nest the sampling options under `options`.
-      const nested = params['options'] && typeof params['options'] === 'object' ? (params['options'] as Record<string, unknown>) : {};
+      const nested =
+        params['options'] && typeof params['options'] === 'object'
+          ? (params['options'] as Record<string, unknown>)
+          : {};
       for (const source of [nested, params]) {
         for (const [wire, name] of WIRE_OPTIONS) if (isOption(source[wire])) options[name] = source[wire];
       }
@@ -107,7 +111,12 @@ export class LangChainChatModel implements ChatModel {
       if (isOption(ls.ls_max_tokens)) options['maxTokens'] = ls.ls_max_tokens;
     }
     if (stop) options['stop'] = stop;
-    return { provider: this.provider, ...serverOf(this.model), stream: this.options.streaming ?? true, options: options };
+    return {
+      provider: this.provider,
+      ...serverOf(this.model),
+      stream: this.options.streaming ?? true,
+      options: options,
+    };
   }
 
   /**
@@ -158,7 +167,9 @@ export class LangChainChatModel implements ChatModel {
           code: 'unsupported',
         });
       }
-      runnable = this.model.bindTools(request.tools.map(toOpenAITool), { tool_choice: toLangChainToolChoice(request.toolChoice) });
+      runnable = this.model.bindTools(request.tools.map(toOpenAITool), {
+        tool_choice: toLangChainToolChoice(request.toolChoice),
+      });
     }
     const messages = toLangChainMessages(request.messages);
     const callOptions = {
@@ -211,10 +222,16 @@ function safely<T>(f: () => T): T | undefined {
 /** The server of the model's base URL, from the fields LangChain's providers keep it in. */
 function serverOf(model: BaseChatModel): { serverAddress?: string; serverPort?: number } {
   const m = model as unknown as Record<string, unknown>;
-  const nested = (key: string) => (m[key] && typeof m[key] === 'object' ? (m[key] as Record<string, unknown>)['baseURL'] : undefined);
-  const base = [m['baseURL'], m['baseUrl'], m['apiUrl'], nested('clientConfig'), nested('configuration'), nested('clientOptions')].find(
-    (v): v is string => typeof v === 'string' && v.length > 0,
-  );
+  const nested = (key: string) =>
+    m[key] && typeof m[key] === 'object' ? (m[key] as Record<string, unknown>)['baseURL'] : undefined;
+  const base = [
+    m['baseURL'],
+    m['baseUrl'],
+    m['apiUrl'],
+    nested('clientConfig'),
+    nested('configuration'),
+    nested('clientOptions'),
+  ].find((v): v is string => typeof v === 'string' && v.length > 0);
   if (!base) return {};
   try {
     const url = new URL(base);
@@ -228,7 +245,14 @@ function serverOf(model: BaseChatModel): { serverAddress?: string; serverPort?: 
 /** Maps LangChain message chunks to block events, summing usage. */
 class ChunkMapper {
   private readonly blocks: BlockAssembler;
-  private readonly usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, reasoningTokens: 0, cache: false, reasoning: false };
+  private readonly usage = {
+    inputTokens: 0,
+    outputTokens: 0,
+    cacheReadTokens: 0,
+    reasoningTokens: 0,
+    cache: false,
+    reasoning: false,
+  };
   private finishReason: string | undefined;
   private responseModel: string | undefined;
   private responseId: string | undefined;
@@ -247,14 +271,26 @@ class ChunkMapper {
     const chunks = (chunk as AIMessageChunk).tool_call_chunks;
     if (chunks?.length) {
       for (const c of chunks) {
-        this.blocks.toolCall(this.indexOf(c.index, c.id), { id: c.id ?? null, name: c.name ?? null, arguments: c.args ?? null });
+        this.blocks.toolCall(this.indexOf(c.index, c.id), {
+          id: c.id ?? null,
+          name: c.name ?? null,
+          arguments: c.args ?? null,
+        });
       }
     } else {
       for (const c of chunk.tool_calls ?? []) {
-        this.blocks.toolCall(this.indexOf(undefined, c.id), { id: c.id ?? null, name: c.name, arguments: JSON.stringify(c.args ?? {}) });
+        this.blocks.toolCall(this.indexOf(undefined, c.id), {
+          id: c.id ?? null,
+          name: c.name,
+          arguments: JSON.stringify(c.args ?? {}),
+        });
       }
       for (const c of chunk.invalid_tool_calls ?? []) {
-        this.blocks.toolCall(this.indexOf(undefined, c.id), { id: c.id ?? null, name: c.name ?? '', arguments: c.args ?? '' });
+        this.blocks.toolCall(this.indexOf(undefined, c.id), {
+          id: c.id ?? null,
+          name: c.name ?? '',
+          arguments: c.args ?? '',
+        });
       }
     }
 
@@ -280,7 +316,8 @@ class ChunkMapper {
     if (typeof model === 'string' && model) this.responseModel = model;
     // The provider's response id (ChatOpenAI: `chatcmpl-...`), not an id LangChain made up for its run.
     const id = (chunk as { id?: unknown }).id;
-    if (this.responseId === undefined && typeof id === 'string' && id && !/^(run-|lc_run)/.test(id)) this.responseId = id;
+    if (this.responseId === undefined && typeof id === 'string' && id && !/^(run-|lc_run)/.test(id))
+      this.responseId = id;
   }
 
   end(modelName: string): ModelEvent {

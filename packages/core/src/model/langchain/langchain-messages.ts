@@ -31,7 +31,12 @@ export function toLangChainMessages(messages: readonly Msg[]): BaseMessage[] {
         out.push(
           new AIMessage({
             content: turn.text,
-            tool_calls: turn.toolCalls.map((c) => ({ id: c.id, name: c.name, args: argsObject(c.arguments), type: 'tool_call' as const })),
+            tool_calls: turn.toolCalls.map((c) => ({
+              id: c.id,
+              name: c.name,
+              args: argsObject(c.arguments),
+              type: 'tool_call' as const,
+            })),
           }),
         );
         break;
@@ -54,7 +59,9 @@ function argsObject(raw: string): Record<string, unknown> {
   if (!raw.trim()) return {};
   try {
     const value: unknown = JSON.parse(raw);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : {};
   } catch {
     return {};
   }

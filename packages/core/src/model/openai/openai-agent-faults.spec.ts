@@ -58,33 +58,45 @@ describe('Agent over OpenAIChatModel: server faults', () => {
   });
 
   it.each<[string, ServerTurn, Record<string, unknown>]>([
-    ['rate_limit', { fault: 'rate_limit', retryAfterSeconds: 7 }, { status: 429, retryable: true, code: 'rate_limited' }],
+    [
+      'rate_limit',
+      { fault: 'rate_limit', retryAfterSeconds: 7 },
+      { status: 429, retryable: true, code: 'rate_limited' },
+    ],
     ['server_error', { fault: 'server_error' }, { status: 500, retryable: true, code: 'server_error' }],
     ['unauthorized', { fault: 'unauthorized' }, { status: 401, retryable: false, code: 'unauthorized' }],
-  ])('%s: the reply ends with REPLY_END {finishReason: error} carrying the HTTP status', async (_name, turn, expected) => {
-    setup([turn]);
-    const { end, events } = await reply('hi');
-    expect(end.finishReason).toBe('error');
-    expect(end.error).toMatchObject({ name: 'ModelError', ...expected });
-    expect(events.find((e) => e.type === 'MODEL_CALL_END')).toMatchObject({ finishReason: 'error', error: expected });
-    expect(server.requests).toHaveLength(1); // no hidden retries
-  });
+  ])(
+    '%s: the reply ends with REPLY_END {finishReason: error} carrying the HTTP status',
+    async (_name, turn, expected) => {
+      setup([turn]);
+      const { end, events } = await reply('hi');
+      expect(end.finishReason).toBe('error');
+      expect(end.error).toMatchObject({ name: 'ModelError', ...expected });
+      expect(events.find((e) => e.type === 'MODEL_CALL_END')).toMatchObject({ finishReason: 'error', error: expected });
+      expect(server.requests).toHaveLength(1); // no hidden retries
+    },
+  );
 
   it('the HTTP error is also what call() rejects with', async () => {
     setup([{ fault: 'unauthorized' }]);
     await expect(agent.call('hi')).rejects.toMatchObject({ name: 'AgentError' });
   });
 
-  it.each([true, false])('drop_mid_stream: partial text is closed, the reply ends with a retryable connection error (streaming: %s)', async (streaming) => {
-    setup([{ text: ['Once ', 'upon ', 'a ', 'time'], fault: 'drop_mid_stream' }], { streaming });
-    const { end } = await reply('tell a story');
-    expect(end.finishReason).toBe('error');
-    expect(end.error).toMatchObject({ retryable: true, code: 'connection_error' });
-    expect(end.error!.status).toBeUndefined();
-  });
+  it.each([true, false])(
+    'drop_mid_stream: partial text is closed, the reply ends with a retryable connection error (streaming: %s)',
+    async (streaming) => {
+      setup([{ text: ['Once ', 'upon ', 'a ', 'time'], fault: 'drop_mid_stream' }], { streaming });
+      const { end } = await reply('tell a story');
+      expect(end.finishReason).toBe('error');
+      expect(end.error).toMatchObject({ retryable: true, code: 'connection_error' });
+      expect(end.error!.status).toBeUndefined();
+    },
+  );
 
   it('drop_mid_stream during a tool call: the half-streamed call gets a synthesised result', async () => {
-    setup([{ toolCalls: [{ name: 'get_weather', input: { city: 'Paris' }, id: 'call_cut' }], fault: 'drop_mid_stream' }]);
+    setup([
+      { toolCalls: [{ name: 'get_weather', input: { city: 'Paris' }, id: 'call_cut' }], fault: 'drop_mid_stream' },
+    ]);
     const { end, events } = await reply('weather?');
     expect(end.error).toMatchObject({ code: 'connection_error' });
     expect(events.some((e) => e.type === 'TOOL_CALL_START' && e.toolCallId === 'call_cut')).toBe(true);
@@ -120,7 +132,11 @@ describe('Agent over OpenAIChatModel: server faults', () => {
   });
 
   it('unknown_tool: the model is told which tools exist, and the conversation continues', async () => {
-    setup([{ fault: 'unknown_tool' }, { toolCalls: [{ name: 'get_weather', input: { city: 'Oslo' } }] }, { text: 'Sunny in Oslo.' }]);
+    setup([
+      { fault: 'unknown_tool' },
+      { toolCalls: [{ name: 'get_weather', input: { city: 'Oslo' } }] },
+      { text: 'Sunny in Oslo.' },
+    ]);
     const { end, events } = await reply('weather in Oslo?');
     expect(end.finishReason).toBe('completed');
     const results = events.filter((e): e is AgentEventOf<'TOOL_RESULT_END'> => e.type === 'TOOL_RESULT_END');
@@ -147,7 +163,9 @@ describe('Agent over OpenAIChatModel: server faults', () => {
         complete: () => reject(new Error('the stalled reply completed instead of waiting')),
       });
     });
-    expect(events.filter((e) => e.type === 'TEXT_BLOCK_DELTA').map((e) => (e as { delta: string }).delta)).toEqual(['Thinking']);
+    expect(events.filter((e) => e.type === 'TEXT_BLOCK_DELTA').map((e) => (e as { delta: string }).delta)).toEqual([
+      'Thinking',
+    ]);
     await server.waitForConnections(0, 1000);
     expect(server.requests[0]!.clientClosed).toBe(true);
     expect(agent.busy).toBe(false);
@@ -173,7 +191,10 @@ describe('Agent over OpenAIChatModel: server faults', () => {
       { text: 'Sunny in Rome.', usage: { inputTokens: 20, outputTokens: 4, cacheReadTokens: 8 } },
     ]);
     const { end } = await reply('weather in Rome?');
-    expect(end).toMatchObject({ finishReason: 'completed', usage: { inputTokens: 30, outputTokens: 9, cacheReadTokens: 8 } });
+    expect(end).toMatchObject({
+      finishReason: 'completed',
+      usage: { inputTokens: 30, outputTokens: 9, cacheReadTokens: 8 },
+    });
     expect(server.requests[1]!.body.messages!.find((m) => m.role === 'tool')!.content).toBe('Sunny in Rome');
   });
 });

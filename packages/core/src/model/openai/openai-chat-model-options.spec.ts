@@ -60,19 +60,35 @@ describe('OpenAIChatModel: options are checked at construction', () => {
       expect(message).toContain('no API key');
       expect(message).toContain('OPENAI_API_KEY');
       expect(message).toContain('{ apiKey: null }');
-      expect(() => new OpenAIChatModel({ model: 'qwen3:8b', baseURL: 'http://localhost:11434/v1', apiKey: null })).not.toThrow();
+      expect(
+        () => new OpenAIChatModel({ model: 'qwen3:8b', baseURL: 'http://localhost:11434/v1', apiKey: null }),
+      ).not.toThrow();
     });
-    withEnv({ OPENAI_API_KEY: 'sk-from-env' }, () => expect(() => new OpenAIChatModel({ model: 'gpt-4o-mini' })).not.toThrow());
-    expect(constructionError({ model: 'gpt-4o-mini', apiKey: '' }).message).toContain('option "apiKey" must be a non-empty string, or null');
+    withEnv({ OPENAI_API_KEY: 'sk-from-env' }, () =>
+      expect(() => new OpenAIChatModel({ model: 'gpt-4o-mini' })).not.toThrow(),
+    );
+    expect(constructionError({ model: 'gpt-4o-mini', apiKey: '' }).message).toContain(
+      'option "apiKey" must be a non-empty string, or null',
+    );
   });
 
   it('requires an absolute http(s) base URL, and says what was probably meant', () => {
-    expect(constructionError({ model: 'm', apiKey: 'k', baseURL: 'not a url' }).message).toMatch(/option "baseURL" must be an http:\/\/ or https:\/\/ URL.*got "not a url"/);
-    expect(constructionError({ model: 'm', apiKey: 'k', baseURL: 'localhost:8080/v1' }).message).toContain("did you mean 'http://localhost:8080/v1'?");
-    expect(constructionError({ model: 'm', apiKey: 'k', baseURL: 'ftp://example.com/v1' }).message).toContain('"ftp://example.com/v1"');
-    expect(constructionError({ model: 'm', apiKey: 'k', configuration: { baseURL: 'example.com' } }).message).toContain('option "configuration.baseURL"');
+    expect(constructionError({ model: 'm', apiKey: 'k', baseURL: 'not a url' }).message).toMatch(
+      /option "baseURL" must be an http:\/\/ or https:\/\/ URL.*got "not a url"/,
+    );
+    expect(constructionError({ model: 'm', apiKey: 'k', baseURL: 'localhost:8080/v1' }).message).toContain(
+      "did you mean 'http://localhost:8080/v1'?",
+    );
+    expect(constructionError({ model: 'm', apiKey: 'k', baseURL: 'ftp://example.com/v1' }).message).toContain(
+      '"ftp://example.com/v1"',
+    );
+    expect(constructionError({ model: 'm', apiKey: 'k', configuration: { baseURL: 'example.com' } }).message).toContain(
+      'option "configuration.baseURL"',
+    );
     withEnv({ OPENAI_BASE_URL: 'localhost:1234' }, () =>
-      expect(constructionError({ model: 'm', apiKey: 'k' }).message).toContain('the OPENAI_BASE_URL environment variable'),
+      expect(constructionError({ model: 'm', apiKey: 'k' }).message).toContain(
+        'the OPENAI_BASE_URL environment variable',
+      ),
     );
   });
 });
@@ -86,7 +102,12 @@ describe('OpenAIChatModel over loopback: failures carry their root cause', () =>
 
   it('apiKey: null sends no Authorization header', async () => {
     server.enqueue({ text: 'hi' });
-    const model = new OpenAIChatModel({ model: 'local', baseURL: server.url, apiKey: null, configuration: { defaultHeaders: { 'x-team': 'a' } } });
+    const model = new OpenAIChatModel({
+      model: 'local',
+      baseURL: server.url,
+      apiKey: null,
+      configuration: { defaultHeaders: { 'x-team': 'a' } },
+    });
     await new Agent({ model }).call('hello');
     expect(server.requests[0]!.headers['authorization']).toBeUndefined();
     expect(server.requests[0]!.headers['x-team']).toBe('a');
@@ -96,7 +117,15 @@ describe('OpenAIChatModel over loopback: failures carry their root cause', () =>
     const port = await closedPort();
     const model = new OpenAIChatModel({ model: 'm', apiKey: 'k', baseURL: `http://127.0.0.1:${port}/v1` });
     const error = await lastValueFrom(
-      model.stream({ messages: [createMsg('user', 'hi')], tools: [], toolChoice: 'auto', options: {}, signal: new AbortController().signal }).pipe(toArray()),
+      model
+        .stream({
+          messages: [createMsg('user', 'hi')],
+          tools: [],
+          toolChoice: 'auto',
+          options: {},
+          signal: new AbortController().signal,
+        })
+        .pipe(toArray()),
     ).then(
       () => undefined,
       (e: unknown) => e,

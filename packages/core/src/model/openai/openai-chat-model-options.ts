@@ -98,7 +98,9 @@ function hasHeader(headers: unknown, name: string): boolean {
  */
 export function checkOpenAIChatModelOptions(options: OpenAIChatModelOptions): void {
   if (options === null || typeof options !== 'object') {
-    fail(`expected an options object, got ${options === null ? 'null' : typeof options}: new OpenAIChatModel({ model: 'gpt-4o-mini' }).`);
+    fail(
+      `expected an options object, got ${options === null ? 'null' : typeof options}: new OpenAIChatModel({ model: 'gpt-4o-mini' }).`,
+    );
   }
   const model: unknown = options.model;
   if (typeof model !== 'string' || model.trim() === '') {
@@ -108,7 +110,9 @@ export function checkOpenAIChatModelOptions(options: OpenAIChatModelOptions): vo
   }
   const apiKey: unknown = options.apiKey;
   if (apiKey !== undefined && apiKey !== null && (typeof apiKey !== 'string' || apiKey === '')) {
-    fail(`option "apiKey" must be a non-empty string, or null for a server that needs no key; got ${JSON.stringify(apiKey)}.`);
+    fail(
+      `option "apiKey" must be a non-empty string, or null for a server that needs no key; got ${JSON.stringify(apiKey)}.`,
+    );
   }
   const headers = options.configuration?.defaultHeaders;
   const keyGiven =
@@ -133,7 +137,8 @@ export function checkOpenAIChatModelOptions(options: OpenAIChatModelOptions): vo
 
 function checkBaseURL(value: unknown, from: string): void {
   const example = "an OpenAI-compatible endpoint such as 'http://localhost:11434/v1'";
-  if (typeof value !== 'string' || value.trim() === '') fail(`${from} must be ${example}; got ${JSON.stringify(value)}.`);
+  if (typeof value !== 'string' || value.trim() === '')
+    fail(`${from} must be ${example}; got ${JSON.stringify(value)}.`);
   let url: URL | undefined;
   try {
     url = new URL(value);
@@ -142,7 +147,10 @@ function checkBaseURL(value: unknown, from: string): void {
   }
   if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
     // 'localhost:8080/v1' parses as scheme 'localhost:'; a missing scheme is the usual slip.
-    const hint = /^[a-z0-9.-]+:\d+(\/|$)/i.test(value) || url === undefined ? ` (did you mean 'http://${value.replace(/^\/+/, '')}'?)` : '';
+    const hint =
+      /^[a-z0-9.-]+:\d+(\/|$)/i.test(value) || url === undefined
+        ? ` (did you mean 'http://${value.replace(/^\/+/, '')}'?)`
+        : '';
     fail(`${from} must be an http:// or https:// URL, ${example}; got ${JSON.stringify(value)}${hint}.`);
   }
 }

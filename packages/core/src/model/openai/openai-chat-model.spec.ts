@@ -12,7 +12,11 @@ const weather: ToolSchema = {
   description: 'Current weather of a city',
   parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
 };
-const time: ToolSchema = { name: 'get_time', description: 'Current time', parameters: { type: 'object', properties: {} } };
+const time: ToolSchema = {
+  name: 'get_time',
+  description: 'Current time',
+  parameters: { type: 'object', properties: {} },
+};
 
 function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
   return {
@@ -45,7 +49,11 @@ function shape(events: readonly ModelEvent[]): unknown[] {
   };
   // The test server's response ids are random: keep only their form.
   return events.map((e) =>
-    'blockId' in e ? { ...e, blockId: stable(e.blockId) } : e.type === 'MODEL_CALL_END' && e.responseId ? { ...e, responseId: e.responseId.replace(/^(chatcmpl-).*/, '$1*') } : e,
+    'blockId' in e
+      ? { ...e, blockId: stable(e.blockId) }
+      : e.type === 'MODEL_CALL_END' && e.responseId
+        ? { ...e, responseId: e.responseId.replace(/^(chatcmpl-).*/, '$1*') }
+        : e,
   );
 }
 
@@ -54,7 +62,13 @@ describe('OpenAIChatModel against the OpenAI-compatible test server', () => {
   const model = (turns: ServerTurn[], options: Partial<OpenAIChatModelOptions> = {}) => {
     server.enqueue(...turns);
     // logLevel off: the openai SDK logs the malformed SSE line of that fault to the console.
-    return new OpenAIChatModel({ model: 'gpt-test', apiKey: 'sk-test', baseURL: server.url, configuration: { logLevel: 'off' }, ...options });
+    return new OpenAIChatModel({
+      model: 'gpt-test',
+      apiKey: 'sk-test',
+      baseURL: server.url,
+      configuration: { logLevel: 'off' },
+      ...options,
+    });
   };
 
   beforeEach(async () => {
@@ -89,7 +103,13 @@ describe('OpenAIChatModel against the OpenAI-compatible test server', () => {
 
   it('streams reasoning_content in a THINKING block before the text, and reports cache and reasoning tokens', async () => {
     const events = await collect(
-      model([{ thinking: ['First, ', 'think.'], text: 'Done.', usage: { inputTokens: 20, outputTokens: 9, cacheReadTokens: 16, reasoningTokens: 5 } }]),
+      model([
+        {
+          thinking: ['First, ', 'think.'],
+          text: 'Done.',
+          usage: { inputTokens: 20, outputTokens: 9, cacheReadTokens: 16, reasoningTokens: 5 },
+        },
+      ]),
     );
     expect(shape(events).map((e) => (e as ModelEvent).type)).toEqual([
       'THINKING_BLOCK_START',
@@ -103,7 +123,9 @@ describe('OpenAIChatModel against the OpenAI-compatible test server', () => {
     ]);
     const thinking = events.filter((e) => e.type === 'THINKING_BLOCK_DELTA').map((e) => e.delta);
     expect(thinking).toEqual(['First, ', 'think.']);
-    expect(events.at(-1)).toMatchObject({ usage: { inputTokens: 20, outputTokens: 9, cacheReadTokens: 16, reasoningTokens: 5 } });
+    expect(events.at(-1)).toMatchObject({
+      usage: { inputTokens: 20, outputTokens: 9, cacheReadTokens: 16, reasoningTokens: 5 },
+    });
   });
 
   it('streams several tool calls, each its own block with the server id, arguments streamed as deltas', async () => {
@@ -151,7 +173,10 @@ describe('OpenAIChatModel against the OpenAI-compatible test server', () => {
   });
 
   it('asks for usage in streams and sends the model, messages and function tools', async () => {
-    await collect(model([{ text: 'ok' }]), request({ tools: [weather], messages: [createMsg('system', 'Be brief.'), createMsg('user', 'hi')] }));
+    await collect(
+      model([{ text: 'ok' }]),
+      request({ tools: [weather], messages: [createMsg('system', 'Be brief.'), createMsg('user', 'hi')] }),
+    );
     const { body, headers } = server.requests[0]!;
     expect(headers.authorization).toBe('Bearer sk-test');
     expect(body).toMatchObject({
@@ -162,7 +187,12 @@ describe('OpenAIChatModel against the OpenAI-compatible test server', () => {
         { role: 'system', content: 'Be brief.' },
         { role: 'user', content: 'hi' },
       ],
-      tools: [{ type: 'function', function: { name: 'get_weather', description: 'Current weather of a city', parameters: weather.parameters } }],
+      tools: [
+        {
+          type: 'function',
+          function: { name: 'get_weather', description: 'Current weather of a city', parameters: weather.parameters },
+        },
+      ],
       tool_choice: 'auto',
     });
   });
@@ -184,10 +214,37 @@ describe('OpenAIChatModel against the OpenAI-compatible test server', () => {
   });
 
   it('sends sampling options from the constructor, overridden per call, plus extra options as they are', async () => {
-    const m = model([{ text: 'a' }, { text: 'b' }], { temperature: 0.1, topP: 0.5, maxTokens: 100, stop: ['END'], seed: 7, modelKwargs: { user: 'u1' } });
+    const m = model([{ text: 'a' }, { text: 'b' }], {
+      temperature: 0.1,
+      topP: 0.5,
+      maxTokens: 100,
+      stop: ['END'],
+      seed: 7,
+      modelKwargs: { user: 'u1' },
+    });
     await collect(m);
-    expect(server.requests[0]!.body).toMatchObject({ temperature: 0.1, top_p: 0.5, max_tokens: 100, stop: ['END'], seed: 7, user: 'u1' });
-    await collect(m, request({ options: { temperature: 0.9, topP: 1, maxTokens: 5, stop: ['X'], seed: 3, parallelToolCalls: false, reasoning_effort: 'low' } }));
+    expect(server.requests[0]!.body).toMatchObject({
+      temperature: 0.1,
+      top_p: 0.5,
+      max_tokens: 100,
+      stop: ['END'],
+      seed: 7,
+      user: 'u1',
+    });
+    await collect(
+      m,
+      request({
+        options: {
+          temperature: 0.9,
+          topP: 1,
+          maxTokens: 5,
+          stop: ['X'],
+          seed: 3,
+          parallelToolCalls: false,
+          reasoning_effort: 'low',
+        },
+      }),
+    );
     expect(server.requests[1]!.body).toMatchObject({
       temperature: 0.9,
       top_p: 1,
@@ -210,7 +267,9 @@ describe('OpenAIChatModel against the OpenAI-compatible test server', () => {
   });
 
   it('passes maxRetries through to ChatOpenAI when set', async () => {
-    const events = await collect(model([{ fault: 'server_error', retryAfterSeconds: 0 }, { text: 'second try' }], { maxRetries: 1 }));
+    const events = await collect(
+      model([{ fault: 'server_error', retryAfterSeconds: 0 }, { text: 'second try' }], { maxRetries: 1 }),
+    );
     expect(server.requests).toHaveLength(2);
     expect(events.find((e) => e.type === 'TEXT_BLOCK_DELTA')).toMatchObject({ delta: 'second try' });
   });
@@ -230,7 +289,8 @@ describe('OpenAIChatModel against the OpenAI-compatible test server', () => {
       const out: Record<string, unknown>[] = [];
       for (const e of shape(events) as (ModelEvent & { delta?: string })[]) {
         const last = out[out.length - 1];
-        if (e.type.endsWith('_DELTA') && last && last['type'] === e.type) last['delta'] = `${last['delta'] as string}${e.delta!}`;
+        if (e.type.endsWith('_DELTA') && last && last['type'] === e.type)
+          last['delta'] = `${last['delta'] as string}${e.delta!}`;
         else out.push({ ...e });
       }
       return out;
@@ -240,7 +300,9 @@ describe('OpenAIChatModel against the OpenAI-compatible test server', () => {
     expect(server.requests[1]!.body.stream).toBe(false);
     expect(server.requests[1]!.body).not.toHaveProperty('stream_options');
     expect(merge(whole)).toEqual(merge(streamed));
-    expect(whole.at(-1)).toMatchObject({ usage: { inputTokens: 30, outputTokens: 12, cacheReadTokens: 0, reasoningTokens: 3 } });
+    expect(whole.at(-1)).toMatchObject({
+      usage: { inputTokens: 30, outputTokens: 12, cacheReadTokens: 0, reasoningTokens: 3 },
+    });
   });
 
   it('unsubscribing mid-stream aborts the HTTP request: the server sees the socket close', async () => {
@@ -304,7 +366,13 @@ describe('OpenAIChatModel against the OpenAI-compatible test server', () => {
         { type: 'text', text: 'Checking both.' },
         { type: 'tool_call', id: 'c1', name: 'get_weather', arguments: '{"city":"Paris"}' },
         { type: 'tool_call', id: 'c2', name: 'get_time', arguments: '' },
-        { type: 'tool_result', toolCallId: 'c1', name: 'get_weather', status: 'success', output: [{ type: 'text', text: 'Sunny' }] },
+        {
+          type: 'tool_result',
+          toolCallId: 'c1',
+          name: 'get_weather',
+          status: 'success',
+          output: [{ type: 'text', text: 'Sunny' }],
+        },
         {
           type: 'tool_result',
           toolCallId: 'c2',
@@ -359,7 +427,10 @@ describe('OpenAIChatModel against the OpenAI-compatible test server', () => {
       new OpenAIChatModel({ model: 'gpt-test', apiKey: 'k', baseURL: server.url, sendReasoning: true }),
       request({ messages: [reply], tools: [weather, time] }),
     );
-    expect(server.requests[1]!.body.messages![0]).toMatchObject({ role: 'assistant', reasoning_content: 'Need weather.' });
+    expect(server.requests[1]!.body.messages![0]).toMatchObject({
+      role: 'assistant',
+      reasoning_content: 'Need weather.',
+    });
   });
 
   describe('errors are typed ModelErrors', () => {
@@ -381,11 +452,14 @@ describe('OpenAIChatModel against the OpenAI-compatible test server', () => {
       expect(err).toMatchObject({ status: 500, retryable: true, code: 'server_error' });
     });
 
-    it.each([true, false])('a connection dropped mid-response is a retryable connection error (streaming: %s)', async (streaming) => {
-      const err = await failure(model([{ text: ['a', 'b', 'c'], fault: 'drop_mid_stream' }], { streaming }));
-      expect(err).toMatchObject({ retryable: true, code: 'connection_error' });
-      expect(err.status).toBeUndefined();
-    });
+    it.each([true, false])(
+      'a connection dropped mid-response is a retryable connection error (streaming: %s)',
+      async (streaming) => {
+        const err = await failure(model([{ text: ['a', 'b', 'c'], fault: 'drop_mid_stream' }], { streaming }));
+        expect(err).toMatchObject({ retryable: true, code: 'connection_error' });
+        expect(err.status).toBeUndefined();
+      },
+    );
 
     it.each([true, false])('a malformed response is a malformed_response error (streaming: %s)', async (streaming) => {
       const err = await failure(model([{ text: 'x', fault: 'malformed_sse' }], { streaming }));
@@ -397,14 +471,17 @@ describe('OpenAIChatModel against the OpenAI-compatible test server', () => {
       expect(err).toMatchObject({ retryable: true, code: 'empty_response' });
     });
 
-    it.each([true, false])('a stalled response fails after idleTimeoutMs and closes the socket (streaming: %s)', async (streaming) => {
-      const t0 = performance.now();
-      const err = await failure(model([{ text: ['a', 'b'], fault: 'stall' }], { streaming, idleTimeoutMs: 150 }));
-      expect(err).toMatchObject({ retryable: true, code: 'timeout' });
-      expect(performance.now() - t0).toBeLessThan(1500);
-      await server.waitForConnections(0, 1000);
-      expect(server.requests[0]!.clientClosed).toBe(true);
-    });
+    it.each([true, false])(
+      'a stalled response fails after idleTimeoutMs and closes the socket (streaming: %s)',
+      async (streaming) => {
+        const t0 = performance.now();
+        const err = await failure(model([{ text: ['a', 'b'], fault: 'stall' }], { streaming, idleTimeoutMs: 150 }));
+        expect(err).toMatchObject({ retryable: true, code: 'timeout' });
+        expect(performance.now() - t0).toBeLessThan(1500);
+        await server.waitForConnections(0, 1000);
+        expect(server.requests[0]!.clientClosed).toBe(true);
+      },
+    );
 
     it('timeout bounds the wait for the response headers: a retryable timeout', async () => {
       const hanging = await startOpenAITestServer({ handler: () => new Promise(() => undefined) });

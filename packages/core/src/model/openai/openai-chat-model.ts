@@ -5,7 +5,11 @@ import { BlockAssembler } from '../block-assembler.js';
 import type { ChatModel, ModelRequest, ModelRequestInfo, ToolSchema } from '../chat-model.js';
 import { ModelError } from '../model-error.js';
 import { toModelError } from '../to-model-error.js';
-import { checkOpenAIChatModelOptions, type OpenAIChatModelOptions, withoutAuthorization } from './openai-chat-model-options.js';
+import {
+  checkOpenAIChatModelOptions,
+  type OpenAIChatModelOptions,
+  withoutAuthorization,
+} from './openai-chat-model-options.js';
 export type { OpenAIChatModelOptions } from './openai-chat-model-options.js';
 import { toOpenAIMessages, toOpenAITool, toOpenAIToolChoice, type ToOpenAIMessagesOptions } from './openai-messages.js';
 
@@ -120,7 +124,11 @@ export class OpenAIChatModel implements ChatModel {
     const fields = {
       model: options.model,
       // No key on purpose: the openai client insists on one, so it gets a placeholder that its fetch drops.
-      ...(options.apiKey === null ? { apiKey: 'no-key' } : options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
+      ...(options.apiKey === null
+        ? { apiKey: 'no-key' }
+        : options.apiKey !== undefined
+          ? { apiKey: options.apiKey }
+          : {}),
       configuration: {
         ...options.configuration,
         ...(options.baseURL !== undefined ? { baseURL: options.baseURL } : {}),
@@ -176,7 +184,10 @@ export class OpenAIChatModel implements ChatModel {
           ? undefined
           : setTimeout(() => {
               controller.abort(
-                new ModelError(`no response from the model server within ${timeoutMs} ms`, { code: 'timeout', retryable: true }),
+                new ModelError(`no response from the model server within ${timeoutMs} ms`, {
+                  code: 'timeout',
+                  retryable: true,
+                }),
               );
             }, timeoutMs);
       const hooks: CallHooks = {
@@ -196,7 +207,9 @@ export class OpenAIChatModel implements ChatModel {
 
       let settled = false;
       touch();
-      const call = this.streaming ? this.runStreaming(request, controller.signal, emit, hooks) : this.runOnce(request, controller.signal, emit, hooks);
+      const call = this.streaming
+        ? this.runStreaming(request, controller.signal, emit, hooks)
+        : this.runOnce(request, controller.signal, emit, hooks);
       call.then(
         () => {
           settled = true;
@@ -314,9 +327,17 @@ export class OpenAIChatModel implements ChatModel {
     return params as unknown as CreateParams;
   }
 
-  private async runStreaming(request: ModelRequest, signal: AbortSignal, emit: (e: ModelEvent) => void, hooks: CallHooks): Promise<void> {
+  private async runStreaming(
+    request: ModelRequest,
+    signal: AbortSignal,
+    emit: (e: ModelEvent) => void,
+    hooks: CallHooks,
+  ): Promise<void> {
     const body = { ...this.body(request, true), stream: true } as OpenAIClient.Chat.ChatCompletionCreateParamsStreaming;
-    const chunks = this.maxRetries > 0 ? await this.completions.completionWithRetry(body, { signal, maxRetries: this.maxRetries }) : await this.create(body, signal);
+    const chunks =
+      this.maxRetries > 0
+        ? await this.completions.completionWithRetry(body, { signal, maxRetries: this.maxRetries })
+        : await this.create(body, signal);
     hooks.responded();
     const touch = hooks.touch;
     const blocks = new BlockAssembler(emit);
@@ -340,14 +361,21 @@ export class OpenAIChatModel implements ChatModel {
         blocks.text(delta.content);
         blocks.text(delta.refusal);
         for (const tc of delta.tool_calls ?? []) {
-          blocks.toolCall(tc.index, { id: tc.id ?? null, name: tc.function?.name ?? null, arguments: tc.function?.arguments ?? null });
+          blocks.toolCall(tc.index, {
+            id: tc.id ?? null,
+            name: tc.function?.name ?? null,
+            arguments: tc.function?.arguments ?? null,
+          });
         }
       }
       if (choice.finish_reason) finishReason = choice.finish_reason;
     }
     if (signal.aborted) throw signal.reason;
     if (!sawChoice) {
-      throw new ModelError('the model server answered without any choices', { code: 'empty_response', retryable: true });
+      throw new ModelError('the model server answered without any choices', {
+        code: 'empty_response',
+        retryable: true,
+      });
     }
     if (finishReason === undefined) {
       throw new ModelError('the model server ended the stream before the answer was finished (no finish_reason)', {
@@ -359,17 +387,34 @@ export class OpenAIChatModel implements ChatModel {
     emit(this.end(usage, finishReason, responseModel, responseId));
   }
 
-  private async runOnce(request: ModelRequest, signal: AbortSignal, emit: (e: ModelEvent) => void, hooks: CallHooks): Promise<void> {
-    const body = { ...this.body(request, false), stream: false } as OpenAIClient.Chat.ChatCompletionCreateParamsNonStreaming;
+  private async runOnce(
+    request: ModelRequest,
+    signal: AbortSignal,
+    emit: (e: ModelEvent) => void,
+    hooks: CallHooks,
+  ): Promise<void> {
+    const body = {
+      ...this.body(request, false),
+      stream: false,
+    } as OpenAIClient.Chat.ChatCompletionCreateParamsNonStreaming;
     const completion: Completion =
-      this.maxRetries > 0 ? await this.completions.completionWithRetry(body, { signal, maxRetries: this.maxRetries }) : await this.create(body, signal);
+      this.maxRetries > 0
+        ? await this.completions.completionWithRetry(body, { signal, maxRetries: this.maxRetries })
+        : await this.create(body, signal);
     hooks.responded();
     if (signal.aborted) throw signal.reason;
     if (!completion || typeof completion !== 'object') {
-      throw new ModelError('the model server answered with something that is not a chat completion', { code: 'malformed_response', retryable: true });
+      throw new ModelError('the model server answered with something that is not a chat completion', {
+        code: 'malformed_response',
+        retryable: true,
+      });
     }
     const choice = completion.choices?.find((c) => c.index === 0) ?? completion.choices?.[0];
-    if (!choice) throw new ModelError('the model server answered without any choices', { code: 'empty_response', retryable: true });
+    if (!choice)
+      throw new ModelError('the model server answered without any choices', {
+        code: 'empty_response',
+        retryable: true,
+      });
     const message = choice.message as typeof choice.message & WithReasoning;
     const blocks = new BlockAssembler(emit);
     blocks.thinking(message.reasoning_content ?? message.reasoning);
@@ -380,15 +425,28 @@ export class OpenAIChatModel implements ChatModel {
       blocks.toolCall(i, { id: tc.id, name: tc.function.name, arguments: tc.function.arguments });
     });
     blocks.close();
-    emit(this.end(completion.usage, choice.finish_reason ?? (blocks.toolCallCount ? 'tool_calls' : 'stop'), completion.model, completion.id));
+    emit(
+      this.end(
+        completion.usage,
+        choice.finish_reason ?? (blocks.toolCallCount ? 'tool_calls' : 'stop'),
+        completion.model,
+        completion.id,
+      ),
+    );
   }
 
   /**
    * `completionWithRetry` without its `AsyncCaller` (a p-queue and a p-retry with nothing to
    * retry when `maxRetries` is 0): the same client call and the same error wrapping.
    */
-  private create(body: OpenAIClient.Chat.ChatCompletionCreateParamsStreaming, signal: AbortSignal): Promise<AsyncIterable<OpenAIClient.Chat.Completions.ChatCompletionChunk>>;
-  private create(body: OpenAIClient.Chat.ChatCompletionCreateParamsNonStreaming, signal: AbortSignal): Promise<Completion>;
+  private create(
+    body: OpenAIClient.Chat.ChatCompletionCreateParamsStreaming,
+    signal: AbortSignal,
+  ): Promise<AsyncIterable<OpenAIClient.Chat.Completions.ChatCompletionChunk>>;
+  private create(
+    body: OpenAIClient.Chat.ChatCompletionCreateParamsNonStreaming,
+    signal: AbortSignal,
+  ): Promise<Completion>;
   private async create(body: CreateParams, signal: AbortSignal): Promise<unknown> {
     // ChatOpenAI creates its client on first use (the call also copies its client options: once is enough).
     if (!(this.completions.client as OpenAIClient | undefined)) this.completions._getClientOptions(undefined);
@@ -399,7 +457,12 @@ export class OpenAIChatModel implements ChatModel {
     }
   }
 
-  private end(usage: WireUsage | undefined, finishReason: string, responseModel: string | undefined, responseId: string | undefined): ModelEvent {
+  private end(
+    usage: WireUsage | undefined,
+    finishReason: string,
+    responseModel: string | undefined,
+    responseId: string | undefined,
+  ): ModelEvent {
     return {
       type: 'MODEL_CALL_END',
       model: this.modelName,

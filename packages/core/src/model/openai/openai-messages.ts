@@ -104,7 +104,7 @@ export function toOpenAIMessages(messages: readonly Msg[], options: ToOpenAIMess
 }
 
 function userContent(parts: readonly (TextBlock | DataBlock)[]): string | OpenAIContentPart[] {
-  if (parts.every((p) => p.type === 'text')) return parts.map((p) => (p).text).join('\n\n');
+  if (parts.every((p) => p.type === 'text')) return parts.map((p) => p.text).join('\n\n');
   return parts.map((p) => (p.type === 'text' ? { type: 'text', text: p.text } : dataPart(p)));
 }
 
@@ -123,8 +123,10 @@ function dataPart(block: DataBlock): OpenAIContentPart {
     return { type: 'image_url', image_url: { url: (block.url ?? dataUrl)! } };
   }
   const audio = AUDIO_FORMATS[block.mediaType];
-  if (audio && block.data !== undefined) return { type: 'input_audio', input_audio: { data: block.data, format: audio } };
-  if (block.mediaType === 'application/pdf' && dataUrl) return { type: 'file', file: { filename: 'document.pdf', file_data: dataUrl } };
+  if (audio && block.data !== undefined)
+    return { type: 'input_audio', input_audio: { data: block.data, format: audio } };
+  if (block.mediaType === 'application/pdf' && dataUrl)
+    return { type: 'file', file: { filename: 'document.pdf', file_data: dataUrl } };
   return { type: 'text', text: `[attachment: ${block.mediaType}${block.url ? ` ${block.url}` : ''}]` };
 }
 
@@ -136,8 +138,14 @@ function dataPart(block: DataBlock): OpenAIContentPart {
  * toOpenAITool(add.schema); // { type: 'function', function: { name: 'add', description: 'Adds two numbers', parameters: {...} } }
  * ```
  */
-export function toOpenAITool(tool: ToolSchema): { type: 'function'; function: { name: string; description: string; parameters: Record<string, unknown> } } {
-  return { type: 'function', function: { name: tool.name, description: tool.description, parameters: { ...tool.parameters } } };
+export function toOpenAITool(tool: ToolSchema): {
+  type: 'function';
+  function: { name: string; description: string; parameters: Record<string, unknown> };
+} {
+  return {
+    type: 'function',
+    function: { name: tool.name, description: tool.description, parameters: { ...tool.parameters } },
+  };
 }
 
 /**
@@ -148,6 +156,8 @@ export function toOpenAITool(tool: ToolSchema): { type: 'function'; function: { 
  * toOpenAIToolChoice({ name: 'add' }); // { type: 'function', function: { name: 'add' } }
  * ```
  */
-export function toOpenAIToolChoice(choice: ToolChoice): 'auto' | 'none' | 'required' | { type: 'function'; function: { name: string } } {
+export function toOpenAIToolChoice(
+  choice: ToolChoice,
+): 'auto' | 'none' | 'required' | { type: 'function'; function: { name: string } } {
   return typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } };
 }

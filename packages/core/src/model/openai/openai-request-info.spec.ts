@@ -11,8 +11,16 @@ describe('OpenAIChatModel request info', () => {
   afterEach(async () => server?.close());
 
   it('puts server, streaming and the options in effect on MODEL_CALL_START, the response id on MODEL_CALL_END', async () => {
-    server = await startOpenAITestServer({ script: [{ text: 'Hi', usage: { inputTokens: 7, outputTokens: 5, reasoningTokens: 3 } }] });
-    const model = new OpenAIChatModel({ model: 'm', apiKey: 'k', baseURL: server.url, temperature: 0.3, maxTokens: 64 });
+    server = await startOpenAITestServer({
+      script: [{ text: 'Hi', usage: { inputTokens: 7, outputTokens: 5, reasoningTokens: 3 } }],
+    });
+    const model = new OpenAIChatModel({
+      model: 'm',
+      apiKey: 'k',
+      baseURL: server.url,
+      temperature: 0.3,
+      maxTokens: 64,
+    });
     const agent = new Agent({ model, modelOptions: { topP: 0.9, temperature: 0.1 } });
     const events = await lastValueFrom(agent.reply('Hello').pipe(toArray()));
     const start = events.find((e) => e.type === 'MODEL_CALL_START') as AgentEventOf<'MODEL_CALL_START'>;

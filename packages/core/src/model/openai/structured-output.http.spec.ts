@@ -28,31 +28,47 @@ describe('structured output over OpenAIChatModel', () => {
   const agentWith = (options: Partial<OpenAIChatModelOptions> = {}) =>
     new Agent({
       name: 'clerk',
-      model: new OpenAIChatModel({ model: 'gpt-test', apiKey: 'sk-test', baseURL: server.url, configuration: { logLevel: 'off' }, ...options }),
+      model: new OpenAIChatModel({
+        model: 'gpt-test',
+        apiKey: 'sk-test',
+        baseURL: server.url,
+        configuration: { logLevel: 'off' },
+        ...options,
+      }),
     });
 
-  it.each([true, false])('sends response_format json_schema and resolves with the parsed value (streaming: %s)', async (streaming) => {
-    const value = { customer: 'ACME', total: 30, lines: [{ item: 'bolt', qty: 3 }] };
-    server.enqueue({ json: value });
-    const agent = agentWith({ streaming });
-    const invoice = await agent.call('Invoice for 3 bolts to ACME', { output: Invoice });
+  it.each([true, false])(
+    'sends response_format json_schema and resolves with the parsed value (streaming: %s)',
+    async (streaming) => {
+      const value = { customer: 'ACME', total: 30, lines: [{ item: 'bolt', qty: 3 }] };
+      server.enqueue({ json: value });
+      const agent = agentWith({ streaming });
+      const invoice = await agent.call('Invoice for 3 bolts to ACME', { output: Invoice });
 
-    expect(invoice).toEqual(value);
-    const body = server.requests[0]!.body;
-    expect(body.response_format).toEqual({
-      type: 'json_schema',
-      json_schema: {
-        name: 'final_output',
-        strict: true,
-        schema: expect.objectContaining({ type: 'object', additionalProperties: false, required: ['customer', 'total', 'lines'] }),
-      },
-    });
-    expect(body.tools).toBeUndefined();
-    assertConsistentConversation(agent.context);
-  });
+      expect(invoice).toEqual(value);
+      const body = server.requests[0]!.body;
+      expect(body.response_format).toEqual({
+        type: 'json_schema',
+        json_schema: {
+          name: 'final_output',
+          strict: true,
+          schema: expect.objectContaining({
+            type: 'object',
+            additionalProperties: false,
+            required: ['customer', 'total', 'lines'],
+          }),
+        },
+      });
+      expect(body.tools).toBeUndefined();
+      assertConsistentConversation(agent.context);
+    },
+  );
 
   it('a value failing the schema gets a repair turn on the wire naming the error, then output_invalid', async () => {
-    server.enqueue({ json: { customer: 'ACME', total: 'thirty', lines: [] } }, { json: { customer: 'ACME', total: 30, lines: [] } });
+    server.enqueue(
+      { json: { customer: 'ACME', total: 'thirty', lines: [] } },
+      { json: { customer: 'ACME', total: 30, lines: [] } },
+    );
     const agent = agentWith();
     const events = await lastValueFrom(agent.reply('Invoice', { output: Invoice }).pipe(toArray()));
     const end = assertReplyGrammar(events);
@@ -72,7 +88,13 @@ describe('structured output over OpenAIChatModel', () => {
 
   it('a server without response_format gets the final_output tool instead', async () => {
     server.enqueue({
-      toolCalls: [{ name: 'final_output', input: { customer: 'ACME', total: 4, lines: [{ item: 'nut', qty: 4 }] }, id: 'call_out' }],
+      toolCalls: [
+        {
+          name: 'final_output',
+          input: { customer: 'ACME', total: 4, lines: [{ item: 'nut', qty: 4 }] },
+          id: 'call_out',
+        },
+      ],
     });
     const agent = agentWith({ supportsResponseFormat: false });
     const events = await lastValueFrom(agent.reply('Invoice', { output: Invoice }).pipe(toArray()));

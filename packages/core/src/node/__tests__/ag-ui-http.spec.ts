@@ -32,7 +32,9 @@ describe('createAgUiHandler with HttpAgent', () => {
   async function setUp(script: Parameters<typeof startOpenAITestServer>[0]) {
     model = await startOpenAITestServer(script);
     const chat = new OpenAIChatModel({ model: 'm', apiKey: 'k', baseURL: model.url });
-    const handler = createAgUiHandler({ agent: (threadId) => new Agent({ name: 'clerk', model: chat, tools: [approve], sessionId: threadId }) });
+    const handler = createAgUiHandler({
+      agent: (threadId) => new Agent({ name: 'clerk', model: chat, tools: [approve], sessionId: threadId }),
+    });
     outcomes = [];
     http = await listen(async (req, res) => outcomes.push(await handler(req, res)));
     const client = new HttpAgent({ url: `${http.url}/agui`, threadId: 'thread-7' });
@@ -58,11 +60,15 @@ describe('createAgUiHandler with HttpAgent', () => {
   });
 
   it('interrupts for a confirmation and resumes it in the next run', async () => {
-    const { client, events } = await setUp({ script: [{ toolCalls: [{ id: 'x1', name: 'approve', input: { id: 'E-9' } }] }, { text: 'Approved.' }] });
+    const { client, events } = await setUp({
+      script: [{ toolCalls: [{ id: 'x1', name: 'approve', input: { id: 'E-9' } }] }, { text: 'Approved.' }],
+    });
     approvals.length = 0;
     client.addMessage({ id: 'u1', role: 'user', content: 'Approve E-9' });
     await client.runAgent();
-    expect(client.pendingInterrupts).toEqual([expect.objectContaining({ id: 'x1', toolCallId: 'x1', reason: 'tool_call' })]);
+    expect(client.pendingInterrupts).toEqual([
+      expect.objectContaining({ id: 'x1', toolCallId: 'x1', reason: 'tool_call' }),
+    ]);
     await client.runAgent({ resume: [{ interruptId: 'x1', status: 'resolved', payload: { approved: true } }] });
     expect(approvals).toEqual(['E-9']);
     expect(events.at(-1)).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'success' } });
@@ -81,7 +87,12 @@ describe('createAgUiHandler with HttpAgent', () => {
       ],
     });
     approvals.length = 0;
-    const results = () => events.filter((e) => e.type === EventType.TOOL_CALL_RESULT) as unknown as { toolCallId: string; content: string; metadata: unknown }[];
+    const results = () =>
+      events.filter((e) => e.type === EventType.TOOL_CALL_RESULT) as unknown as {
+        toolCallId: string;
+        content: string;
+        metadata: unknown;
+      }[];
     const ask = async (id: string, text: string) => {
       client.addMessage({ id, role: 'user', content: text });
       await client.runAgent();
@@ -91,15 +102,27 @@ describe('createAgUiHandler with HttpAgent', () => {
     await ask('u1', 'Approve E-1');
     await client.runAgent({ resume: [{ interruptId: 'a1', status: 'resolved', payload: { approved: true } }] });
     await ask('u2', 'Approve E-2');
-    await client.runAgent({ resume: [{ interruptId: 'a2', status: 'resolved', payload: { approved: false, reason: 'Over budget' } }] });
+    await client.runAgent({
+      resume: [{ interruptId: 'a2', status: 'resolved', payload: { approved: false, reason: 'Over budget' } }],
+    });
     await ask('u3', 'Approve E-3');
-    await client.runAgent({ resume: [{ interruptId: 'a3', status: 'resolved', payload: { approved: true, editedArgs: { id: 'E-4' } } }] });
+    await client.runAgent({
+      resume: [{ interruptId: 'a3', status: 'resolved', payload: { approved: true, editedArgs: { id: 'E-4' } } }],
+    });
 
     expect(approvals).toEqual(['E-1', 'E-4']);
     expect(results()).toEqual([
-      expect.objectContaining({ toolCallId: 'a1', content: 'Approved E-1', metadata: { rxscope: { status: 'success' } } }),
+      expect.objectContaining({
+        toolCallId: 'a1',
+        content: 'Approved E-1',
+        metadata: { rxscope: { status: 'success' } },
+      }),
       expect.objectContaining({ toolCallId: 'a2', metadata: { rxscope: { status: 'denied' } } }),
-      expect.objectContaining({ toolCallId: 'a3', content: 'Approved E-4', metadata: { rxscope: { status: 'success' } } }),
+      expect.objectContaining({
+        toolCallId: 'a3',
+        content: 'Approved E-4',
+        metadata: { rxscope: { status: 'success' } },
+      }),
     ]);
     expect(results()[1]!.content).toContain('Over budget');
     expect(client.pendingInterrupts).toEqual([]);
@@ -123,11 +146,21 @@ describe('createAgUiHandler with HttpAgent', () => {
     await setUp({ script: [] });
     const bad = await fetch(`${http.url}/agui`, { method: 'POST', body: JSON.stringify({ threadId: 't' }) });
     expect(bad.status).toBe(400);
-    expect(await bad.json()).toMatchObject({ error: { code: 'invalid_run_input', message: expect.stringContaining('Not a RunAgentInput') as string } });
+    expect(await bad.json()).toMatchObject({
+      error: { code: 'invalid_run_input', message: expect.stringContaining('Not a RunAgentInput') as string },
+    });
     expect((await fetch(`${http.url}/agui`)).status).toBe(405);
     const empty = await fetch(`${http.url}/agui`, {
       method: 'POST',
-      body: JSON.stringify({ threadId: 't', runId: 'r', messages: [], tools: [], context: [], state: {}, forwardedProps: {} }),
+      body: JSON.stringify({
+        threadId: 't',
+        runId: 'r',
+        messages: [],
+        tools: [],
+        context: [],
+        state: {},
+        forwardedProps: {},
+      }),
     });
     expect(empty.status).toBe(409);
     expect(await empty.text()).toContain('needs a new user message');

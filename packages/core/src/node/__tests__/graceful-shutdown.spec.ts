@@ -27,7 +27,10 @@ interface WorkerRun {
 /** Runs the worker; `termOn` sends it SIGTERM as soon as it prints that marker. */
 function runWorker(env: Record<string, string>, termOn?: string): Promise<WorkerRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [TSX, WORKER], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [TSX, WORKER], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let stderr = '';
     let termed = false;
@@ -95,11 +98,18 @@ describe('graceful shutdown across processes', () => {
     expect(first.stderr).toBe('');
     expect([first.code, first.signal]).toEqual([0, null]);
     const end = assertReplyGrammar(first.events);
-    expect(end).toMatchObject({ finishReason: 'shutdown', stopReason: { code: 'shutdown', message: 'received SIGTERM' } });
-    expect(first.notes.find((n) => n.type === 'WORKER_SHUTDOWN')).toMatchObject({ report: { reason: 'received SIGTERM', suspended: ['orders'] } });
+    expect(end).toMatchObject({
+      finishReason: 'shutdown',
+      stopReason: { code: 'shutdown', message: 'received SIGTERM' },
+    });
+    expect(first.notes.find((n) => n.type === 'WORKER_SHUTDOWN')).toMatchObject({
+      report: { reason: 'received SIGTERM', suspended: ['orders'] },
+    });
     // The running call finished within the grace period; the second never started.
     expect(await readFile(log, 'utf8')).toBe('start 1\ndone 1\n');
-    const saved = parseAgentState((JSON.parse(await readFile(join(store, 'orders.json'), 'utf8')) as { state: unknown }).state);
+    const saved = parseAgentState(
+      (JSON.parse(await readFile(join(store, 'orders.json'), 'utf8')) as { state: unknown }).state,
+    );
     expect(saved.pending).toMatchObject({ replyId: end.replyId, shutdown: { reason: 'received SIGTERM' } });
     expect(toolResultsOf(saved.pending!.message).map((r) => [r.toolCallId, r.status])).toEqual([['call_1', 'success']]);
 
@@ -142,7 +152,10 @@ describe('graceful shutdown across processes', () => {
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
     expect(assertReplyGrammar(first.events).finishReason).toBe('shutdown');
-    expect(first.events.find((e) => e.type === 'TOOL_RESULT_END')).toMatchObject({ toolCallId: 'call_1', status: 'interrupted' });
+    expect(first.events.find((e) => e.type === 'TOOL_RESULT_END')).toMatchObject({
+      toolCallId: 'call_1',
+      status: 'interrupted',
+    });
 
     const second = await runWorker({ ...base, WORKER_ACTION: 'resume', WORKER_TOOL_MS: '10' });
     expect(second.stderr).toBe('');

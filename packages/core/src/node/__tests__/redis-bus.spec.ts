@@ -8,7 +8,12 @@ import { filter, firstValueFrom, lastValueFrom, take, takeWhile, toArray } from 
 import { Agent, fromAgentEventStream, REPLAY_GAP, type AgentEvent } from '../../index.js';
 import { OpenAIChatModel } from '../../model/openai/index.js';
 import { assertReplyGrammar } from '../../testing/index.js';
-import { startOpenAITestServer, startRedisServer, type OpenAITestServer, type RedisTestServer } from '../../testing/node/index.js';
+import {
+  startOpenAITestServer,
+  startRedisServer,
+  type OpenAITestServer,
+  type RedisTestServer,
+} from '../../testing/node/index.js';
 import { AgentSessions, RedisSessionEventBus } from '../index.js';
 import { waitFor } from './helpers.js';
 
@@ -62,7 +67,9 @@ describe('RedisSessionEventBus on a real redis-server', () => {
     expect(all[0]!.type).toBe('REPLY_START');
 
     // Replay after the 5th event: exactly the rest, in order.
-    const rest = await firstValueFrom(other.events('s1', { lastEventId: all[4]!.id }).pipe(take(all.length - 5), toArray()));
+    const rest = await firstValueFrom(
+      other.events('s1', { lastEventId: all[4]!.id }).pipe(take(all.length - 5), toArray()),
+    );
     expect(rest).toEqual(all.slice(5));
     // The reply ended: a new listener without an id starts empty (the next event is live).
     const keys = await redis.keys(`${prefix}s1:*`);
@@ -108,12 +115,18 @@ describe('RedisSessionEventBus on a real redis-server', () => {
 
       const witness = lastValueFrom(sessions.events('s4').pipe(untilEnd, toArray()));
       const firstPart = firstValueFrom(
-        fromAgentEventStream(`${relayUrl}/sessions/s4/events`).pipe(filter((e) => e.type === 'TEXT_BLOCK_DELTA'), take(4), toArray()),
+        fromAgentEventStream(`${relayUrl}/sessions/s4/events`).pipe(
+          filter((e) => e.type === 'TEXT_BLOCK_DELTA'),
+          take(4),
+          toArray(),
+        ),
       );
       await new Promise((r) => setTimeout(r, 150));
       await sessions.start('s4', 'Talk'); // runs here; the relay process has no agent
       const seen = await firstPart; // ... then that client disconnects
-      const rest = await lastValueFrom(fromAgentEventStream(`${relayUrl}/sessions/s4/events`, { lastEventId: seen[3]!.id }).pipe(untilEnd, toArray()));
+      const rest = await lastValueFrom(
+        fromAgentEventStream(`${relayUrl}/sessions/s4/events`, { lastEventId: seen[3]!.id }).pipe(untilEnd, toArray()),
+      );
       const all = await witness;
       expect(rest).toEqual(all.slice(all.findIndex((e) => e.id === seen[3]!.id) + 1));
       expect(assertReplyGrammar(all).finishReason).toBe('completed');

@@ -18,9 +18,15 @@ describe('AgentSessions with the in-memory bus, served as SSE', () => {
   async function setUp(options: Parameters<typeof startOpenAITestServer>[0], maxEvents = 1000) {
     model = await startOpenAITestServer(options);
     const chat = new OpenAIChatModel({ model: 'm', apiKey: 'k', baseURL: model.url });
-    sessions = new AgentSessions({ agent: (id) => new Agent({ model: chat, sessionId: id }), bus: new InMemorySessionEventBus({ maxEvents }) });
+    sessions = new AgentSessions({
+      agent: (id) => new Agent({ model: chat, sessionId: id }),
+      bus: new InMemorySessionEventBus({ maxEvents }),
+    });
     http = await listen(
-      createAgentSseHandler({ heartbeatMs: 1000, events: (req, { lastEventId }) => sessions.events(req.url!.split('/')[2]!, { lastEventId }) }),
+      createAgentSseHandler({
+        heartbeatMs: 1000,
+        events: (req, { lastEventId }) => sessions.events(req.url!.split('/')[2]!, { lastEventId }),
+      }),
     );
   }
   afterEach(async () => {
@@ -28,13 +34,20 @@ describe('AgentSessions with the in-memory bus, served as SSE', () => {
     await sessions?.close();
     await model?.close();
   });
-  const stream = (id: string, lastEventId?: string) => fromAgentEventStream(`${http.url}/sessions/${id}/events`, lastEventId ? { lastEventId } : {});
+  const stream = (id: string, lastEventId?: string) =>
+    fromAgentEventStream(`${http.url}/sessions/${id}/events`, lastEventId ? { lastEventId } : {});
 
   it('keeps the reply running when the stream disconnects; a reconnect with Last-Event-ID gets exactly the missed events', async () => {
     const words = Array.from({ length: 30 }, (_, i) => `w${i} `);
     await setUp({ script: [{ text: words }], chunkDelayMs: 15 });
     const witness = lastValueFrom(sessions.events('s1').pipe(untilEnd, toArray()));
-    const first = firstValueFrom(stream('s1').pipe(filter((e) => e.type === 'TEXT_BLOCK_DELTA'), take(3), toArray()));
+    const first = firstValueFrom(
+      stream('s1').pipe(
+        filter((e) => e.type === 'TEXT_BLOCK_DELTA'),
+        take(3),
+        toArray(),
+      ),
+    );
     await new Promise((r) => setTimeout(r, 50)); // the stream is open before the reply starts
     await sessions.start('s1', 'Talk');
     // The first client saw REPLY_START ... three deltas, then went away (take unsubscribes).
@@ -77,7 +90,8 @@ describe('AgentSessions with the in-memory bus, served as SSE', () => {
     const res = await fetch(`${http.url}/sessions/s3/events`, { headers: { 'last-event-id': events[0]!.id } });
     const reader = res.body!.getReader();
     let text = '';
-    while (parseFrames(text).filter((f) => f.data).length < 11) text += new TextDecoder().decode((await reader.read()).value);
+    while (parseFrames(text).filter((f) => f.data).length < 11)
+      text += new TextDecoder().decode((await reader.read()).value);
     await reader.cancel();
     const frames = parseFrames(text).filter((f) => f.data);
     const gap = JSON.parse(frames[0]!.data!) as AgentEvent;
@@ -90,7 +104,9 @@ describe('AgentSessions with the in-memory bus, served as SSE', () => {
     await setUp({ script: [{ text: ['Once ', 'upon ', 'a ', 'time'], fault: 'stall' }] });
     const events = lastValueFrom(sessions.events('s4').pipe(untilEnd, toArray()));
     await sessions.start('s4', 'Story');
-    await expect(sessions.start('s4', 'Another')).rejects.toThrow(/Session "s4" is running reply .*; wait for its REPLY_END or cancel it first/);
+    await expect(sessions.start('s4', 'Another')).rejects.toThrow(
+      /Session "s4" is running reply .*; wait for its REPLY_END or cancel it first/,
+    );
     await waitFor(() => model.requests.length === 1);
     await new Promise((r) => setTimeout(r, 50));
     expect(await sessions.cancel('s4')).toBe(true);
@@ -104,7 +120,14 @@ describe('AgentSessions with the in-memory bus, served as SSE', () => {
 
 describe('InMemorySessionEventBus limits', () => {
   const event = (id: string, type: 'REPLY_START' | 'REPLY_END' | 'CUSTOM', replyId = 'r'): AgentEvent =>
-    ({ id, type, replyId, source: 'a', createdAt: 0, ...(type === 'REPLY_END' ? { finishReason: 'completed' } : type === 'CUSTOM' ? { name: 'n', value: 1 } : {}) }) as AgentEvent;
+    ({
+      id,
+      type,
+      replyId,
+      source: 'a',
+      createdAt: 0,
+      ...(type === 'REPLY_END' ? { finishReason: 'completed' } : type === 'CUSTOM' ? { name: 'n', value: 1 } : {}),
+    }) as AgentEvent;
 
   it('keeps at most maxSessions logs, dropping the idlest one without listeners or a reply in progress', async () => {
     const bus = new InMemorySessionEventBus({ maxSessions: 2 });
@@ -130,10 +153,15 @@ describe('AgentSessions.cancel when the reply does not end by itself', () => {
     // A middleware that holds the reply open past its end: the reply cannot end by itself.
     const stuck: Middleware = {
       key: 'stuck',
-      onAgent: (_agent, _ctx, input, next) => next(input).pipe(filter((e) => e.type !== 'REPLY_END'), concatWith(NEVER)),
+      onAgent: (_agent, _ctx, input, next) =>
+        next(input).pipe(
+          filter((e) => e.type !== 'REPLY_END'),
+          concatWith(NEVER),
+        ),
     };
     const sessions = new AgentSessions({
-      agent: (id) => new Agent({ model: new ScriptedChatModel([{ text: ['x', 'y'] }]), sessionId: id, middlewares: [stuck] }),
+      agent: (id) =>
+        new Agent({ model: new ScriptedChatModel([{ text: ['x', 'y'] }]), sessionId: id, middlewares: [stuck] }),
       cancelGraceMs: 50,
     });
     const events = lastValueFrom(sessions.events('s').pipe(untilEnd, toArray()));
@@ -150,7 +178,13 @@ describe('AgentSessions.cancel when the reply does not end by itself', () => {
   it('forget() drops the agent and the log, and is refused while a reply runs', async () => {
     const made: string[] = [];
     const sessions = new AgentSessions({
-      agent: (id) => (made.push(id), new Agent({ model: new ScriptedChatModel([{ text: ['a', 'b'] }, { text: 'c' }], { delayMs: 20 }), sessionId: id })),
+      agent: (id) => (
+        made.push(id),
+        new Agent({
+          model: new ScriptedChatModel([{ text: ['a', 'b'] }, { text: 'c' }], { delayMs: 20 }),
+          sessionId: id,
+        })
+      ),
     });
     const first = await sessions.agent('s');
     const ended = lastValueFrom(sessions.events('s').pipe(untilEnd, toArray()));
@@ -159,15 +193,21 @@ describe('AgentSessions.cancel when the reply does not end by itself', () => {
     const events = await ended;
     await waitFor(() => !sessions.running('s'));
     await sessions.forget('s');
-    expect(await firstValueFrom(sessions.events('s', { lastEventId: events[0]!.id }))).toMatchObject({ name: REPLAY_GAP });
+    expect(await firstValueFrom(sessions.events('s', { lastEventId: events[0]!.id }))).toMatchObject({
+      name: REPLAY_GAP,
+    });
     expect(await sessions.agent('s')).not.toBe(first);
     expect(made).toEqual(['s', 's']);
     await sessions.close();
   });
 
   it('rejects start() with the agent refusal and leaves nothing running', async () => {
-    const sessions = new AgentSessions({ agent: (id) => new Agent({ model: new ScriptedChatModel([]), sessionId: id }) });
-    await expect(sessions.start('s', { type: 'USER_CONFIRM_RESULT', results: [] })).rejects.toThrow('has no suspended reply');
+    const sessions = new AgentSessions({
+      agent: (id) => new Agent({ model: new ScriptedChatModel([]), sessionId: id }),
+    });
+    await expect(sessions.start('s', { type: 'USER_CONFIRM_RESULT', results: [] })).rejects.toThrow(
+      'has no suspended reply',
+    );
     expect(sessions.running('s')).toBe(false);
     await sessions.close();
   });

@@ -77,16 +77,25 @@ describe('createAgentSseHandler: a reply per request', () => {
       }),
     );
     // A resume with nothing suspended: the agent refuses it before REPLY_START.
-    const refused = await fetch(`${http.url}/chat`, { method: 'POST', body: JSON.stringify({ type: 'USER_CONFIRM_RESULT', results: [] }) });
+    const refused = await fetch(`${http.url}/chat`, {
+      method: 'POST',
+      body: JSON.stringify({ type: 'USER_CONFIRM_RESULT', results: [] }),
+    });
     expect(refused.status).toBe(409);
     expect(refused.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(await refused.json()).toEqual({
-      error: { name: 'AgentUsageError', code: 'invalid_use', message: expect.stringContaining('has no suspended reply') as string },
+      error: {
+        name: 'AgentUsageError',
+        code: 'invalid_use',
+        message: expect.stringContaining('has no suspended reply') as string,
+      },
     });
 
     const missing = await fetch(`${http.url}/missing`);
     expect(missing.status).toBe(404);
-    expect(await missing.json()).toEqual({ error: { name: 'HttpError', message: 'No such session.', code: 'unknown_session' } });
+    expect(await missing.json()).toEqual({
+      error: { name: 'HttpError', message: 'No such session.', code: 'unknown_session' },
+    });
 
     const malformed = await fetch(`${http.url}/chat`, { method: 'POST', body: '{"oops' });
     expect(malformed.status).toBe(400);
@@ -129,7 +138,11 @@ describe('createAgentSseHandler: a reply per request', () => {
     http = await listen(async (req, res) => outcomes.push(await handler(req, res)));
 
     const controller = new AbortController();
-    const res = await fetch(`${http.url}/chat`, { method: 'POST', body: '"Tell me a story"', signal: controller.signal });
+    const res = await fetch(`${http.url}/chat`, {
+      method: 'POST',
+      body: '"Tell me a story"',
+      signal: controller.signal,
+    });
     const reader = res.body!.getReader();
     let seen = '';
     while (!seen.includes('TEXT_BLOCK_DELTA')) seen += new TextDecoder().decode((await reader.read()).value);
@@ -193,7 +206,8 @@ describe('createAgentSseHandler: a reply per request', () => {
       subscriber.next({ ...base, id: 'e0', type: 'REPLY_START' });
       let i = 0;
       const timer = setInterval(() => {
-        for (let k = 0; k < 50; k++) subscriber.next({ ...base, id: `e${++i}`, type: 'CUSTOM', name: 'blob', value: 'y'.repeat(8192) });
+        for (let k = 0; k < 50; k++)
+          subscriber.next({ ...base, id: `e${++i}`, type: 'CUSTOM', name: 'blob', value: 'y'.repeat(8192) });
       }, 1);
       return () => {
         aborted = true;
@@ -201,7 +215,9 @@ describe('createAgentSseHandler: a reply per request', () => {
       };
     });
     const outcomes: StreamOutcome[] = [];
-    http = await listen(async (req, res) => outcomes.push(await streamAgentEvents(res, endless, { ...quiet, maxQueuedBytes: 256 * 1024 })));
+    http = await listen(async (req, res) =>
+      outcomes.push(await streamAgentEvents(res, endless, { ...quiet, maxQueuedBytes: 256 * 1024 })),
+    );
     const closed = new Promise<void>((resolve) => {
       const req = httpRequest(`${http!.url}/`, (res) => {
         res.pause(); // never reads
@@ -226,7 +242,10 @@ describe('createAgentSseHandler: a reply per request', () => {
       execute: ({ amount }) => `moved ${amount}`,
     });
     const agent = new Agent({
-      model: new ScriptedChatModel([{ toolCalls: [{ id: 't1', name: 'transfer', input: { amount: 5 } }] }, { text: 'Moved.' }]),
+      model: new ScriptedChatModel([
+        { toolCalls: [{ id: 't1', name: 'transfer', input: { amount: 5 } }] },
+        { text: 'Moved.' },
+      ]),
       tools: [transfer],
     });
     http = await listen(chatHandler(agent));
@@ -235,8 +254,12 @@ describe('createAgentSseHandler: a reply per request', () => {
     expect(assertReplyGrammar(first).finishReason).toBe('awaiting_confirmation');
     const wrong = await post({ type: 'USER_CONFIRM_RESULT', results: [{ toolCallId: 'nope', confirmed: true }] });
     expect(wrong.status).toBe(409);
-    expect(((await wrong.json()) as { error: { message: string } }).error.message).toContain('unknown tool call id "nope"');
-    const second = eventsOf(await (await post({ type: 'USER_CONFIRM_RESULT', results: [{ toolCallId: 't1', confirmed: true }] })).text());
+    expect(((await wrong.json()) as { error: { message: string } }).error.message).toContain(
+      'unknown tool call id "nope"',
+    );
+    const second = eventsOf(
+      await (await post({ type: 'USER_CONFIRM_RESULT', results: [{ toolCallId: 't1', confirmed: true }] })).text(),
+    );
     expect(second[0]).toMatchObject({ type: 'REPLY_START', replyId: first[0]!.replyId });
     expect(assertReplyGrammar(second).finishReason).toBe('completed');
   });

@@ -36,7 +36,9 @@ export interface AgUiHandlerOptions extends Omit<StreamAgentEventsOptions, 'sess
  * // browser: new HttpAgent({ url: 'http://localhost:8000' }).runAgent()
  * ```
  */
-export function createAgUiHandler(options: AgUiHandlerOptions): (req: IncomingMessage, res: ServerResponse) => Promise<StreamOutcome> {
+export function createAgUiHandler(
+  options: AgUiHandlerOptions,
+): (req: IncomingMessage, res: ServerResponse) => Promise<StreamOutcome> {
   const { agent, history, heartbeatMs, heartbeatComment, scheduler, ...streamOptions } = options;
   const runner = new RxscopeAgUiAgent({ agent, ...(history ? { history } : {}) });
   return (req, res) => {
@@ -49,7 +51,11 @@ export function createAgUiHandler(options: AgUiHandlerOptions): (req: IncomingMe
       ...streamOptions,
       errorFrames: (error) => [
         encodeServerSentEvent({
-          data: JSON.stringify({ type: EventType.RUN_ERROR, message: error instanceof Error ? error.message : String(error), timestamp: Date.now() }),
+          data: JSON.stringify({
+            type: EventType.RUN_ERROR,
+            message: error instanceof Error ? error.message : String(error),
+            timestamp: Date.now(),
+          }),
         }),
       ],
     });
@@ -57,11 +63,16 @@ export function createAgUiHandler(options: AgUiHandlerOptions): (req: IncomingMe
 }
 
 async function readInput(req: IncomingMessage): Promise<RunAgentInput> {
-  if (req.method !== 'POST') throw new HttpError(405, 'AG-UI runs are POSTed: a RunAgentInput as JSON.', 'method_not_allowed');
+  if (req.method !== 'POST')
+    throw new HttpError(405, 'AG-UI runs are POSTed: a RunAgentInput as JSON.', 'method_not_allowed');
   const parsed = RunAgentInputSchema.safeParse(await readJsonBody(req, 8 * 1024 * 1024));
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new HttpError(400, `Not a RunAgentInput: ${issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'invalid'}.`, 'invalid_run_input');
+    throw new HttpError(
+      400,
+      `Not a RunAgentInput: ${issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'invalid'}.`,
+      'invalid_run_input',
+    );
   }
   return parsed.data;
 }

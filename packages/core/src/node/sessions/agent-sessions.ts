@@ -69,7 +69,8 @@ export class AgentSessions {
         .then(() => this.options.agent(sessionId))
         .then((created) => {
           // Created during a shutdown (to read a conversation): it takes no reply either.
-          if (this.closing !== undefined) created.shutdown({ reason: this.closing }).catch((e: unknown) => this.onError(e));
+          if (this.closing !== undefined)
+            created.shutdown({ reason: this.closing }).catch((e: unknown) => this.onError(e));
           return created;
         });
       agent.catch(() => this.agents.delete(sessionId));
@@ -96,7 +97,9 @@ export class AgentSessions {
    */
   async start(sessionId: string, input: ReplyInput): Promise<{ readonly replyId: string }> {
     if (this.closing !== undefined) {
-      throw new AgentShutdownError(`The service is shutting down (${this.closing}); no reply starts here. Retry on another instance.`);
+      throw new AgentShutdownError(
+        `The service is shutting down (${this.closing}); no reply starts here. Retry on another instance.`,
+      );
     }
     this.refuseWhileRunning(sessionId);
     const agent = await this.agent(sessionId);
@@ -106,7 +109,13 @@ export class AgentSessions {
       let finish!: () => void;
       const tracker = new ReplyTracker();
       const subscription = new Subscription();
-      const run: Run = { agent, tracker, subscription, done: new Promise<void>((r) => (finish = r)), replyId: undefined };
+      const run: Run = {
+        agent,
+        tracker,
+        subscription,
+        done: new Promise<void>((r) => (finish = r)),
+        replyId: undefined,
+      };
       const cleanup = () => {
         if (this.runs.get(sessionId) === run) this.runs.delete(sessionId);
         finish();

@@ -119,7 +119,9 @@ export class InMemorySessionEventBus implements SessionEventBus {
   private replay(log: SessionLog, lastEventId: string | undefined): { head: AgentEvent[]; entries: Entry[] } {
     if (lastEventId !== undefined) {
       const at = log.entries.findIndex((e) => e.event.id === lastEventId);
-      return at >= 0 ? { head: [], entries: log.entries.slice(at + 1) } : { head: [replayGapEvent(lastEventId)], entries: log.entries.slice() };
+      return at >= 0
+        ? { head: [], entries: log.entries.slice(at + 1) }
+        : { head: [replayGapEvent(lastEventId)], entries: log.entries.slice() };
     }
     if (log.openStart === undefined) return { head: [], entries: [] };
     const start = log.openStart;

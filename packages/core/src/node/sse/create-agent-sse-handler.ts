@@ -22,7 +22,10 @@ export interface AgentSseHandlerOptions extends StreamAgentEventsOptions {
    * cancelled when the client goes away) or a session's event log (`sessions.events(id, ...)`,
    * where going away only stops listening). A throw or a rejection becomes an HTTP error.
    */
-  readonly events: (req: IncomingMessage, request: AgentSseRequest) => Observable<AgentEvent> | Promise<Observable<AgentEvent>>;
+  readonly events: (
+    req: IncomingMessage,
+    request: AgentSseRequest,
+  ) => Observable<AgentEvent> | Promise<Observable<AgentEvent>>;
 }
 
 /**
@@ -40,12 +43,15 @@ export interface AgentSseHandlerOptions extends StreamAgentEventsOptions {
  * createServer(chat).listen(3000);
  * ```
  */
-export function createAgentSseHandler(options: AgentSseHandlerOptions): (req: IncomingMessage, res: ServerResponse) => Promise<StreamOutcome> {
+export function createAgentSseHandler(
+  options: AgentSseHandlerOptions,
+): (req: IncomingMessage, res: ServerResponse) => Promise<StreamOutcome> {
   const { events, ...streamOptions } = options;
   return (req, res) => {
     const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
     const header = req.headers['last-event-id'];
-    const lastEventId = (Array.isArray(header) ? header[0] : header) ?? url.searchParams.get('lastEventId') ?? undefined;
+    const lastEventId =
+      (Array.isArray(header) ? header[0] : header) ?? url.searchParams.get('lastEventId') ?? undefined;
     const request: AgentSseRequest = { url, lastEventId: lastEventId || undefined, body: () => readJsonBody(req) };
     const events$ = defer(() => from(Promise.resolve(events(req, request)))).pipe(switchMap((inner) => inner));
     return streamAgentEvents(res, events$, streamOptions);

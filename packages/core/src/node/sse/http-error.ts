@@ -72,7 +72,11 @@ export function sendHttpError(res: ServerResponse, error: unknown, headers: Outg
     },
   };
   const text = JSON.stringify(body);
-  res.writeHead(status, { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.writeHead(status, {
+    ...headers,
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+  });
   res.end(text);
   return status;
 }

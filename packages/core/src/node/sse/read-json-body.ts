@@ -22,7 +22,8 @@ export async function readJsonBody(req: IncomingMessage, limitBytes = 1024 * 102
   for await (const chunk of req) {
     const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
     size += buffer.length;
-    if (size > limitBytes) throw new HttpError(413, `The request body is larger than ${limitBytes} bytes.`, 'body_too_large');
+    if (size > limitBytes)
+      throw new HttpError(413, `The request body is larger than ${limitBytes} bytes.`, 'body_too_large');
     chunks.push(buffer);
   }
   const text = Buffer.concat(chunks).toString('utf8').trim();

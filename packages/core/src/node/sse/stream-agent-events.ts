@@ -64,12 +64,16 @@ export function streamAgentEvents(
   );
   return streamFrames(res, frames$, {
     ...options,
-    errorFrames: (error) => tracker.end('error', error, options.sessionId).map((event) => encodeAgentEvent(event, { id: false })),
+    errorFrames: (error) =>
+      tracker.end('error', error, options.sessionId).map((event) => encodeAgentEvent(event, { id: false })),
   });
 }
 
 /** Options of {@link streamFrames}. */
-export interface StreamFramesOptions extends Omit<StreamAgentEventsOptions, 'heartbeatMs' | 'heartbeatComment' | 'scheduler' | 'sessionId'> {
+export interface StreamFramesOptions extends Omit<
+  StreamAgentEventsOptions,
+  'heartbeatMs' | 'heartbeatComment' | 'scheduler' | 'sessionId'
+> {
   /** The frames that end the stream when `frames$` fails after the stream started. */
   readonly errorFrames: (error: unknown) => readonly string[];
 }
@@ -84,7 +88,11 @@ export interface StreamFramesOptions extends Omit<StreamAgentEventsOptions, 'hea
  * await streamFrames(res, frames$, { errorFrames: (e) => [encodeServerSentEvent({ data: JSON.stringify({ type: 'RUN_ERROR', message: String(e) }) })] });
  * ```
  */
-export function streamFrames(res: ServerResponse, frames$: Observable<string>, options: StreamFramesOptions): Promise<StreamOutcome> {
+export function streamFrames(
+  res: ServerResponse,
+  frames$: Observable<string>,
+  options: StreamFramesOptions,
+): Promise<StreamOutcome> {
   const maxQueued = options.maxQueuedBytes ?? 16 * 1024 * 1024;
   const report = options.onError ?? ((error: unknown) => console.error('[rxscope] event stream failed:', error));
   return new Promise<StreamOutcome>((resolve) => {

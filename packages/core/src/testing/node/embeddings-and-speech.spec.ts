@@ -1,9 +1,19 @@
 import { OpenAIEmbeddings } from '@langchain/openai';
-import { startOpenAITestServer, testEmbedding, testSpeechWav, TEST_SPEECH_SAMPLE_RATE, type OpenAITestServer } from './index.js';
+import {
+  startOpenAITestServer,
+  testEmbedding,
+  testSpeechWav,
+  TEST_SPEECH_SAMPLE_RATE,
+  type OpenAITestServer,
+} from './index.js';
 
 /** POSTs JSON to one of the server's routes. */
 const post = (server: OpenAITestServer, path: string, body: object) =>
-  fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer sk-test' }, body: JSON.stringify(body) });
+  fetch(`${server.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer sk-test' },
+    body: JSON.stringify(body),
+  });
 
 const cosine = (a: readonly number[], b: readonly number[]) => a.reduce((s, v, i) => s + v * b[i]!, 0);
 
@@ -17,8 +27,15 @@ describe('OpenAI test server: embeddings and speech', () => {
   });
 
   it('serves deterministic embeddings to the real OpenAIEmbeddings client (base64 on the wire)', async () => {
-    const embeddings = new OpenAIEmbeddings({ model: 'text-embedding-3-small', apiKey: 'sk-test', configuration: { baseURL: server.url } });
-    const [refund, shipping] = await embeddings.embedDocuments(['Refunds are paid within 14 days.', 'Shipping takes three days.']);
+    const embeddings = new OpenAIEmbeddings({
+      model: 'text-embedding-3-small',
+      apiKey: 'sk-test',
+      configuration: { baseURL: server.url },
+    });
+    const [refund, shipping] = await embeddings.embedDocuments([
+      'Refunds are paid within 14 days.',
+      'Shipping takes three days.',
+    ]);
     const query = await embeddings.embedQuery('How many days until refunds are paid?');
 
     expect(refund).toEqual(testEmbedding('Refunds are paid within 14 days.'));
@@ -33,18 +50,33 @@ describe('OpenAI test server: embeddings and speech', () => {
   });
 
   it('honours dimensions and float encoding, and rejects bad input with an OpenAI error body', async () => {
-    const res = await post(server, '/embeddings', { model: 'm', input: ['a b', 'c'], dimensions: 8, encoding_format: 'float' });
-    const json = (await res.json()) as { data: { index: number; embedding: number[] }[]; usage: { prompt_tokens: number } };
+    const res = await post(server, '/embeddings', {
+      model: 'm',
+      input: ['a b', 'c'],
+      dimensions: 8,
+      encoding_format: 'float',
+    });
+    const json = (await res.json()) as {
+      data: { index: number; embedding: number[] }[];
+      usage: { prompt_tokens: number };
+    };
     expect(json.data.map((d) => d.embedding)).toEqual([testEmbedding('a b', 8), testEmbedding('c', 8)]);
     expect(json.usage.prompt_tokens).toBeGreaterThan(0);
     const bad = await post(server, '/embeddings', { model: 'm', input: [] });
     expect(bad.status).toBe(400);
-    expect(await bad.json()).toMatchObject({ error: { code: 'invalid_input', message: expect.stringMatching(/'input' must be/) } });
+    expect(await bad.json()).toMatchObject({
+      error: { code: 'invalid_input', message: expect.stringMatching(/'input' must be/) },
+    });
   });
 
   it('speaks a valid 16-bit mono 24 kHz WAV whose length follows the text', async () => {
     const speak = async (input: string) => {
-      const res = await post(server, '/audio/speech', { model: 'tts-1', voice: 'alloy', input, response_format: 'wav' });
+      const res = await post(server, '/audio/speech', {
+        model: 'tts-1',
+        voice: 'alloy',
+        input,
+        response_format: 'wav',
+      });
       expect(res.headers.get('content-type')).toBe('audio/wav');
       return Buffer.from(await res.arrayBuffer());
     };

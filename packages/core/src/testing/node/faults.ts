@@ -106,7 +106,8 @@ export function withToolCallFault(
   index: number,
 ): WireToolCall[] {
   if (fault === 'malformed_tool_json') {
-    if (!calls.length) calls = [{ id: `call_${index}_0_bad`, name: declared[0] ?? 'tool', arguments: '{"input": "x"}' }];
+    if (!calls.length)
+      calls = [{ id: `call_${index}_0_bad`, name: declared[0] ?? 'tool', arguments: '{"input": "x"}' }];
     // Cut the JSON short: an unterminated value that no parser accepts.
     return calls.map((c) => ({ ...c, arguments: `${c.arguments.replace(/\}\s*$/, '')}, "unterminated": "` }));
   }
@@ -132,7 +133,11 @@ export function streamPlan(fault: ServerFault | undefined, lines: readonly strin
       // The role chunk and the first piece of content, then silence.
       return [...lines.slice(0, Math.max(1, Math.min(2, r.chunks.length - 1))), STALL];
     case 'malformed_sse':
-      return [lines[0]!, `data: {"id":"${r.id}","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"oops"\n\n`, ...lines.slice(1)];
+      return [
+        lines[0]!,
+        `data: {"id":"${r.id}","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"oops"\n\n`,
+        ...lines.slice(1),
+      ];
     default:
       return [...lines];
   }

@@ -15,7 +15,14 @@ export function readBody(req: IncomingMessage): Promise<string> {
 }
 
 /** Writes a whole response and marks the request completed once it is on the wire. */
-export function sendRaw(res: ServerResponse, record: MutableRecordedRequest, status: number, contentType: string, body: string, headers: Record<string, string> = {}): void {
+export function sendRaw(
+  res: ServerResponse,
+  record: MutableRecordedRequest,
+  status: number,
+  contentType: string,
+  body: string,
+  headers: Record<string, string> = {},
+): void {
   if (res.destroyed) return;
   res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(body), ...headers });
   res.end(body, () => {
@@ -23,7 +30,13 @@ export function sendRaw(res: ServerResponse, record: MutableRecordedRequest, sta
   });
 }
 
-export function sendJson(res: ServerResponse, record: MutableRecordedRequest, status: number, value: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  record: MutableRecordedRequest,
+  status: number,
+  value: unknown,
+  headers: Record<string, string> = {},
+): void {
   sendRaw(res, record, status, 'application/json', JSON.stringify(value), headers);
 }
 

@@ -42,7 +42,11 @@ interface Completion {
   choices: {
     index: number;
     finish_reason: string;
-    message: { role: string; content: string | null; tool_calls?: { id: string; function: { name: string; arguments: string } }[] };
+    message: {
+      role: string;
+      content: string | null;
+      tool_calls?: { id: string; function: { name: string; arguments: string } }[];
+    };
   }[];
   usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
 }
@@ -140,7 +144,14 @@ describe('startOpenAITestServer', () => {
   it('answers non-streaming requests with one chat.completion', async () => {
     server = await startOpenAITestServer({
       model: 'served-model',
-      script: [{ thinking: 'hmm', text: ['a', 'b'], toolCalls: [{ name: 'add', input: { a: 1 }, id: 'c1' }], finishReason: 'length' }],
+      script: [
+        {
+          thinking: 'hmm',
+          text: ['a', 'b'],
+          toolCalls: [{ name: 'add', input: { a: 1 }, id: 'c1' }],
+          finishReason: 'length',
+        },
+      ],
     });
     const body = await json(await post(server, {}));
     expect(body).toMatchObject({
@@ -242,7 +253,13 @@ describe('startOpenAITestServer', () => {
     });
 
     it('drop_mid_stream sends the first chunks, then destroys the connection', async () => {
-      server = await startOpenAITestServer({ script: [{ text: ['a', 'b', 'c', 'd'] }, { text: 'whole', fault: 'drop_mid_stream' }, { text: 'whole', fault: 'drop_mid_stream' }] });
+      server = await startOpenAITestServer({
+        script: [
+          { text: ['a', 'b', 'c', 'd'] },
+          { text: 'whole', fault: 'drop_mid_stream' },
+          { text: 'whole', fault: 'drop_mid_stream' },
+        ],
+      });
       await (await post(server, {})).text();
       const res = await post(server, { stream: true });
       expect(res.status).toBe(200);
@@ -272,39 +289,59 @@ describe('startOpenAITestServer', () => {
     });
 
     it('malformed_sse sends a data line that is not JSON', async () => {
-      server = await startOpenAITestServer({ script: [{ text: 'x', fault: 'malformed_sse' }, { text: 'x', fault: 'malformed_sse' }] });
-      const data = sseData(await (await post(server, { stream: true })).text());
-      const bad = data.filter((d) => d !== '[DONE]').filter((d) => {
-        try {
-          JSON.parse(d);
-          return false;
-        } catch {
-          return true;
-        }
+      server = await startOpenAITestServer({
+        script: [
+          { text: 'x', fault: 'malformed_sse' },
+          { text: 'x', fault: 'malformed_sse' },
+        ],
       });
+      const data = sseData(await (await post(server, { stream: true })).text());
+      const bad = data
+        .filter((d) => d !== '[DONE]')
+        .filter((d) => {
+          try {
+            JSON.parse(d);
+            return false;
+          } catch {
+            return true;
+          }
+        });
       expect(bad).toHaveLength(1);
       await expect((await post(server, {})).json()).rejects.toThrow();
     });
 
     it('malformed_tool_json sends arguments that are not valid JSON, for the first declared tool by default', async () => {
       server = await startOpenAITestServer({ script: [{ fault: 'malformed_tool_json' }] });
-      const body = await json(await post(server, { tools: [{ type: 'function', function: { name: 'lookup', parameters: {} } }] }));
+      const body = await json(
+        await post(server, { tools: [{ type: 'function', function: { name: 'lookup', parameters: {} } }] }),
+      );
       const call = body.choices[0]!.message.tool_calls![0]!;
       expect(call.function.name).toBe('lookup');
       expect(() => JSON.parse(call.function.arguments) as unknown).toThrow();
     });
 
     it('unknown_tool names a tool the request did not declare', async () => {
-      server = await startOpenAITestServer({ script: [{ fault: 'unknown_tool', toolCalls: [{ name: 'lookup', input: { q: 1 } }] }] });
-      const body = await json(await post(server, { tools: [{ type: 'function', function: { name: 'lookup', parameters: {} } }] }));
+      server = await startOpenAITestServer({
+        script: [{ fault: 'unknown_tool', toolCalls: [{ name: 'lookup', input: { q: 1 } }] }],
+      });
+      const body = await json(
+        await post(server, { tools: [{ type: 'function', function: { name: 'lookup', parameters: {} } }] }),
+      );
       const call = body.choices[0]!.message.tool_calls![0]!;
       expect(call.function.name).not.toBe('lookup');
       expect(JSON.parse(call.function.arguments)).toEqual({ q: 1 });
     });
 
     it('empty_choices answers with an empty choices array', async () => {
-      server = await startOpenAITestServer({ script: [{ text: 'x', fault: 'empty_choices' }, { text: 'x', fault: 'empty_choices' }] });
-      const data = sseData(await (await post(server, { stream: true, stream_options: { include_usage: true } })).text());
+      server = await startOpenAITestServer({
+        script: [
+          { text: 'x', fault: 'empty_choices' },
+          { text: 'x', fault: 'empty_choices' },
+        ],
+      });
+      const data = sseData(
+        await (await post(server, { stream: true, stream_options: { include_usage: true } })).text(),
+      );
       const chunks = data.slice(0, -1).map((d) => JSON.parse(d) as Chunk);
       expect(chunks.every((c) => c.choices.length === 0)).toBe(true);
       expect((await json(await post(server, {}))).choices).toEqual([]);
@@ -318,7 +355,10 @@ describe('startOpenAITestServer', () => {
       const first = await reader.read();
       expect(new TextDecoder().decode(first.value)).toContain('"role":"assistant"');
       const next = reader.read();
-      const outcome = await Promise.race([next.then(() => 'data'), new Promise((r) => setTimeout(() => r('silence'), 100))]);
+      const outcome = await Promise.race([
+        next.then(() => 'data'),
+        new Promise((r) => setTimeout(() => r('silence'), 100)),
+      ]);
       expect(outcome).toBe('silence');
       expect(server.openConnections()).toBe(1);
       controller.abort();

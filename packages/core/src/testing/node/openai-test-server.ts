@@ -6,7 +6,12 @@ import type { AddressInfo } from 'node:net';
 import { embeddingsResponse } from './embeddings-route.js';
 import { DROP, errorOfFault, sendFaultedCompletion, STALL, streamPlan } from './faults.js';
 import { readBody, sendError, sendJson } from './http-exchange.js';
-import { ConnectionTracker, type MutableRecordedRequest, type RecordedBody, type RecordedRequest } from './recording.js';
+import {
+  ConnectionTracker,
+  type MutableRecordedRequest,
+  type RecordedBody,
+  type RecordedRequest,
+} from './recording.js';
 import { sendRouteResponse } from './route-response.js';
 import { type ServerTurn, ScriptedTurns } from './script.js';
 import { speechResponse } from './speech-route.js';
@@ -138,13 +143,23 @@ export async function startOpenAITestServer(options: OpenAITestServerOptions = {
       try {
         record.body = JSON.parse(raw) as RecordedBody;
       } catch (e) {
-        return sendError(res, record, 400, `Request body is not valid JSON: ${(e as Error).message}`, 'invalid_request_error', 'invalid_json');
+        return sendError(
+          res,
+          record,
+          400,
+          `Request body is not valid JSON: ${(e as Error).message}`,
+          'invalid_request_error',
+          'invalid_json',
+        );
       }
     }
 
     if (record.method === 'GET' && /\/models\/?$/.test(record.path)) {
       const model = options.model ?? 'test-model';
-      return sendJson(res, record, 200, { object: 'list', data: [{ id: model, object: 'model', created: 0, owned_by: 'rxscope-test' }] });
+      return sendJson(res, record, 200, {
+        object: 'list',
+        data: [{ id: model, object: 'model', created: 0, owned_by: 'rxscope-test' }],
+      });
     }
     const done = () => {
       record.completed = true;
@@ -152,17 +167,33 @@ export async function startOpenAITestServer(options: OpenAITestServerOptions = {
     if (record.method === 'POST' && /\/embeddings\/?$/.test(record.path)) {
       return sendRouteResponse(res, embeddingsResponse(record.body, options.model ?? 'text-embedding-test'), done);
     }
-    if (record.method === 'POST' && /\/audio\/speech\/?$/.test(record.path)) return sendRouteResponse(res, speechResponse(record.body), done);
+    if (record.method === 'POST' && /\/audio\/speech\/?$/.test(record.path))
+      return sendRouteResponse(res, speechResponse(record.body), done);
     if (record.method !== 'POST' || !/\/chat\/completions\/?$/.test(record.path)) {
-      return sendError(res, record, 404, `OpenAI test server: no route for ${record.method} ${record.path} (it serves POST /v1/chat/completions, /v1/embeddings and /v1/audio/speech).`, 'invalid_request_error', 'not_found');
+      return sendError(
+        res,
+        record,
+        404,
+        `OpenAI test server: no route for ${record.method} ${record.path} (it serves POST /v1/chat/completions, /v1/embeddings and /v1/audio/speech).`,
+        'invalid_request_error',
+        'not_found',
+      );
     }
     if (!Array.isArray(record.body.messages)) {
-      return sendError(res, record, 400, "OpenAI test server: the request has no 'messages' array.", 'invalid_request_error', 'missing_messages');
+      return sendError(
+        res,
+        record,
+        400,
+        "OpenAI test server: the request has no 'messages' array.",
+        'invalid_request_error',
+        'missing_messages',
+      );
     }
 
     const index = chatIndex++;
     const next = await turns.next(record, index);
-    if ('noTurn' in next) return sendError(res, record, 500, next.noTurn.message, 'test_server_error', next.noTurn.code);
+    if ('noTurn' in next)
+      return sendError(res, record, 500, next.noTurn.message, 'test_server_error', next.noTurn.code);
     if (res.destroyed) return;
     respond(res, record, next.turn, index);
   };
@@ -177,13 +208,16 @@ export async function startOpenAITestServer(options: OpenAITestServerOptions = {
       const format = typeof body.response_format === 'object' ? body.response_format.type : body.response_format;
       if (format !== 'json_schema' && format !== 'json_object') {
         const message =
-          'OpenAI test server: the turn answers with structured output (json), but the request\'s response_format is ' +
+          "OpenAI test server: the turn answers with structured output (json), but the request's response_format is " +
           `${format ?? 'missing'}; expected json_schema or json_object.`;
         return sendError(res, record, 400, message, 'invalid_request_error', 'response_format_expected');
       }
       const json = JSON.stringify(turn.json);
       const third = Math.ceil(json.length / 3);
-      turn = { ...turn, text: [json.slice(0, third), json.slice(third, 2 * third), json.slice(2 * third)].filter(Boolean) };
+      turn = {
+        ...turn,
+        text: [json.slice(0, third), json.slice(third, 2 * third), json.slice(2 * third)].filter(Boolean),
+      };
     }
     const model = options.model ?? (typeof body.model === 'string' ? body.model : 'test-model');
     const response = buildResponse(turn, body, model, index);
@@ -193,7 +227,13 @@ export async function startOpenAITestServer(options: OpenAITestServerOptions = {
     }
   };
 
-  const stream = (res: ServerResponse, record: MutableRecordedRequest, turn: ServerTurn, r: BuiltResponse, body: RecordedBody): void => {
+  const stream = (
+    res: ServerResponse,
+    record: MutableRecordedRequest,
+    turn: ServerTurn,
+    r: BuiltResponse,
+    body: RecordedBody,
+  ): void => {
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
     res.flushHeaders();
     const plan = streamPlan(turn.fault, sseLines(r, body.stream_options?.include_usage === true), r);

@@ -16,7 +16,11 @@ import type { Socket } from 'node:net';
 export interface RecordedWireMessage {
   readonly role: string;
   readonly content?: string | readonly RecordedContentPart[] | null;
-  readonly tool_calls?: readonly { readonly id: string; readonly type: string; readonly function: { readonly name: string; readonly arguments: string } }[];
+  readonly tool_calls?: readonly {
+    readonly id: string;
+    readonly type: string;
+    readonly function: { readonly name: string; readonly arguments: string };
+  }[];
   readonly tool_call_id?: string;
   readonly reasoning_content?: string;
   readonly [field: string]: unknown;
@@ -52,7 +56,12 @@ export interface RecordedBody {
   readonly messages?: readonly RecordedWireMessage[];
   readonly tools?: readonly {
     readonly type: string;
-    readonly function: { readonly name: string; readonly description?: string; readonly parameters?: unknown; readonly strict?: boolean };
+    readonly function: {
+      readonly name: string;
+      readonly description?: string;
+      readonly parameters?: unknown;
+      readonly strict?: boolean;
+    };
   }[];
   readonly tool_choice?: string | { readonly type: string; readonly function: { readonly name: string } };
   readonly stream?: boolean;
@@ -65,7 +74,11 @@ export interface RecordedBody {
     | string
     | {
         readonly type: string;
-        readonly json_schema?: { readonly name: string; readonly schema?: Record<string, unknown>; readonly strict?: boolean | null };
+        readonly json_schema?: {
+          readonly name: string;
+          readonly schema?: Record<string, unknown>;
+          readonly strict?: boolean | null;
+        };
       };
   readonly [field: string]: unknown;
 }
@@ -145,7 +158,11 @@ export class ConnectionTracker {
       };
       const timer = setTimeout(() => {
         this.waiters.delete(check);
-        reject(new Error(`OpenAI test server: ${this.count()} connection(s) still open after ${timeoutMs} ms (expected at most ${count}).`));
+        reject(
+          new Error(
+            `OpenAI test server: ${this.count()} connection(s) still open after ${timeoutMs} ms (expected at most ${count}).`,
+          ),
+        );
       }, timeoutMs);
       this.waiters.add(check);
       check();

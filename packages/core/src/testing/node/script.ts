@@ -96,7 +96,12 @@ export class ScriptedTurns {
     try {
       if (this.handler) return { turn: await this.handler(request, index) };
     } catch (e) {
-      return { noTurn: { message: `OpenAI test server: the handler threw: ${(e as Error)?.message ?? String(e)}`, code: 'handler_error' } };
+      return {
+        noTurn: {
+          message: `OpenAI test server: the handler threw: ${(e as Error)?.message ?? String(e)}`,
+          code: 'handler_error',
+        },
+      };
     }
     const next = this.script[this.scriptIndex];
     if (!next) {

@@ -14,7 +14,8 @@ function samplesFor(text: string): Int16Array {
   const ms = Math.min(2000, Math.max(50, text.length * MS_PER_CHAR));
   const count = Math.round((TEST_SPEECH_SAMPLE_RATE * ms) / 1000);
   const samples = new Int16Array(count);
-  for (let i = 0; i < count; i++) samples[i] = Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / TEST_SPEECH_SAMPLE_RATE));
+  for (let i = 0; i < count; i++)
+    samples[i] = Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / TEST_SPEECH_SAMPLE_RATE));
   return samples;
 }
 
@@ -58,11 +59,18 @@ export function speechResponse(body: Readonly<Record<string, unknown>>): TestSer
   const error = (message: string, code: string): TestServerResponse => ({
     status: 400,
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ error: { message: `OpenAI test server: ${message}`, type: 'invalid_request_error', param: null, code } }),
+    body: JSON.stringify({
+      error: { message: `OpenAI test server: ${message}`, type: 'invalid_request_error', param: null, code },
+    }),
   });
-  if (typeof input !== 'string' || input.length === 0) return error("'input' must be a non-empty string.", 'invalid_input');
+  if (typeof input !== 'string' || input.length === 0)
+    return error("'input' must be a non-empty string.", 'invalid_input');
   if (typeof body['voice'] !== 'string') return error("'voice' is required.", 'invalid_voice');
   if (format === 'wav') return { status: 200, headers: { 'content-type': 'audio/wav' }, body: testSpeechWav(input) };
-  if (format === 'pcm') return { status: 200, headers: { 'content-type': 'audio/pcm' }, body: Buffer.from(samplesFor(input).buffer) };
-  return error(`response_format ${JSON.stringify(format)} is not supported here; ask for 'wav' or 'pcm'.`, 'unsupported_format');
+  if (format === 'pcm')
+    return { status: 200, headers: { 'content-type': 'audio/pcm' }, body: Buffer.from(samplesFor(input).buffer) };
+  return error(
+    `response_format ${JSON.stringify(format)} is not supported here; ask for 'wav' or 'pcm'.`,
+    'unsupported_format',
+  );
 }

@@ -30,7 +30,12 @@ function toolCallsOf(turn: ServerTurn, body: RecordedBody, index: number): WireT
     id: c.id ?? `call_${index}_${i}_${Math.random().toString(36).slice(2, 10)}`,
     name: c.name,
     // `input` (or the deprecated object `arguments`) as JSON text; a string `arguments` as it is.
-    arguments: c.input !== undefined ? JSON.stringify(c.input) : typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments ?? {}),
+    arguments:
+      c.input !== undefined
+        ? JSON.stringify(c.input)
+        : typeof c.arguments === 'string'
+          ? c.arguments
+          : JSON.stringify(c.arguments ?? {}),
   }));
   return withToolCallFault(turn.fault, calls, declared, index);
 }
@@ -50,7 +55,9 @@ export function buildResponse(turn: ServerTurn, body: RecordedBody, model: strin
   const u = turn.usage ?? {};
   const promptTokens = u.inputTokens ?? u.prompt_tokens ?? estimateTokens(JSON.stringify(body.messages));
   const completionTokens =
-    u.outputTokens ?? u.completion_tokens ?? estimateTokens(text.join('') + reasoning.join('') + calls.map((c) => c.name + c.arguments).join(''));
+    u.outputTokens ??
+    u.completion_tokens ??
+    estimateTokens(text.join('') + reasoning.join('') + calls.map((c) => c.name + c.arguments).join(''));
   const cached = u.cacheReadTokens ?? u.cached_tokens;
   const reasoningTokens = u.reasoningTokens ?? u.reasoning_tokens;
   const usage: Record<string, unknown> = {
@@ -75,8 +82,11 @@ export function buildResponse(turn: ServerTurn, body: RecordedBody, model: strin
     for (const r of reasoning) chunks.push(choice({ reasoning_content: r }));
     for (const t of text) chunks.push(choice({ content: t }));
     calls.forEach((c, i) => {
-      chunks.push(choice({ tool_calls: [{ index: i, id: c.id, type: 'function', function: { name: c.name, arguments: '' } }] }));
-      for (const piece of split(c.arguments)) chunks.push(choice({ tool_calls: [{ index: i, function: { arguments: piece } }] }));
+      chunks.push(
+        choice({ tool_calls: [{ index: i, id: c.id, type: 'function', function: { name: c.name, arguments: '' } }] }),
+      );
+      for (const piece of split(c.arguments))
+        chunks.push(choice({ tool_calls: [{ index: i, function: { arguments: piece } }] }));
     });
     chunks.push(choice({}, finishReason));
   }
@@ -87,7 +97,13 @@ export function buildResponse(turn: ServerTurn, body: RecordedBody, model: strin
     refusal: null,
     ...(reasoning.length ? { reasoning_content: reasoning.join('') } : {}),
     ...(calls.length
-      ? { tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) }
+      ? {
+          tool_calls: calls.map((c) => ({
+            id: c.id,
+            type: 'function',
+            function: { name: c.name, arguments: c.arguments },
+          })),
+        }
       : {}),
   };
   const completion = {

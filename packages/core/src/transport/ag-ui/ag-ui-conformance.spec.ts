@@ -22,7 +22,10 @@ describe('AG-UI conformance of RxscopeAgUiAgent', () => {
   async function setUp(script: Parameters<typeof startOpenAITestServer>[0], made: Tool[] = []) {
     server = await startOpenAITestServer(script);
     const model = new OpenAIChatModel({ model: 'm', apiKey: 'k', baseURL: server.url });
-    const agUi = new RxscopeAgUiAgent({ agent: (threadId) => new Agent({ name: 'support', model, tools: made, sessionId: threadId }), threadId: 'thread-1' });
+    const agUi = new RxscopeAgUiAgent({
+      agent: (threadId) => new Agent({ name: 'support', model, tools: made, sessionId: threadId }),
+      threadId: 'thread-1',
+    });
     const events: BaseEvent[] = [];
     agUi.subscribe({ onEvent: ({ event }) => void events.push(EventSchema.parse(event)) });
     return { agUi, events, model };
@@ -32,7 +35,12 @@ describe('AG-UI conformance of RxscopeAgUiAgent', () => {
     const { agUi } = await setUp({ script: [{ text: 'It is 42.' }] });
     agUi.addMessages([
       { id: 'u1', role: 'user', content: 'Look up order A-1' },
-      { id: 'a1', role: 'assistant', content: 'Looking.', toolCalls: [{ id: 'c1', type: 'function', function: { name: 'lookup', arguments: '{"id":"A-1"}' } }] },
+      {
+        id: 'a1',
+        role: 'assistant',
+        content: 'Looking.',
+        toolCalls: [{ id: 'c1', type: 'function', function: { name: 'lookup', arguments: '{"id":"A-1"}' } }],
+      },
       { id: 't1', role: 'tool', toolCallId: 'c1', content: 'A-1 shipped' },
       { id: 'a2', role: 'assistant', content: 'A-1 has shipped.' },
       { id: 'u2', role: 'user', content: 'And the answer?' },
@@ -40,7 +48,10 @@ describe('AG-UI conformance of RxscopeAgUiAgent', () => {
     await agUi.runAgent({ context: [{ description: 'The user is on page', value: '/orders/A-1' }] });
     const sent = server.requests[0]!.body.messages!;
     expect(sent.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'user']);
-    expect(sent[1]).toMatchObject({ content: 'Looking.', tool_calls: [{ id: 'c1', function: { name: 'lookup', arguments: '{"id":"A-1"}' } }] });
+    expect(sent[1]).toMatchObject({
+      content: 'Looking.',
+      tool_calls: [{ id: 'c1', function: { name: 'lookup', arguments: '{"id":"A-1"}' } }],
+    });
     expect(sent[2]).toMatchObject({ tool_call_id: 'c1', content: 'A-1 shipped' });
     expect(JSON.stringify(sent[4]!.content)).toContain('And the answer?');
     expect(JSON.stringify(sent[4]!.content)).toContain('The user is on page: /orders/A-1');
@@ -58,9 +69,18 @@ describe('AG-UI conformance of RxscopeAgUiAgent', () => {
 
   it('keeps an open interrupt open when a new message arrives without an answer: RUN_ERROR, nothing run', async () => {
     const refunded: string[] = [];
-    const { agUi } = await setUp({ script: [{ toolCalls: [{ id: 'r1', name: 'refund', input: { id: 'B-2' } }] }, { text: 'Done.' }] }, [
-      defineTool({ name: 'refund', description: 'Refunds', input: z.object({ id: z.string() }), needsApproval: true, execute: ({ id }) => (refunded.push(id), 'ok') }),
-    ]);
+    const { agUi } = await setUp(
+      { script: [{ toolCalls: [{ id: 'r1', name: 'refund', input: { id: 'B-2' } }] }, { text: 'Done.' }] },
+      [
+        defineTool({
+          name: 'refund',
+          description: 'Refunds',
+          input: z.object({ id: z.string() }),
+          needsApproval: true,
+          execute: ({ id }) => (refunded.push(id), 'ok'),
+        }),
+      ],
+    );
     agUi.addMessage({ id: 'u1', role: 'user', content: 'Refund B-2' });
     await agUi.runAgent();
     // A client that skips the coverage check (the reference client refuses before sending).
@@ -74,7 +94,13 @@ describe('AG-UI conformance of RxscopeAgUiAgent', () => {
       forwardedProps: {},
     };
     const events = await lastValueFrom(agUi.run(input).pipe(verifyEvents(false), toArray()));
-    expect(events).toEqual([expect.objectContaining({ type: 'RUN_ERROR', code: 'interrupt_pending', message: expect.stringContaining('r1 (refund)') as string })]);
+    expect(events).toEqual([
+      expect.objectContaining({
+        type: 'RUN_ERROR',
+        code: 'interrupt_pending',
+        message: expect.stringContaining('r1 (refund)') as string,
+      }),
+    ]);
     expect(refunded).toEqual([]);
     expect(agUi.agentFor('thread-1').pending?.confirm.map((c) => c.id)).toEqual(['r1']);
     // The interrupt can still be answered.
@@ -83,18 +109,21 @@ describe('AG-UI conformance of RxscopeAgUiAgent', () => {
   });
 
   it('sends media returned by a tool as content parts, not a placeholder', async () => {
-    const { agUi, events } = await setUp({ script: [{ toolCalls: [{ id: 'p1', name: 'chart', input: {} }] }, { text: 'Here it is.' }] }, [
-      defineTool({
-        name: 'chart',
-        description: 'Draws',
-        input: z.object({}),
-        readOnly: true,
-        execute: () => [
-          { type: 'text' as const, text: 'Chart:' },
-          { type: 'data' as const, mediaType: 'image/png', data: PNG },
-        ],
-      }),
-    ]);
+    const { agUi, events } = await setUp(
+      { script: [{ toolCalls: [{ id: 'p1', name: 'chart', input: {} }] }, { text: 'Here it is.' }] },
+      [
+        defineTool({
+          name: 'chart',
+          description: 'Draws',
+          input: z.object({}),
+          readOnly: true,
+          execute: () => [
+            { type: 'text' as const, text: 'Chart:' },
+            { type: 'data' as const, mediaType: 'image/png', data: PNG },
+          ],
+        }),
+      ],
+    );
     agUi.addMessage({ id: 'u1', role: 'user', content: 'Draw' });
     const { newMessages } = await agUi.runAgent();
     const result = events.find((e) => e.type === EventType.TOOL_CALL_RESULT) as unknown as { content: unknown };
@@ -102,35 +131,66 @@ describe('AG-UI conformance of RxscopeAgUiAgent', () => {
       { type: 'text', text: 'Chart:' },
       { type: 'image', source: { type: 'data', value: PNG, mimeType: 'image/png' } },
     ]);
-    expect(newMessages.find((m) => m.role === 'tool')).toMatchObject({ content: [{ type: 'text' }, { type: 'image' }] });
+    expect(newMessages.find((m) => m.role === 'tool')).toMatchObject({
+      content: [{ type: 'text' }, { type: 'image' }],
+    });
   });
 
   it('streams a subagent as its own run inside the run (SUBAGENT_STARTED … FINISHED), usage per model including it', async () => {
     server = await startOpenAITestServer({
       script: [
-        { toolCalls: [{ id: 'd1', name: 'researcher', input: { message: 'Find A-1' } }], usage: { inputTokens: 10, outputTokens: 2 } },
+        {
+          toolCalls: [{ id: 'd1', name: 'researcher', input: { message: 'Find A-1' } }],
+          usage: { inputTokens: 10, outputTokens: 2 },
+        },
         { text: 'A-1 is in Lyon.', usage: { inputTokens: 5, outputTokens: 3 } },
         { text: 'The researcher says Lyon.', usage: { inputTokens: 30, outputTokens: 4 } },
       ],
     });
     const model = new OpenAIChatModel({ model: 'm', apiKey: 'k', baseURL: server.url });
     const researcher = new Agent({ name: 'researcher', model });
-    const agUi = new RxscopeAgUiAgent({ agent: new Agent({ name: 'lead', model, tools: [researcher.asTool({ description: 'Researches.' })] }) });
+    const agUi = new RxscopeAgUiAgent({
+      agent: new Agent({ name: 'lead', model, tools: [researcher.asTool({ description: 'Researches.' })] }),
+    });
     const events: BaseEvent[] = [];
     agUi.subscribe({ onEvent: ({ event }) => void events.push(EventSchema.parse(event)) });
     agUi.addMessage({ id: 'u1', role: 'user', content: 'Where is A-1?' });
     const { newMessages } = await agUi.runAgent();
 
-    const started = events.find((e) => e.type === EventType.SUBAGENT_STARTED) as unknown as { subagentRunId: string; name: string; parentToolCallId: string };
+    const started = events.find((e) => e.type === EventType.SUBAGENT_STARTED) as unknown as {
+      subagentRunId: string;
+      name: string;
+      parentToolCallId: string;
+    };
     expect(started).toMatchObject({ name: 'researcher', parentToolCallId: 'd1' });
     const inner = events.filter((e) => (e as { subagentRunId?: string }).subagentRunId === started.subagentRunId);
-    expect(inner.map((e) => e.type)).toEqual(expect.arrayContaining(['STEP_STARTED', 'TEXT_MESSAGE_START', 'TEXT_MESSAGE_CONTENT', 'TEXT_MESSAGE_END', 'SUBAGENT_FINISHED']));
-    // Not folded into CUSTOM events.
-    expect(events.filter((e) => e.type === EventType.CUSTOM).map((e) => (e as unknown as { value: { source?: string } }).value.source)).not.toContain('researcher');
-    expect(newMessages).toEqual(
-      expect.arrayContaining([expect.objectContaining({ role: 'assistant', content: 'A-1 is in Lyon.', subagentRunId: started.subagentRunId })]),
+    expect(inner.map((e) => e.type)).toEqual(
+      expect.arrayContaining([
+        'STEP_STARTED',
+        'TEXT_MESSAGE_START',
+        'TEXT_MESSAGE_CONTENT',
+        'TEXT_MESSAGE_END',
+        'SUBAGENT_FINISHED',
+      ]),
     );
-    expect(events.at(-1)).toMatchObject({ usage: [{ provider: 'openai', model: 'm', inputTokens: 45, outputTokens: 9, totalTokens: 54 }] });
+    // Not folded into CUSTOM events.
+    expect(
+      events
+        .filter((e) => e.type === EventType.CUSTOM)
+        .map((e) => (e as unknown as { value: { source?: string } }).value.source),
+    ).not.toContain('researcher');
+    expect(newMessages).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          role: 'assistant',
+          content: 'A-1 is in Lyon.',
+          subagentRunId: started.subagentRunId,
+        }),
+      ]),
+    );
+    expect(events.at(-1)).toMatchObject({
+      usage: [{ provider: 'openai', model: 'm', inputTokens: 45, outputTokens: 9, totalTokens: 54 }],
+    });
   });
 
   it('reports no usage on a RUN_ERROR whose only call failed (no invented zeros)', async () => {
@@ -144,12 +204,28 @@ describe('AG-UI conformance of RxscopeAgUiAgent', () => {
   it('describes itself with getCapabilities()', async () => {
     server = await startOpenAITestServer({ script: [] });
     const model = new OpenAIChatModel({ model: 'm', apiKey: 'k', baseURL: server.url });
-    const lookup = defineTool({ name: 'lookup', description: 'Looks up', input: z.object({ id: z.string() }), execute: () => 'x' });
-    const caps = await new RxscopeAgUiAgent({ agent: new Agent({ name: 'support', model, tools: [lookup] }) }).getCapabilities();
+    const lookup = defineTool({
+      name: 'lookup',
+      description: 'Looks up',
+      input: z.object({ id: z.string() }),
+      execute: () => 'x',
+    });
+    const caps = await new RxscopeAgUiAgent({
+      agent: new Agent({ name: 'support', model, tools: [lookup] }),
+    }).getCapabilities();
     expect(caps).toMatchObject({
       identity: { name: 'support', type: 'rxscope', metadata: { protocolVersion: '1.0' } },
       transport: { streaming: true },
-      tools: { supported: true, items: [{ name: 'lookup', description: 'Looks up', parameters: { type: 'object', properties: { id: { type: 'string' } } } }] },
+      tools: {
+        supported: true,
+        items: [
+          {
+            name: 'lookup',
+            description: 'Looks up',
+            parameters: { type: 'object', properties: { id: { type: 'string' } } },
+          },
+        ],
+      },
       humanInTheLoop: { interrupts: true, approveWithEdits: true },
     });
   });

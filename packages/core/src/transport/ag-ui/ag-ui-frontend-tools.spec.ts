@@ -9,7 +9,13 @@ import { OpenAIChatModel } from '../../model/openai/index.js';
 import { startOpenAITestServer, type OpenAITestServer } from '../../testing/node/index.js';
 import { RxscopeAgUiAgent } from './index.js';
 
-const lookup = defineTool({ name: 'lookup', description: 'Looks an order up', input: z.object({ id: z.string() }), readOnly: true, execute: () => 'shipped' });
+const lookup = defineTool({
+  name: 'lookup',
+  description: 'Looks an order up',
+  input: z.object({ id: z.string() }),
+  readOnly: true,
+  execute: () => 'shipped',
+});
 const pickDate: AgUiTool = {
   name: 'pick_date',
   description: 'Lets the user pick a date in the page',
@@ -22,7 +28,11 @@ describe('AG-UI frontend tools', () => {
 
   async function setUp(script: NonNullable<Parameters<typeof startOpenAITestServer>[0]>['script']) {
     server = await startOpenAITestServer({ script });
-    const agent = new Agent({ name: 'support', model: new OpenAIChatModel({ model: 'm', apiKey: 'k', baseURL: server.url }), tools: [lookup] });
+    const agent = new Agent({
+      name: 'support',
+      model: new OpenAIChatModel({ model: 'm', apiKey: 'k', baseURL: server.url }),
+      tools: [lookup],
+    });
     const agUi = new RxscopeAgUiAgent({ agent, threadId: 'thread-1' });
     const events: BaseEvent[] = [];
     agUi.subscribe({ onEvent: ({ event }) => void events.push(EventSchema.parse(event)) });
@@ -41,8 +51,14 @@ describe('AG-UI frontend tools', () => {
       expect.objectContaining({ name: 'lookup' }),
       { name: 'pick_date', description: pickDate.description, parameters: pickDate.parameters },
     ]);
-    expect(events.find((e) => e.type === EventType.TOOL_CALL_START)).toMatchObject({ toolCallId: 'p1', toolCallName: 'pick_date' });
-    expect(events.at(-1)).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'success', pendingToolCallIds: ['p1'] } });
+    expect(events.find((e) => e.type === EventType.TOOL_CALL_START)).toMatchObject({
+      toolCallId: 'p1',
+      toolCallName: 'pick_date',
+    });
+    expect(events.at(-1)).toMatchObject({
+      type: 'RUN_FINISHED',
+      outcome: { type: 'success', pendingToolCallIds: ['p1'] },
+    });
 
     agUi.addMessage({ id: 't1', role: 'tool', toolCallId: 'p1', content: '2026-03-03' });
     const { newMessages } = await agUi.runAgent({ tools: [pickDate] });
@@ -56,8 +72,15 @@ describe('AG-UI frontend tools', () => {
     agUi.addMessage({ id: 'u1', role: 'user', content: 'Where is A-1?' });
     const errors: { code?: string; message: string }[] = [];
     jest.spyOn(console, 'error').mockImplementation(() => undefined); // @ag-ui/client logs the failed run
-    await agUi.runAgent({ tools: [{ ...pickDate, name: 'lookup' }] }, { onRunErrorEvent: ({ event }) => void errors.push(event) }).catch(() => undefined);
-    expect(errors).toEqual([expect.objectContaining({ code: 'tool_name_clash', message: expect.stringContaining('"lookup"') as string })]);
+    await agUi
+      .runAgent(
+        { tools: [{ ...pickDate, name: 'lookup' }] },
+        { onRunErrorEvent: ({ event }) => void errors.push(event) },
+      )
+      .catch(() => undefined);
+    expect(errors).toEqual([
+      expect.objectContaining({ code: 'tool_name_clash', message: expect.stringContaining('"lookup"') as string }),
+    ]);
     expect(events.at(-1)).toMatchObject({ type: 'RUN_ERROR' });
     expect(server.requests).toHaveLength(0);
   });

@@ -33,9 +33,17 @@ describe('AG-UI history reconciliation', () => {
 
   async function firstRun(script: NonNullable<NonNullable<Parameters<typeof startOpenAITestServer>[0]>['script']>) {
     server = await startOpenAITestServer({
-      script: [{ toolCalls: [{ id: 'c1', name: 'lookup', input: { id: 'A-1' } }] }, { text: 'A-1 has shipped.' }, ...script],
+      script: [
+        { toolCalls: [{ id: 'c1', name: 'lookup', input: { id: 'A-1' } }] },
+        { text: 'A-1 has shipped.' },
+        ...script,
+      ],
     });
-    const agent = new Agent({ name: 'support', model: new OpenAIChatModel({ model: 'm', apiKey: 'k', baseURL: server.url }), tools: [lookup] });
+    const agent = new Agent({
+      name: 'support',
+      model: new OpenAIChatModel({ model: 'm', apiKey: 'k', baseURL: server.url }),
+      tools: [lookup],
+    });
     const agUi = new RxscopeAgUiAgent({ agent, threadId: 'thread-1' });
     const errors: BaseEvent[] = [];
     agUi.subscribe({
@@ -66,7 +74,7 @@ describe('AG-UI history reconciliation', () => {
     ]);
   });
 
-  it('appends messages only the client holds (after the server\'s conversation) before the new one', async () => {
+  it("appends messages only the client holds (after the server's conversation) before the new one", async () => {
     const { agent, agUi, errors } = await firstRun([{ text: 'Berlin it is.' }]);
     agUi.addMessages([
       { id: 'u-note', role: 'user', content: 'I moved to Berlin.' },
@@ -93,7 +101,9 @@ describe('AG-UI history reconciliation', () => {
     expect(errors).toEqual([
       expect.objectContaining({
         code: 'history_diverged',
-        message: expect.stringMatching(/user message "u1" was changed: the client has "Where is B-2\?", the session "Where is A-1\?"/) as string,
+        message: expect.stringMatching(
+          /user message "u1" was changed: the client has "Where is B-2\?", the session "Where is A-1\?"/,
+        ) as string,
       }),
     ]);
     expect(server.requests).toHaveLength(2);
@@ -102,9 +112,17 @@ describe('AG-UI history reconciliation', () => {
 
   it('refuses a history cut short (an answer to regenerate) instead of letting the model see what the user removed', async () => {
     const { agUi, errors } = await firstRun([]);
-    await runWith(agUi, [{ id: 'u1', role: 'user', content: 'Where is A-1?' }, { id: 'u2', role: 'user', content: 'Try again' }]);
+    await runWith(agUi, [
+      { id: 'u1', role: 'user', content: 'Where is A-1?' },
+      { id: 'u2', role: 'user', content: 'Try again' },
+    ]);
     expect(errors).toEqual([
-      expect.objectContaining({ code: 'history_diverged', message: expect.stringContaining('where the session has tool call "c1" (lookup), the client has user message "u2" ("Try again")') as string }),
+      expect.objectContaining({
+        code: 'history_diverged',
+        message: expect.stringContaining(
+          'where the session has tool call "c1" (lookup), the client has user message "u2" ("Try again")',
+        ) as string,
+      }),
     ]);
     expect(server.requests).toHaveLength(2);
   });
@@ -112,11 +130,20 @@ describe('AG-UI history reconciliation', () => {
   it('refuses a history with another tool call where the session has its own', async () => {
     const { agUi, errors } = await firstRun([]);
     const swapped = agUi.messages.map((m) =>
-      m.role === 'assistant' && m.toolCalls?.length ? { ...m, toolCalls: [{ ...m.toolCalls[0]!, id: 'c-other' }] } : m.role === 'tool' ? { ...m, toolCallId: 'c-other' } : m,
+      m.role === 'assistant' && m.toolCalls?.length
+        ? { ...m, toolCalls: [{ ...m.toolCalls[0]!, id: 'c-other' }] }
+        : m.role === 'tool'
+          ? { ...m, toolCallId: 'c-other' }
+          : m,
     ) as Message[];
     await runWith(agUi, [...swapped, { id: 'u2', role: 'user', content: 'And?' }]);
     expect(errors).toEqual([
-      expect.objectContaining({ code: 'history_diverged', message: expect.stringContaining('where the session has tool call "c1" (lookup), the client has tool call "c-other" (lookup)') as string }),
+      expect.objectContaining({
+        code: 'history_diverged',
+        message: expect.stringContaining(
+          'where the session has tool call "c1" (lookup), the client has tool call "c-other" (lookup)',
+        ) as string,
+      }),
     ]);
   });
 
@@ -132,9 +159,17 @@ describe('AG-UI history reconciliation', () => {
     await client.runAgent();
     const kept = client.messages;
 
-    client.setMessages([{ id: 'u1', role: 'user', content: 'Hello (edited)' }, { id: 'u2', role: 'user', content: 'More' }]);
+    client.setMessages([
+      { id: 'u1', role: 'user', content: 'Hello (edited)' },
+      { id: 'u2', role: 'user', content: 'More' },
+    ]);
     await client.runAgent().catch(() => undefined);
-    expect(errors).toEqual([expect.objectContaining({ code: 'history_diverged', message: expect.stringContaining('"u1" was changed') as string })]);
+    expect(errors).toEqual([
+      expect.objectContaining({
+        code: 'history_diverged',
+        message: expect.stringContaining('"u1" was changed') as string,
+      }),
+    ]);
     expect(server.requests).toHaveLength(1);
 
     client.setMessages([...kept, { id: 'u2', role: 'user', content: 'More' }]);

@@ -18,7 +18,9 @@ export class AgUiHistoryDivergedError extends AgentUsageError {
 }
 
 /** What the history of a conversation is checked by: user messages and tool calls, in order. */
-type Anchor = { readonly kind: 'user'; readonly id: string; readonly text: string } | { readonly kind: 'call'; readonly id: string; readonly name: string };
+type Anchor =
+  | { readonly kind: 'user'; readonly id: string; readonly text: string }
+  | { readonly kind: 'call'; readonly id: string; readonly name: string };
 
 /**
  * Checks the client's history (`RunAgentInput.messages` before what is new) against the agent's
@@ -45,7 +47,9 @@ export function reconcileHistory(history: readonly Message[], conversation: read
     }
     if (ours.kind === 'user' && theirs.kind === 'user') {
       if (ours.id === theirs.id && ours.text !== theirs.text) {
-        throw diverged(`user message "${ours.id}" was changed: the client has ${quote(ours.text)}, the session ${quote(theirs.text)}`);
+        throw diverged(
+          `user message "${ours.id}" was changed: the client has ${quote(ours.text)}, the session ${quote(theirs.text)}`,
+        );
       }
       if (ours.id === theirs.id || ours.text === theirs.text) continue;
     } else if (ours.kind === 'call' && theirs.kind === 'call' && ours.id === theirs.id) continue;
@@ -66,20 +70,26 @@ function anchorsOfMsg(msg: Msg): Anchor[] {
     return [{ kind: 'user', id: msg.id, text: msg.content.map((b) => (b.type === 'text' ? b.text : '')).join('') }];
   }
   if (msg.role !== 'assistant') return [];
-  return msg.content.flatMap((b): Anchor[] => (b.type === 'tool_call' ? [{ kind: 'call', id: b.id, name: b.name }] : []));
+  return msg.content.flatMap((b): Anchor[] =>
+    b.type === 'tool_call' ? [{ kind: 'call', id: b.id, name: b.name }] : [],
+  );
 }
 
 function anchorsOfMessage(m: Message): Anchor[] {
   if ((m as { subagentRunId?: unknown }).subagentRunId) return []; // a subagent's turns are not this agent's conversation
   if (m.role === 'user') return [{ kind: 'user', id: m.id, text: textOf(m.content) }];
-  if (m.role === 'assistant') return (m.toolCalls ?? []).map((c) => ({ kind: 'call', id: c.id, name: c.function.name }));
+  if (m.role === 'assistant')
+    return (m.toolCalls ?? []).map((c) => ({ kind: 'call', id: c.id, name: c.function.name }));
   return [];
 }
 
 /** The text parts of an AG-UI message's content, joined. */
 export function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return content.map((p: { type?: unknown; text?: unknown }) => (p.type === 'text' && typeof p.text === 'string' ? p.text : '')).join('');
+  if (Array.isArray(content))
+    return content
+      .map((p: { type?: unknown; text?: unknown }) => (p.type === 'text' && typeof p.text === 'string' ? p.text : ''))
+      .join('');
   return '';
 }
 

@@ -48,7 +48,11 @@ export class AgUiMessageLog {
       case EventType.TOOL_CALL_START: {
         const parentId = (e['parentMessageId'] as string | undefined) ?? (e['toolCallId'] as string);
         const parent = this.ensure(parentId, { role: 'assistant', ...attribution });
-        (parent.toolCalls ??= []).push({ id: e['toolCallId'] as string, type: 'function', function: { name: e['toolCallName'] as string, arguments: '' } });
+        (parent.toolCalls ??= []).push({
+          id: e['toolCallId'] as string,
+          type: 'function',
+          function: { name: e['toolCallName'] as string, arguments: '' },
+        });
         return;
       }
       case EventType.TOOL_CALL_ARGS: {
@@ -57,8 +61,16 @@ export class AgUiMessageLog {
         return;
       }
       case EventType.TOOL_CALL_RESULT: {
-        const message = { id: e['messageId'] as string, role: 'tool', toolCallId: e['toolCallId'] as string, content: e['content'], ...attribution } as LoggedMessage;
-        const at = this.messages.findIndex((m) => m.role === 'assistant' && m.toolCalls?.some((c) => c.id === e['toolCallId']));
+        const message = {
+          id: e['messageId'] as string,
+          role: 'tool',
+          toolCallId: e['toolCallId'] as string,
+          content: e['content'],
+          ...attribution,
+        } as LoggedMessage;
+        const at = this.messages.findIndex(
+          (m) => m.role === 'assistant' && m.toolCalls?.some((c) => c.id === e['toolCallId']),
+        );
         if (at === -1) {
           this.messages.push(message);
           return;

@@ -31,15 +31,20 @@ describe('answering an AG-UI tool-call interrupt', () => {
       execute: ({ id }) => (refunded.push(id), `Refunded ${id}`),
     });
     const model = new OpenAIChatModel({ model: 'm', apiKey: 'k', baseURL: server.url });
-    const agUi = new RxscopeAgUiAgent({ agent: new Agent({ name: 'support', model, tools: [refund] }), threadId: 't-1' });
+    const agUi = new RxscopeAgUiAgent({
+      agent: new Agent({ name: 'support', model, tools: [refund] }),
+      threadId: 't-1',
+    });
     const events: BaseEvent[] = [];
     agUi.subscribe({ onEvent: ({ event }) => void events.push(EventSchema.parse(event)) });
     agUi.addMessage({ id: 'u1', role: 'user', content: 'Refund B-2' });
     await agUi.runAgent();
     expect(agUi.pendingInterrupts.map((i) => i.id)).toEqual(['r1']);
     events.length = 0;
-    const answer = (entry: Omit<ResumeEntry, 'interruptId'>) => agUi.runAgent({ resume: [{ interruptId: 'r1', ...entry }] });
-    const result = () => events.find((e) => e.type === EventType.TOOL_CALL_RESULT) as { content: string; metadata?: unknown } | undefined;
+    const answer = (entry: Omit<ResumeEntry, 'interruptId'>) =>
+      agUi.runAgent({ resume: [{ interruptId: 'r1', ...entry }] });
+    const result = () =>
+      events.find((e) => e.type === EventType.TOOL_CALL_RESULT) as { content: string; metadata?: unknown } | undefined;
     /** What the model was told about the call when the reply went on. */
     const toolMessage = () => server.requests[1]?.body.messages?.find((m) => m.role === 'tool');
     return { agUi, events, refunded, answer, result, toolMessage };
@@ -87,7 +92,9 @@ describe('answering an AG-UI tool-call interrupt', () => {
 
   it('refuses editedArgs that fail the tool schema: nothing runs, the interrupt stays open', async () => {
     const { agUi, answer, refunded } = await interrupted();
-    await expect(answer({ status: 'resolved', payload: { approved: true, editedArgs: { id: 'nope' } } })).rejects.toThrow(/edited input of r1 \(refund\) is invalid: id: /);
+    await expect(
+      answer({ status: 'resolved', payload: { approved: true, editedArgs: { id: 'nope' } } }),
+    ).rejects.toThrow(/edited input of r1 \(refund\) is invalid: id: /);
     expect(refunded).toEqual([]);
     expect(agUi.pendingInterrupts.map((i) => i.id)).toEqual(['r1']);
     await answer({ status: 'resolved', payload: { approved: true, editedArgs: { id: 'D-4' } } });
@@ -98,8 +105,12 @@ describe('answering an AG-UI tool-call interrupt', () => {
     const { agUi, answer, refunded } = await interrupted();
     await expect(answer({ status: 'resolved' })).rejects.toThrow(/needs a payload \{approved/);
     await expect(answer({ status: 'resolved', payload: {} })).rejects.toThrow(/needs "approved": true or false/);
-    await expect(answer({ status: 'resolved', payload: { approved: 'yes' } })).rejects.toThrow(/needs "approved": true or false/);
-    await expect(answer({ status: 'resolved', payload: { approved: true, editedArgs: 'C-3' } })).rejects.toThrow(/not an object/);
+    await expect(answer({ status: 'resolved', payload: { approved: 'yes' } })).rejects.toThrow(
+      /needs "approved": true or false/,
+    );
+    await expect(answer({ status: 'resolved', payload: { approved: true, editedArgs: 'C-3' } })).rejects.toThrow(
+      /not an object/,
+    );
     expect(refunded).toEqual([]);
     expect(agUi.pendingInterrupts.map((i) => i.id)).toEqual(['r1']);
   });

@@ -49,7 +49,11 @@ export class AgUiInterruptPendingError extends AgentUsageError {
  * conversation first (mode `'seed'`). Refusals throw {@link AgentUsageError} before anything runs.
  */
 export function replyInputOf(input: RunAgentInput, agent: Agent, mode: AgUiHistoryMode): ReplyInput {
-  if (input.state !== undefined && input.state !== null && !(typeof input.state === 'object' && Object.keys(input.state as object).length === 0)) {
+  if (
+    input.state !== undefined &&
+    input.state !== null &&
+    !(typeof input.state === 'object' && Object.keys(input.state as object).length === 0)
+  ) {
     throw new AgentUsageError(
       'This AG-UI agent has no shared state: RunAgentInput.state must be empty ({}). The rxscope agent keeps its own state (conversation, permissions, middleware state) on the server.',
     );
@@ -57,7 +61,8 @@ export function replyInputOf(input: RunAgentInput, agent: Agent, mode: AgUiHisto
   const pending = agent.pending;
   const conversation = pending ? [...agent.context, pending.message] : agent.context;
   // Refuses a history that contradicts the agent's conversation.
-  const check = (history: readonly Message[]) => (mode === 'seed' ? reconcileHistory(history, conversation) : history.length);
+  const check = (history: readonly Message[]) =>
+    mode === 'seed' ? reconcileHistory(history, conversation) : history.length;
   if (input.resume?.length) {
     check(input.messages);
     return { type: 'USER_CONFIRM_RESULT', results: confirmResultsOf(input.resume) };
@@ -72,21 +77,29 @@ export function replyInputOf(input: RunAgentInput, agent: Agent, mode: AgUiHisto
   if (pending?.external.length && tail.length) {
     check(input.messages.slice(0, input.messages.length - tail.length));
     const results: ExternalResult[] = tail.flatMap((m) =>
-      m.role === 'tool' ? [{ toolCallId: m.toolCallId, output: textOf(m.content), ...(m.error ? { isError: true } : {}) }] : [],
+      m.role === 'tool'
+        ? [{ toolCallId: m.toolCallId, output: textOf(m.content), ...(m.error ? { isError: true } : {}) }]
+        : [],
     );
     return { type: 'EXTERNAL_EXECUTION_RESULT', results };
   }
   const users = trailing(input.messages, (m) => m.role === 'user');
   if (!users.length) {
-    throw new AgentUsageError('An AG-UI run needs a new user message at the end of its messages, resume entries, or tool results for pending calls.');
+    throw new AgentUsageError(
+      'An AG-UI run needs a new user message at the end of its messages, resume entries, or tool results for pending calls.',
+    );
   }
   // The trailing user messages are new unless the agent holds them already (a run sent twice).
   const start = input.messages.length - users.length;
   const from = mode === 'seed' ? check(input.messages) : start;
   if (from >= input.messages.length) {
-    throw new AgentUsageError('Every message of this AG-UI run is already in the thread\'s conversation: there is no new user message to answer.');
+    throw new AgentUsageError(
+      "Every message of this AG-UI run is already in the thread's conversation: there is no new user message to answer.",
+    );
   }
-  const fresh = input.messages.slice(Math.max(from, start)).map((m) => createMsg('user', blocksOf(m.content), { id: m.id }));
+  const fresh = input.messages
+    .slice(Math.max(from, start))
+    .map((m) => createMsg('user', blocksOf(m.content), { id: m.id }));
   const grounding = contextHint(input.context);
   if (grounding) fresh[fresh.length - 1] = { ...fresh.at(-1)!, content: [...fresh.at(-1)!.content, grounding] };
   const earlier = historyOf(input.messages.slice(from, Math.max(from, start)));
@@ -142,13 +155,23 @@ function contextHint(context: readonly Context[] | undefined): ContentBlock | un
 function blocksOf(content: unknown): ContentBlock[] {
   if (typeof content === 'string') return [{ type: 'text', text: content }];
   if (!Array.isArray(content)) return [];
-  return content.flatMap((part: { type?: unknown; text?: unknown; source?: { type?: unknown; value?: unknown; mimeType?: unknown } }): ContentBlock[] => {
-    if (part.type === 'text' && typeof part.text === 'string') return [{ type: 'text', text: part.text }];
-    const source = part.source;
-    if (!source || typeof source.value !== 'string') return [];
-    const mediaType = typeof source.mimeType === 'string' ? source.mimeType : 'application/octet-stream';
-    return [source.type === 'data' ? { type: 'data', mediaType, data: source.value } : { type: 'data', mediaType, url: source.value }];
-  });
+  return content.flatMap(
+    (part: {
+      type?: unknown;
+      text?: unknown;
+      source?: { type?: unknown; value?: unknown; mimeType?: unknown };
+    }): ContentBlock[] => {
+      if (part.type === 'text' && typeof part.text === 'string') return [{ type: 'text', text: part.text }];
+      const source = part.source;
+      if (!source || typeof source.value !== 'string') return [];
+      const mediaType = typeof source.mimeType === 'string' ? source.mimeType : 'application/octet-stream';
+      return [
+        source.type === 'data'
+          ? { type: 'data', mediaType, data: source.value }
+          : { type: 'data', mediaType, url: source.value },
+      ];
+    },
+  );
 }
 
 function trailing(messages: readonly Message[], keep: (m: Message) => boolean): Message[] {

@@ -22,7 +22,12 @@ export class AgUiUsage {
     if (end.error || end.finishReason === 'error' || end.finishReason === 'interrupted') return;
     const model = end.responseModel ?? end.model;
     const key = `${provider ?? ''}\u0000${model}`;
-    const entry = this.byModel.get(key) ?? { ...(provider ? { provider } : {}), model, inputTokens: 0, outputTokens: 0 };
+    const entry = this.byModel.get(key) ?? {
+      ...(provider ? { provider } : {}),
+      model,
+      inputTokens: 0,
+      outputTokens: 0,
+    };
     const u = end.usage;
     entry.inputTokens += u.inputTokens;
     entry.outputTokens += u.outputTokens;

@@ -27,7 +27,12 @@ const refund = defineTool({
   needsApproval: true,
   execute: ({ id }) => (refunds.push(id), `Refunded ${id}`),
 });
-const sign = defineTool({ name: 'sign', description: 'Signs on the device', input: z.object({ doc: z.string() }), external: true });
+const sign = defineTool({
+  name: 'sign',
+  description: 'Signs on the device',
+  input: z.object({ doc: z.string() }),
+  external: true,
+});
 
 describe('RxscopeAgUiAgent through @ag-ui/client', () => {
   let server: OpenAITestServer;
@@ -36,7 +41,11 @@ describe('RxscopeAgUiAgent through @ag-ui/client', () => {
   function setUp(script: Parameters<typeof startOpenAITestServer>[0]) {
     return startOpenAITestServer(script).then((s) => {
       server = s;
-      const agent = new Agent({ name: 'support', model: new OpenAIChatModel({ model: 'm', apiKey: 'k', baseURL: s.url }), tools: [lookup, refund, sign] });
+      const agent = new Agent({
+        name: 'support',
+        model: new OpenAIChatModel({ model: 'm', apiKey: 'k', baseURL: s.url }),
+        tools: [lookup, refund, sign],
+      });
       const agUi = new RxscopeAgUiAgent({ agent, threadId: 'thread-1' });
       const events: BaseEvent[] = [];
       agUi.subscribe({ onEvent: ({ event }) => void events.push(EventSchema.parse(event)) });
@@ -63,20 +72,38 @@ describe('RxscopeAgUiAgent through @ag-ui/client', () => {
     expect(types[0]).toBe('RUN_STARTED');
     expect(events[0]).toMatchObject({ threadId: 'thread-1', runId: 'run-1' });
     expect(types.at(-1)).toBe('RUN_FINISHED');
-    for (const t of ['STEP_STARTED', 'REASONING_START', 'REASONING_MESSAGE_CONTENT', 'REASONING_END', 'TEXT_MESSAGE_START', 'TEXT_MESSAGE_CONTENT', 'TEXT_MESSAGE_END', 'TOOL_CALL_START', 'TOOL_CALL_ARGS', 'TOOL_CALL_END', 'TOOL_CALL_RESULT', 'STEP_FINISHED']) {
+    for (const t of [
+      'STEP_STARTED',
+      'REASONING_START',
+      'REASONING_MESSAGE_CONTENT',
+      'REASONING_END',
+      'TEXT_MESSAGE_START',
+      'TEXT_MESSAGE_CONTENT',
+      'TEXT_MESSAGE_END',
+      'TOOL_CALL_START',
+      'TOOL_CALL_ARGS',
+      'TOOL_CALL_END',
+      'TOOL_CALL_RESULT',
+      'STEP_FINISHED',
+    ]) {
       expect(types).toContain(t);
     }
     expect(events[0]).toMatchObject({ protocolVersion: '1.0' });
     // One usage entry per provider and model, summed over the run's model calls.
     expect(events.at(-1)).toMatchObject({
       outcome: { type: 'success' },
-      usage: [{ provider: 'openai', model: 'm', inputTokens: 30, outputTokens: 10, totalTokens: 40, reasoningTokens: 2 }],
+      usage: [
+        { provider: 'openai', model: 'm', inputTokens: 30, outputTokens: 10, totalTokens: 40, reasoningTokens: 2 },
+      ],
     });
 
     const roles = newMessages.map((m) => m.role);
     expect(roles).toEqual(['reasoning', 'assistant', 'tool', 'assistant']);
     expect(newMessages[0]).toMatchObject({ content: 'Check the order.' });
-    expect(newMessages[1]).toMatchObject({ content: 'Let me look.', toolCalls: [{ id: 'c1', function: { name: 'lookup', arguments: '{"id":"A-1"}' } }] });
+    expect(newMessages[1]).toMatchObject({
+      content: 'Let me look.',
+      toolCalls: [{ id: 'c1', function: { name: 'lookup', arguments: '{"id":"A-1"}' } }],
+    });
     expect(newMessages[2]).toMatchObject({ toolCallId: 'c1', content: 'Order A-1: shipped' });
     expect(newMessages[3]).toMatchObject({ content: 'It shipped.' });
     expect(agUi.messages[0]).toMatchObject({ id: 'u1', role: 'user' });
@@ -84,27 +111,50 @@ describe('RxscopeAgUiAgent through @ag-ui/client', () => {
 
   it('turns a confirmation request into an AG-UI interrupt and continues the same reply on resume', async () => {
     const { agent, agUi, events } = await setUp({
-      script: [{ toolCalls: [{ id: 'r1', name: 'refund', input: { id: 'B-2' } }] }, { text: 'Refunded.' }, { toolCalls: [{ id: 'r2', name: 'refund', input: { id: 'C-3' } }] }, { text: 'Not refunded.' }],
+      script: [
+        { toolCalls: [{ id: 'r1', name: 'refund', input: { id: 'B-2' } }] },
+        { text: 'Refunded.' },
+        { toolCalls: [{ id: 'r2', name: 'refund', input: { id: 'C-3' } }] },
+        { text: 'Not refunded.' },
+      ],
     });
     refunds.length = 0;
     agUi.addMessage({ id: 'u1', role: 'user', content: 'Refund B-2' });
     await agUi.runAgent();
     expect(events.at(-1)).toMatchObject({
       type: 'RUN_FINISHED',
-      outcome: { type: 'interrupt', interrupts: [{ id: 'r1', toolCallId: 'r1', reason: 'tool_call', metadata: { rxscope: { name: 'refund', input: { id: 'B-2' } } } }] },
+      outcome: {
+        type: 'interrupt',
+        interrupts: [
+          {
+            id: 'r1',
+            toolCallId: 'r1',
+            reason: 'tool_call',
+            metadata: { rxscope: { name: 'refund', input: { id: 'B-2' } } },
+          },
+        ],
+      },
     });
     // The answer's shape, with the tool's own schema for edits, as the interrupts page recommends.
-    const [interrupt] = (events.at(-1) as unknown as { outcome: { interrupts: { responseSchema: Record<string, unknown> }[] } }).outcome.interrupts;
+    const [interrupt] = (
+      events.at(-1) as unknown as { outcome: { interrupts: { responseSchema: Record<string, unknown> }[] } }
+    ).outcome.interrupts;
     expect(interrupt!.responseSchema).toMatchObject({
       type: 'object',
       required: ['approved'],
-      properties: { approved: { type: 'boolean' }, editedArgs: { type: 'object', properties: { id: { type: 'string' } } } },
+      properties: {
+        approved: { type: 'boolean' },
+        editedArgs: { type: 'object', properties: { id: { type: 'string' } } },
+      },
     });
     // Messages and state are snapshotted before the interrupt: the snapshot holds the whole thread.
     expect(events.slice(-3).map((e) => e.type)).toEqual(['MESSAGES_SNAPSHOT', 'STATE_SNAPSHOT', 'RUN_FINISHED']);
     expect((events.at(-3) as unknown as { messages: unknown[] }).messages).toEqual([
       expect.objectContaining({ id: 'u1', role: 'user', content: 'Refund B-2' }),
-      expect.objectContaining({ role: 'assistant', toolCalls: [expect.objectContaining({ id: 'r1', function: { name: 'refund', arguments: '{"id":"B-2"}' } })] }),
+      expect.objectContaining({
+        role: 'assistant',
+        toolCalls: [expect.objectContaining({ id: 'r1', function: { name: 'refund', arguments: '{"id":"B-2"}' } })],
+      }),
     ]);
     expect(agUi.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
     expect(agUi.pendingInterrupts.map((i) => i.id)).toEqual(['r1']);
@@ -116,7 +166,10 @@ describe('RxscopeAgUiAgent through @ag-ui/client', () => {
     await agUi.runAgent({ resume: [{ interruptId: 'r1', status: 'resolved', payload: { approved: true } }] });
     expect(refunds).toEqual(['B-2']);
     expect(events[0]).toMatchObject({ type: 'RUN_STARTED' });
-    expect(events.find((e) => e.type === EventType.TOOL_CALL_RESULT)).toMatchObject({ toolCallId: 'r1', content: 'Refunded B-2' });
+    expect(events.find((e) => e.type === EventType.TOOL_CALL_RESULT)).toMatchObject({
+      toolCallId: 'r1',
+      content: 'Refunded B-2',
+    });
     expect(events.at(-1)).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'success' } });
     expect(agent.context.at(-1)!.id).toBe(replyId);
 
@@ -125,17 +178,27 @@ describe('RxscopeAgUiAgent through @ag-ui/client', () => {
     events.length = 0;
     await agUi.runAgent({ resume: [{ interruptId: 'r2', status: 'cancelled', payload: { reason: 'not this one' } }] });
     expect(refunds).toEqual(['B-2']);
-    expect(events.find((e) => e.type === EventType.TOOL_CALL_RESULT)).toMatchObject({ toolCallId: 'r2', metadata: { rxscope: { status: 'denied' } } });
+    expect(events.find((e) => e.type === EventType.TOOL_CALL_RESULT)).toMatchObject({
+      toolCallId: 'r2',
+      metadata: { rxscope: { status: 'denied' } },
+    });
   });
 
   it('leaves external tools to the frontend (pendingToolCallIds) and continues with the tool message', async () => {
-    const { agUi, events } = await setUp({ script: [{ toolCalls: [{ id: 's1', name: 'sign', input: { doc: 'contract' } }] }, { text: 'Signed, thanks.' }] });
+    const { agUi, events } = await setUp({
+      script: [{ toolCalls: [{ id: 's1', name: 'sign', input: { doc: 'contract' } }] }, { text: 'Signed, thanks.' }],
+    });
     agUi.addMessage({ id: 'u1', role: 'user', content: 'Sign the contract' });
     await agUi.runAgent();
-    expect(events.at(-1)).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'success', pendingToolCallIds: ['s1'] } });
+    expect(events.at(-1)).toMatchObject({
+      type: 'RUN_FINISHED',
+      outcome: { type: 'success', pendingToolCallIds: ['s1'] },
+    });
     agUi.addMessage({ id: 't1', role: 'tool', toolCallId: 's1', content: 'signature #42' });
     const { newMessages } = await agUi.runAgent();
-    expect(server.requests[1]!.body.messages!.some((m) => m.role === 'tool' && m.content === 'signature #42')).toBe(true);
+    expect(server.requests[1]!.body.messages!.some((m) => m.role === 'tool' && m.content === 'signature #42')).toBe(
+      true,
+    );
     expect(newMessages.at(-1)).toMatchObject({ role: 'assistant', content: 'Signed, thanks.' });
   });
 
@@ -164,14 +227,16 @@ describe('RxscopeAgUiAgent through @ag-ui/client', () => {
 
 describe('toAgUiEvents', () => {
   it('maps every event of a reply to a valid AG-UI event, with rxscope-only events as CUSTOM', async () => {
-    const agent = new Agent({ name: 'a', model: new ScriptedChatModel([{ thinking: 'hm', text: ['x', ''] }]), sessionId: 'sess-1' });
+    const agent = new Agent({
+      name: 'a',
+      model: new ScriptedChatModel([{ thinking: 'hm', text: ['x', ''] }]),
+      sessionId: 'sess-1',
+    });
     const events = await lastValueFrom(agent.reply('hi').pipe(toAgUiEvents(), toArray()));
     for (const e of events) expect(() => EventSchema.parse(e)).not.toThrow();
     expect(events[0]).toMatchObject({ type: 'RUN_STARTED', threadId: 'sess-1' });
     expect(events.filter((e) => e.type === EventType.TEXT_MESSAGE_CONTENT)).toHaveLength(1); // the empty delta is dropped
-    const custom = await lastValueFrom(
-      agent.reply('again').pipe(toAgUiEvents(), toArray()),
-    );
+    const custom = await lastValueFrom(agent.reply('again').pipe(toAgUiEvents(), toArray()));
     expect(custom.at(-1)).toMatchObject({ type: 'RUN_ERROR' }); // the script ran out: the reply failed
   });
 
@@ -185,15 +250,25 @@ describe('toAgUiEvents', () => {
         return { city, tempC: 21 };
       },
     });
-    const model = new ScriptedChatModel([{ toolCalls: [{ id: 'call_1', name: 'weather', input: { city: 'Paris' } }] }, { text: 'Sunny.' }]);
+    const model = new ScriptedChatModel([
+      { toolCalls: [{ id: 'call_1', name: 'weather', input: { city: 'Paris' } }] },
+      { text: 'Sunny.' },
+    ]);
     const agent = new Agent({ name: 'a', model, tools: [weather] });
     const events = await lastValueFrom(agent.reply('weather?').pipe(toAgUiEvents(), toArray()));
     for (const e of events) expect(() => EventSchema.parse(e)).not.toThrow();
-    const progress = events.filter((e) => e.type === EventType.CUSTOM && (e as { name?: string }).name === 'rxscope.tool_progress');
+    const progress = events.filter(
+      (e) => e.type === EventType.CUSTOM && (e as { name?: string }).name === 'rxscope.tool_progress',
+    );
     expect(progress).toEqual([
-      expect.objectContaining({ value: { toolCallId: 'call_1', message: 'looking up Paris...', progress: 1, total: 2 } }),
+      expect.objectContaining({
+        value: { toolCallId: 'call_1', message: 'looking up Paris...', progress: 1, total: 2 },
+      }),
     ]);
-    const result = events.find((e) => e.type === EventType.TOOL_CALL_RESULT) as unknown as { content: string; metadata: unknown };
+    const result = events.find((e) => e.type === EventType.TOOL_CALL_RESULT) as unknown as {
+      content: string;
+      metadata: unknown;
+    };
     expect(result.content).toBe('{"city":"Paris","tempC":21}');
     expect(result.metadata).toEqual({ rxscope: { status: 'success', value: { city: 'Paris', tempC: 21 } } });
   });
@@ -207,15 +282,25 @@ describe('toAgUiEvents', () => {
       input: z.object({}),
       execute: () => new Promise<string>((resolve) => (started(), setTimeout(() => resolve('done'), 20))),
     });
-    const model = new ScriptedChatModel([{ toolCalls: [{ id: 'c1', name: 'slow', input: {} }, { id: 'c2', name: 'slow', input: {} }] }]);
+    const model = new ScriptedChatModel([
+      {
+        toolCalls: [
+          { id: 'c1', name: 'slow', input: {} },
+          { id: 'c2', name: 'slow', input: {} },
+        ],
+      },
+    ]);
     const agent = new Agent({ name: 'a', model, tools: [slow] });
     const events = lastValueFrom(agent.reply('go').pipe(toAgUiEvents(), toArray()));
     await running;
     await agent.shutdown({ reason: 'received SIGTERM' });
     const all = await events;
     for (const e of all) expect(() => EventSchema.parse(e)).not.toThrow();
-    expect(all.at(-1)).toMatchObject({ type: 'RUN_ERROR', code: 'shutdown', message: expect.stringContaining('received SIGTERM') as string });
+    expect(all.at(-1)).toMatchObject({
+      type: 'RUN_ERROR',
+      code: 'shutdown',
+      message: expect.stringContaining('received SIGTERM') as string,
+    });
     expect(all.filter((e) => e.type === EventType.TOOL_CALL_RESULT)).toHaveLength(1);
   });
 });
-

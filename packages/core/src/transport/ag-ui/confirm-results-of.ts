@@ -32,13 +32,16 @@ export function confirmResultsOf(resume: readonly ResumeEntry[]): ConfirmResult[
     const fields = isRecord(payload) ? payload : {};
     const reason = typeof fields['reason'] === 'string' ? { reason: fields['reason'] } : {};
     if (entry.status === 'cancelled') return { toolCallId: entry.interruptId, confirmed: false, ...reason };
-    if (entry.status !== 'resolved') return refuse(`has an unknown status "${String(entry.status)}"; use "resolved" or "cancelled".`);
+    if (entry.status !== 'resolved')
+      return refuse(`has an unknown status "${String(entry.status)}"; use "resolved" or "cancelled".`);
     if (!isRecord(payload)) return refuse('needs a payload {approved: true | false, editedArgs?}.');
     const approved = fields['approved'] ?? fields['confirmed'];
-    if (typeof approved !== 'boolean') return refuse(`needs "approved": true or false in its payload, got ${JSON.stringify(approved)}.`);
+    if (typeof approved !== 'boolean')
+      return refuse(`needs "approved": true or false in its payload, got ${JSON.stringify(approved)}.`);
     if (!approved) return { toolCallId: entry.interruptId, confirmed: false, ...reason };
     const edited = fields['editedArgs'] ?? fields['input'];
-    if (edited !== undefined && !isRecord(edited)) return refuse('has "editedArgs" that is not an object (a full replacement of the arguments).');
+    if (edited !== undefined && !isRecord(edited))
+      return refuse('has "editedArgs" that is not an object (a full replacement of the arguments).');
     return {
       toolCallId: entry.interruptId,
       confirmed: true,

@@ -5,7 +5,12 @@ import type { Agent, ReplyInput } from '../../agent/agent.js';
 import { externalTool } from '../../tool/external-tool.js';
 import type { Tool } from '../../tool/tool.js';
 import { AgUiHistoryDivergedError } from './ag-ui-history.js';
-import { AgUiInterruptPendingError, AgUiToolNameClashError, replyInputOf, type AgUiHistoryMode } from './ag-ui-run-input.js';
+import {
+  AgUiInterruptPendingError,
+  AgUiToolNameClashError,
+  replyInputOf,
+  type AgUiHistoryMode,
+} from './ag-ui-run-input.js';
 import { toAgUiEvents } from './to-ag-ui-events.js';
 
 /** Options of {@link RxscopeAgUiAgent}. */
@@ -79,16 +84,34 @@ export class RxscopeAgUiAgent extends AbstractAgent {
         reply = replyInputOf(input, agent, this.history);
         frontendTools = frontendToolsOf(input, agent);
       } catch (error) {
-        if (!(error instanceof AgUiInterruptPendingError || error instanceof AgUiHistoryDivergedError || error instanceof AgUiToolNameClashError)) throw error;
-        return of<BaseEvent[]>({ type: EventType.RUN_ERROR, message: error.message, code: error.code, timestamp: Date.now() } as BaseEvent);
+        if (!(
+          error instanceof AgUiInterruptPendingError ||
+          error instanceof AgUiHistoryDivergedError ||
+          error instanceof AgUiToolNameClashError
+        ))
+          throw error;
+        return of<BaseEvent[]>({
+          type: EventType.RUN_ERROR,
+          message: error.message,
+          code: error.code,
+          timestamp: Date.now(),
+        } as BaseEvent);
       }
-      const options = { threadId: input.threadId, runId: input.runId, source: agent.name, messages: input.messages, state: input.state as unknown, tools: agent.tools };
+      const options = {
+        threadId: input.threadId,
+        runId: input.runId,
+        source: agent.name,
+        messages: input.messages,
+        state: input.state as unknown,
+        tools: agent.tools,
+      };
       return agent.reply(reply, frontendTools.length ? { tools: frontendTools } : {}).pipe(toAgUiEvents(options));
     });
   }
 
   override abortRun(): void {
-    for (const agent of typeof this.agentOption === 'function' ? this.agents.values() : [this.agentOption]) agent.interrupt('aborted by the AG-UI client');
+    for (const agent of typeof this.agentOption === 'function' ? this.agents.values() : [this.agentOption])
+      agent.interrupt('aborted by the AG-UI client');
     super.abortRun();
   }
 
@@ -100,13 +123,25 @@ export class RxscopeAgUiAgent extends AbstractAgent {
   override getCapabilities(): Promise<AgentCapabilities> {
     const single = typeof this.agentOption === 'function' ? undefined : this.agentOption;
     return Promise.resolve({
-      identity: { type: 'rxscope', ...(single ? { name: single.name } : {}), metadata: { protocolVersion: PROTOCOL_VERSION } },
+      identity: {
+        type: 'rxscope',
+        ...(single ? { name: single.name } : {}),
+        metadata: { protocolVersion: PROTOCOL_VERSION },
+      },
       transport: { streaming: true },
       tools: {
         supported: true,
         parallelCalls: true,
         clientProvided: false,
-        ...(single ? { items: single.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.schema.parameters })) } : {}),
+        ...(single
+          ? {
+              items: single.tools.map((t) => ({
+                name: t.name,
+                description: t.description,
+                parameters: t.schema.parameters,
+              })),
+            }
+          : {}),
       },
       humanInTheLoop: { supported: true, approvals: true, interrupts: true, approveWithEdits: true },
       reasoning: { supported: true, streaming: true },
@@ -130,6 +165,10 @@ function frontendToolsOf(input: RunAgentInput, agent: Agent): Tool[] {
         `The frontend tool "${t.name}" has the name of one of the agent's own tools; rename it in the client (nothing ran).`,
       );
     }
-    return externalTool({ name: t.name, description: t.description, parameters: (t.parameters ?? {}) as Record<string, unknown> });
+    return externalTool({
+      name: t.name,
+      description: t.description,
+      parameters: (t.parameters ?? {}) as Record<string, unknown>,
+    });
   });
 }

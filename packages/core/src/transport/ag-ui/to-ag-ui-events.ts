@@ -21,7 +21,10 @@ export interface ToAgUiEventsOptions {
   /** The run's input state. When given, it is sent as `STATE_SNAPSHOT` before an interrupt. */
   readonly state?: unknown;
   /** The agent's tools, so a tool-call interrupt's `responseSchema` can describe `editedArgs` with the tool's own schema. */
-  readonly tools?: readonly { readonly name: string; readonly schema: { readonly parameters: Readonly<Record<string, unknown>> } }[];
+  readonly tools?: readonly {
+    readonly name: string;
+    readonly schema: { readonly parameters: Readonly<Record<string, unknown>> };
+  }[];
 }
 
 /** Prefix of the `CUSTOM` events that carry rxscope events with no AG-UI equivalent. */
@@ -100,7 +103,15 @@ class AgUiMapper {
       case 'REPLY_START':
         this.threadId = this.options.threadId ?? event.sessionId ?? event.replyId;
         this.runId = this.options.runId ?? event.replyId;
-        return [{ type: EventType.RUN_STARTED, threadId: this.threadId, runId: this.runId, protocolVersion: PROTOCOL_VERSION, ...ts }];
+        return [
+          {
+            type: EventType.RUN_STARTED,
+            threadId: this.threadId,
+            runId: this.runId,
+            protocolVersion: PROTOCOL_VERSION,
+            ...ts,
+          },
+        ];
       case 'REQUIRE_USER_CONFIRM':
         this.interrupts.push(...event.toolCalls.map((call) => this.interrupt(call)));
         return [this.custom(event, this.root)];
@@ -143,7 +154,14 @@ class AgUiMapper {
         const code = event.error?.code ?? event.finishReason;
         return [{ type: EventType.SUBAGENT_ERROR, subagentRunId: segment.subagentRunId, message, code, ...ts }];
       }
-      return [{ type: EventType.SUBAGENT_FINISHED, subagentRunId: segment.subagentRunId, outcome: { type: 'success' }, ...ts }];
+      return [
+        {
+          type: EventType.SUBAGENT_FINISHED,
+          subagentRunId: segment.subagentRunId,
+          outcome: { type: 'success' },
+          ...ts,
+        },
+      ];
     }
     return this.body(event, segment);
   }
@@ -164,7 +182,9 @@ class AgUiMapper {
         return [{ type: EventType.TEXT_MESSAGE_START, messageId: message(), role: 'assistant', ...base }];
       case 'TEXT_BLOCK_DELTA':
         // AG-UI refuses empty content deltas.
-        return event.delta ? [{ type: EventType.TEXT_MESSAGE_CONTENT, messageId: message(), delta: event.delta, ...base }] : [];
+        return event.delta
+          ? [{ type: EventType.TEXT_MESSAGE_CONTENT, messageId: message(), delta: event.delta, ...base }]
+          : [];
       case 'TEXT_BLOCK_END':
         return [{ type: EventType.TEXT_MESSAGE_END, messageId: message(), ...base }];
       case 'THINKING_BLOCK_START':
@@ -173,7 +193,9 @@ class AgUiMapper {
           { type: EventType.REASONING_MESSAGE_START, messageId: event.blockId, role: 'reasoning', ...base },
         ];
       case 'THINKING_BLOCK_DELTA':
-        return event.delta ? [{ type: EventType.REASONING_MESSAGE_CONTENT, messageId: event.blockId, delta: event.delta, ...base }] : [];
+        return event.delta
+          ? [{ type: EventType.REASONING_MESSAGE_CONTENT, messageId: event.blockId, delta: event.delta, ...base }]
+          : [];
       case 'THINKING_BLOCK_END':
         return [
           { type: EventType.REASONING_MESSAGE_END, messageId: event.blockId, ...base },
@@ -182,11 +204,19 @@ class AgUiMapper {
       case 'TOOL_CALL_START':
         s.toolCalls.set(event.blockId, event.toolCallId);
         return [
-          { type: EventType.TOOL_CALL_START, toolCallId: event.toolCallId, toolCallName: event.name, parentMessageId: message(), ...base },
+          {
+            type: EventType.TOOL_CALL_START,
+            toolCallId: event.toolCallId,
+            toolCallName: event.name,
+            parentMessageId: message(),
+            ...base,
+          },
         ];
       case 'TOOL_CALL_DELTA': {
         const toolCallId = s.toolCalls.get(event.blockId);
-        return toolCallId && event.delta ? [{ type: EventType.TOOL_CALL_ARGS, toolCallId, delta: event.delta, ...base }] : [];
+        return toolCallId && event.delta
+          ? [{ type: EventType.TOOL_CALL_ARGS, toolCallId, delta: event.delta, ...base }]
+          : [];
       }
       case 'TOOL_CALL_END': {
         const toolCallId = s.toolCalls.get(event.blockId);
@@ -194,7 +224,12 @@ class AgUiMapper {
       }
       case 'TOOL_PROGRESS': {
         const { toolCallId, message, progress, total } = event;
-        const value = { toolCallId, message, ...(progress !== undefined ? { progress } : {}), ...(total !== undefined ? { total } : {}) };
+        const value = {
+          toolCallId,
+          message,
+          ...(progress !== undefined ? { progress } : {}),
+          ...(total !== undefined ? { total } : {}),
+        };
         return [{ type: EventType.CUSTOM, name: `${AG_UI_CUSTOM_PREFIX}tool_progress`, value, ...base }];
       }
       case 'TOOL_RESULT_START':
@@ -245,7 +280,11 @@ class AgUiMapper {
   }
 
   private end(event: AgentEventOf<'REPLY_END'>): BaseEvent[] {
-    const base = { threadId: this.threadId ?? event.replyId, runId: this.runId ?? event.replyId, timestamp: event.createdAt };
+    const base = {
+      threadId: this.threadId ?? event.replyId,
+      runId: this.runId ?? event.replyId,
+      timestamp: event.createdAt,
+    };
     const entries = this.usage.entries();
     const usage = entries ? { usage: entries } : {};
     switch (event.finishReason) {
@@ -261,11 +300,24 @@ class AgUiMapper {
         ];
       case 'awaiting_confirmation': {
         const snapshots: BaseEvent[] = [];
-        if (this.log) snapshots.push({ type: EventType.MESSAGES_SNAPSHOT, messages: this.log.snapshot(), timestamp: event.createdAt });
+        if (this.log)
+          snapshots.push({
+            type: EventType.MESSAGES_SNAPSHOT,
+            messages: this.log.snapshot(),
+            timestamp: event.createdAt,
+          });
         if (this.options.state !== undefined) {
           snapshots.push({ type: EventType.STATE_SNAPSHOT, snapshot: this.options.state, timestamp: event.createdAt });
         }
-        return [...snapshots, { type: EventType.RUN_FINISHED, ...base, outcome: { type: 'interrupt', interrupts: this.interrupts }, ...usage }];
+        return [
+          ...snapshots,
+          {
+            type: EventType.RUN_FINISHED,
+            ...base,
+            outcome: { type: 'interrupt', interrupts: this.interrupts },
+            ...usage,
+          },
+        ];
       }
       case 'interrupted':
         return [{ type: EventType.RUN_FINISHED, ...base, outcome: { type: 'cancelled' }, ...usage }];
@@ -276,7 +328,14 @@ class AgUiMapper {
         return [{ type: EventType.RUN_ERROR, message, code: 'shutdown', ...usage, timestamp: event.createdAt }];
       }
       case 'awaiting_external_execution':
-        return [{ type: EventType.RUN_FINISHED, ...base, outcome: { type: 'success', pendingToolCallIds: this.pendingExternal }, ...usage }];
+        return [
+          {
+            type: EventType.RUN_FINISHED,
+            ...base,
+            outcome: { type: 'success', pendingToolCallIds: this.pendingExternal },
+            ...usage,
+          },
+        ];
       default:
         return [{ type: EventType.RUN_FINISHED, ...base, outcome: { type: 'success' }, ...usage }];
     }
@@ -284,7 +343,20 @@ class AgUiMapper {
 
   private custom(event: AgentEvent, s: Segment): BaseEvent {
     const attribution = s.subagentRunId ? { subagentRunId: s.subagentRunId } : {};
-    if (event.type === 'CUSTOM') return { type: EventType.CUSTOM, name: event.name, value: event.value, ...attribution, timestamp: event.createdAt };
-    return { type: EventType.CUSTOM, name: `${AG_UI_CUSTOM_PREFIX}${event.type}`, value: event, ...attribution, timestamp: event.createdAt };
+    if (event.type === 'CUSTOM')
+      return {
+        type: EventType.CUSTOM,
+        name: event.name,
+        value: event.value,
+        ...attribution,
+        timestamp: event.createdAt,
+      };
+    return {
+      type: EventType.CUSTOM,
+      name: `${AG_UI_CUSTOM_PREFIX}${event.type}`,
+      value: event,
+      ...attribution,
+      timestamp: event.createdAt,
+    };
   }
 }

@@ -54,7 +54,10 @@ export class AtPathExpansionMiddleware implements Middleware {
   }
 
   onAgent(_agent: Agent, _ctx: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent> {
-    if (!input.messages.some((m) => m.role === 'user' && m.content.some((b) => b.type === 'text' && b.text.includes('@')))) return next(input);
+    if (
+      !input.messages.some((m) => m.role === 'user' && m.content.some((b) => b.type === 'text' && b.text.includes('@')))
+    )
+      return next(input);
     return defer(() => from(this.expand(input.messages))).pipe(switchMap((messages) => next({ ...input, messages })));
   }
 
@@ -75,7 +78,11 @@ export class AtPathExpansionMiddleware implements Middleware {
         if (attached) attachments.push(attached);
       }
       if (!attachments.length) out.push(msg);
-      else out.push({ ...msg, content: [...msg.content, { type: 'text', text: attachments.join('\n\n') } satisfies ContentBlock] });
+      else
+        out.push({
+          ...msg,
+          content: [...msg.content, { type: 'text', text: attachments.join('\n\n') } satisfies ContentBlock],
+        });
     }
     return out;
   }
@@ -98,13 +105,15 @@ export class AtPathExpansionMiddleware implements Middleware {
     }
     if (info?.type !== 'file') return undefined;
     seen.add(path);
-    if (budget.left <= 0) return `[@${mention} was not attached: the attachments of this message are at their limit; read it with read_file]`;
+    if (budget.left <= 0)
+      return `[@${mention} was not attached: the attachments of this message are at their limit; read it with read_file]`;
     const bytes = await this.fs.readFile(path, { maxBytes: this.maxFileChars * 4 + 4 });
     if (looksBinary(bytes)) return `[@${mention} is a binary file and was not attached]`;
     const cap = Math.min(this.maxFileChars, budget.left);
     let text = decodeText(bytes);
     const whole = text.length <= cap && bytes.length === info.size;
-    if (!whole) text = `${text.slice(0, cap)}\n[cut at ${cap.toLocaleString('en-US')} characters of ${info.size.toLocaleString('en-US')} bytes; read the rest with read_file]`;
+    if (!whole)
+      text = `${text.slice(0, cap)}\n[cut at ${cap.toLocaleString('en-US')} characters of ${info.size.toLocaleString('en-US')} bytes; read the rest with read_file]`;
     budget.left -= Math.min(text.length, cap);
     return `<file path="${path}">\n${text}\n</file>`;
   }

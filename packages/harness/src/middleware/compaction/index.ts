@@ -94,13 +94,23 @@ export class CompactionMiddleware implements Middleware {
   private readonly tally = new ContextToken<TokenTally | undefined>('harness.compactionTally', () => undefined);
 
   constructor(options: CompactionOptions) {
-    if (!options?.fileSystem) throw new TypeError('CompactionMiddleware needs the workspace fileSystem (the full history is saved there first).');
+    if (!options?.fileSystem)
+      throw new TypeError(
+        'CompactionMiddleware needs the workspace fileSystem (the full history is saved there first).',
+      );
     for (const k of ['triggerTokens', 'triggerMessages', 'contextWindow', 'keepTokens', 'keepMessages'] as const) {
       const v = options[k];
-      if (v !== undefined && !(Number.isFinite(v) && v > 0)) throw new RangeError(`CompactionMiddleware: ${k} must be a positive number, got ${String(v)}.`);
+      if (v !== undefined && !(Number.isFinite(v) && v > 0))
+        throw new RangeError(`CompactionMiddleware: ${k} must be a positive number, got ${String(v)}.`);
     }
-    if (options.keepTokens !== undefined && options.triggerTokens !== undefined && options.keepTokens >= options.triggerTokens) {
-      throw new RangeError('CompactionMiddleware: keepTokens must be smaller than triggerTokens (else every step would compact again).');
+    if (
+      options.keepTokens !== undefined &&
+      options.triggerTokens !== undefined &&
+      options.keepTokens >= options.triggerTokens
+    ) {
+      throw new RangeError(
+        'CompactionMiddleware: keepTokens must be smaller than triggerTokens (else every step would compact again).',
+      );
     }
     this.fs = options.fileSystem;
     this.options = options;
@@ -114,7 +124,12 @@ export class CompactionMiddleware implements Middleware {
     return window ? Math.floor(window * 0.8) : 100_000;
   }
 
-  onReasoning(agent: Agent, ctx: RuntimeContext, input: ReasoningInput, next: Next<ReasoningInput>): Observable<AgentEvent> {
+  onReasoning(
+    agent: Agent,
+    ctx: RuntimeContext,
+    input: ReasoningInput,
+    next: Next<ReasoningInput>,
+  ): Observable<AgentEvent> {
     return defer(() => {
       const trigger = this.triggerFor(input.model);
       const messages = ctx.conversation.messages;
@@ -136,7 +151,10 @@ export class CompactionMiddleware implements Middleware {
           }),
         );
       if (!byTokens && !byCount) return step(false);
-      return concat(this.compact(agent, ctx, input.model, byTokens ? 'tokens' : 'messages', trigger, false, { compacted: false }), defer(() => step(false)));
+      return concat(
+        this.compact(agent, ctx, input.model, byTokens ? 'tokens' : 'messages', trigger, false, { compacted: false }),
+        defer(() => step(false)),
+      );
     });
   }
 
@@ -169,16 +187,32 @@ export class CompactionMiddleware implements Middleware {
       if (split <= 0 || (split === 1 && isSummary(messages[0]!))) return from([] as AgentEvent[]);
       const older = messages.slice(0, split);
       const earlier = isSummary(older[0]!) ? summaryText(older[0]!) : undefined;
-      const start = ctx.event('CUSTOM', { name: 'compaction_start', value: { messages: messages.length, tokens: tokensBefore, reason } });
+      const start = ctx.event('CUSTOM', {
+        name: 'compaction_start',
+        value: { messages: messages.length, tokens: tokensBefore, reason },
+      });
       const historyPath = `${WORKSPACE_LAYOUT.history}/${safe(ctx.sessionId)}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`;
       const work = from(
         (async (): Promise<AgentEvent[]> => {
           try {
-            await this.fs.writeFile(historyPath, JSON.stringify({ sessionId: ctx.sessionId, agent: agent.name, savedAt: Date.now(), messages }, null, 1));
+            await this.fs.writeFile(
+              historyPath,
+              JSON.stringify({ sessionId: ctx.sessionId, agent: agent.name, savedAt: Date.now(), messages }, null, 1),
+            );
           } catch (e) {
-            return [ctx.event('CUSTOM', { name: 'compaction_failed', value: { reason: `saving the history failed: ${(e as Error).message}` } })];
+            return [
+              ctx.event('CUSTOM', {
+                name: 'compaction_failed',
+                value: { reason: `saving the history failed: ${(e as Error).message}` },
+              }),
+            ];
           }
-          const text = await summarize(this.options.summaryModel ?? model, earlier ? older.slice(1) : older, earlier, ctx.signal);
+          const text = await summarize(
+            this.options.summaryModel ?? model,
+            earlier ? older.slice(1) : older,
+            earlier,
+            ctx.signal,
+          );
           const summary = createMsg('user', `${SUMMARY_HEADER}${historyPath})\n\n${text}`, {
             metadata: { [COMPACTION_SUMMARY]: { historyPath, messages: split, at: Date.now() } },
           });
@@ -186,7 +220,12 @@ export class CompactionMiddleware implements Middleware {
           const now = ctx.conversation.messages;
           const at = now.indexOf(older[older.length - 1]!);
           if (at !== split - 1 || now[0] !== older[0]) {
-            return [ctx.event('CUSTOM', { name: 'compaction_failed', value: { reason: 'the conversation changed during the compaction' } })];
+            return [
+              ctx.event('CUSTOM', {
+                name: 'compaction_failed',
+                value: { reason: 'the conversation changed during the compaction' },
+              }),
+            ];
           }
           ctx.conversation.replaceMessages(0, split, [summary]);
           done.compacted = true;
@@ -194,7 +233,13 @@ export class CompactionMiddleware implements Middleware {
           return [
             ctx.event('CUSTOM', {
               name: 'compaction_end',
-              value: { messagesBefore: messages.length, messagesAfter: after.length, tokensBefore, tokensAfter: tally.total(after), historyPath },
+              value: {
+                messagesBefore: messages.length,
+                messagesAfter: after.length,
+                tokensBefore,
+                tokensAfter: tally.total(after),
+                historyPath,
+              },
             }),
           ];
         })(),
@@ -214,7 +259,10 @@ export class CompactionMiddleware implements Middleware {
     const normal = this.options.keepTokens ?? Math.floor(trigger / 4);
     const keep = forced ? Math.min(normal, Math.floor(total / 4)) : normal;
     const keepMessages =
-      this.options.keepMessages ?? (this.options.triggerMessages !== undefined ? Math.max(1, Math.floor(this.options.triggerMessages / 2)) : Infinity);
+      this.options.keepMessages ??
+      (this.options.triggerMessages !== undefined
+        ? Math.max(1, Math.floor(this.options.triggerMessages / 2))
+        : Infinity);
     // Tokens of messages[i..].
     const tail = (i: number) => total - (i > 0 ? sums[i - 1]! : 0);
     let split = messages.length - 1;

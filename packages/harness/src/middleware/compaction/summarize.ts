@@ -33,7 +33,8 @@ const BLOCK_CHARS = 2000;
  * ```
  */
 export function transcriptOf(messages: readonly Msg[]): string {
-  const cut = (s: string) => (s.length > BLOCK_CHARS ? `${s.slice(0, BLOCK_CHARS)} … [${s.length - BLOCK_CHARS} characters cut]` : s);
+  const cut = (s: string) =>
+    s.length > BLOCK_CHARS ? `${s.slice(0, BLOCK_CHARS)} … [${s.length - BLOCK_CHARS} characters cut]` : s;
   const lines: string[] = [];
   for (const m of messages) {
     for (const b of m.content) {
@@ -54,9 +55,15 @@ export function transcriptOf(messages: readonly Msg[]): string {
  * Asks `model` for a structured summary of `messages` (intent, summary, artifacts, next steps),
  * folding in `earlier`, the summary a previous compaction left. Resolves with its text.
  */
-export async function summarize(model: ChatModel, messages: readonly Msg[], earlier: string | undefined, signal: AbortSignal): Promise<string> {
+export async function summarize(
+  model: ChatModel,
+  messages: readonly Msg[],
+  earlier: string | undefined,
+  signal: AbortSignal,
+): Promise<string> {
   const request =
-    (earlier ? `Earlier summary:\n${earlier}\n\n` : '') + `Conversation to summarise:\n${transcriptOf(messages)}\n\nWrite the summary now.`;
+    (earlier ? `Earlier summary:\n${earlier}\n\n` : '') +
+    `Conversation to summarise:\n${transcriptOf(messages)}\n\nWrite the summary now.`;
   const text = await lastValueFrom(
     model
       .stream({

@@ -70,7 +70,13 @@ export class MemoryFlushMiddleware implements Middleware {
       const before = new Set(ctx.conversation.messages.map((m) => m.id));
       return next(input).pipe(
         tap((e) => {
-          if (e.type !== 'REPLY_END' || e.replyId !== ctx.replyId || e.source !== agent.name || e.finishReason !== 'completed') return;
+          if (
+            e.type !== 'REPLY_END' ||
+            e.replyId !== ctx.replyId ||
+            e.source !== agent.name ||
+            e.finishReason !== 'completed'
+          )
+            return;
           const messages = this.unflushed(ctx, before);
           if (!messages.some((m) => m.role === 'user')) return;
           ctx.state<FlushState>(this.key).set({ through: messages[messages.length - 1]!.id });
@@ -96,13 +102,23 @@ export class MemoryFlushMiddleware implements Middleware {
     return messages.slice(at + 1);
   }
 
-  private async flush(model: ChatModel, messages: readonly Msg[], sessionId: string, emit: (name: string, value: unknown) => Promise<void>): Promise<void> {
+  private async flush(
+    model: ChatModel,
+    messages: readonly Msg[],
+    sessionId: string,
+    emit: (name: string, value: unknown) => Promise<void>,
+  ): Promise<void> {
     const now = this.now();
     const day = dayOf(now);
     const fs = this.options.fileSystem;
-    const known = [(await readText(fs, WORKSPACE_LAYOUT.memory)) ?? '', (await readText(fs, ledgerPathOf(day))) ?? ''].join('\n');
+    const known = [
+      (await readText(fs, WORKSPACE_LAYOUT.memory)) ?? '',
+      (await readText(fs, ledgerPathOf(day))) ?? '',
+    ].join('\n');
     const facts = await extractFacts(model, messages, known, AbortSignal.timeout(this.timeoutMs));
-    const written = facts.length ? await appendToLedger(fs, day, `${now.toISOString().slice(11, 16)} UTC — session ${sessionId}`, facts) : [];
+    const written = facts.length
+      ? await appendToLedger(fs, day, `${now.toISOString().slice(11, 16)} UTC — session ${sessionId}`, facts)
+      : [];
     await emit('memory_flushed', { path: ledgerPathOf(day), facts: written });
   }
 }

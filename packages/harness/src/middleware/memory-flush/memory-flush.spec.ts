@@ -2,7 +2,12 @@ import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Agent, type AgentEvent, REPLAY_GAP } from '@rxscope/core';
 import { InMemorySessionEventBus } from '@rxscope/core/node';
-import { startOpenAITestServer, type OpenAITestServer, type RecordedRequest, type ServerTurn } from '@rxscope/core/testing/node';
+import {
+  startOpenAITestServer,
+  type OpenAITestServer,
+  type RecordedRequest,
+  type ServerTurn,
+} from '@rxscope/core/testing/node';
 import { closeTestServer, run, systemPromptOf, tempDir, testServerModel } from '../../__tests__/helpers.js';
 import { LocalFileSystem } from '../../workspace/local-file-system.js';
 import { MemoryFlushMiddleware } from './index.js';
@@ -50,7 +55,12 @@ describe('MemoryFlushMiddleware (through the OpenAI-compatible test server)', ()
         now: () => NOW,
         onError: (e, what) => logged.push(`${what}: ${(e as Error).message}`),
       });
-      const agent = new Agent({ name: 'assistant', model: testServerModel(server), sessionId: 's1', middlewares: [flush] });
+      const agent = new Agent({
+        name: 'assistant',
+        model: testServerModel(server),
+        sessionId: 's1',
+        middlewares: [flush],
+      });
       return { flush, agent };
     });
   }
@@ -87,7 +97,13 @@ describe('MemoryFlushMiddleware (through the OpenAI-compatible test server)', ()
     );
     const events = await busEvents();
     expect(events.map((e) => e.type === 'CUSTOM' && [e.name, e.value])).toEqual([
-      ['memory_flushed', { path: 'memory/2026-03-14.md', facts: ['The user prefers tabs over spaces.', 'The project deploys on Fridays.'] }],
+      [
+        'memory_flushed',
+        {
+          path: 'memory/2026-03-14.md',
+          facts: ['The user prefers tabs over spaces.', 'The project deploys on Fridays.'],
+        },
+      ],
     ]);
   });
 
@@ -130,7 +146,12 @@ describe('MemoryFlushMiddleware (through the OpenAI-compatible test server)', ()
     await flush.idle();
     const events = await busEvents();
     expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ type: 'CUSTOM', name: 'memory_flush_failed', source: 'assistant', replyId: end.replyId });
+    expect(events[0]).toMatchObject({
+      type: 'CUSTOM',
+      name: 'memory_flush_failed',
+      source: 'assistant',
+      replyId: end.replyId,
+    });
     expect(logged).toHaveLength(1);
     expect(logged[0]).toMatch(/^memory flush of session "s1": /);
     expect(existsSync(join(dir.path, 'memory', '2026-03-14.md'))).toBe(false);

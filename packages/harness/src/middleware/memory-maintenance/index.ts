@@ -58,10 +58,12 @@ export class MemoryMaintenanceMiddleware implements Middleware {
   private readonly now: () => Date;
 
   constructor(private readonly options: MemoryMaintenanceOptions) {
-    if (!options?.fileSystem) throw new TypeError('MemoryMaintenanceMiddleware needs the workspace (options.fileSystem).');
+    if (!options?.fileSystem)
+      throw new TypeError('MemoryMaintenanceMiddleware needs the workspace (options.fileSystem).');
     for (const k of ['intervalMs', 'keepDays', 'maxChars', 'timeoutMs'] as const) {
       const v = options[k];
-      if (v !== undefined && (typeof v !== 'number' || !(v >= 0))) throw new TypeError(`MemoryMaintenanceMiddleware: ${k} must be a number >= 0, got ${String(v)}.`);
+      if (v !== undefined && (typeof v !== 'number' || !(v >= 0)))
+        throw new TypeError(`MemoryMaintenanceMiddleware: ${k} must be a number >= 0, got ${String(v)}.`);
     }
     this.work = new DetachedWork('memory maintenance', options);
     this.intervalMs = options.intervalMs ?? 86_400_000;
@@ -79,7 +81,13 @@ export class MemoryMaintenanceMiddleware implements Middleware {
     return defer(() =>
       next(input).pipe(
         tap((e) => {
-          if (e.type !== 'REPLY_END' || e.replyId !== ctx.replyId || e.source !== agent.name || e.finishReason !== 'completed') return;
+          if (
+            e.type !== 'REPLY_END' ||
+            e.replyId !== ctx.replyId ||
+            e.source !== agent.name ||
+            e.finishReason !== 'completed'
+          )
+            return;
           const key = this.options.fileSystem.root;
           if (this.work.busy(key)) return; // one run at a time; the running one covers this reply
           void this.work.start(
@@ -104,7 +112,13 @@ export class MemoryMaintenanceMiddleware implements Middleware {
     if (!due.length) return;
     const ledgers = await Promise.all(due.map(async (path) => ({ path, text: (await readText(fs, path)) ?? '' })));
     const current = (await readText(fs, WORKSPACE_LAYOUT.memory)) ?? '';
-    const memory = await consolidate(model, current, ledgers, this.maxChars, AbortSignal.timeout(this.options.timeoutMs ?? 300_000));
+    const memory = await consolidate(
+      model,
+      current,
+      ledgers,
+      this.maxChars,
+      AbortSignal.timeout(this.options.timeoutMs ?? 300_000),
+    );
     const stamp = now.toISOString().replace(/[:.]/g, '-');
     if (current.trim()) await fs.writeFile(`${MEMORY_ARCHIVE}/MEMORY-${stamp}.md`, current);
     await editSerially(fs, WORKSPACE_LAYOUT.memory, () => fs.writeFile(WORKSPACE_LAYOUT.memory, `${memory}\n`));

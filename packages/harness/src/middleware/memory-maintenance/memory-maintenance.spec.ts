@@ -2,7 +2,12 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 
 import { join } from 'node:path';
 import { Agent, type AgentEvent, REPLAY_GAP } from '@rxscope/core';
 import { InMemorySessionEventBus } from '@rxscope/core/node';
-import { startOpenAITestServer, type OpenAITestServer, type RecordedRequest, type ServerTurn } from '@rxscope/core/testing/node';
+import {
+  startOpenAITestServer,
+  type OpenAITestServer,
+  type RecordedRequest,
+  type ServerTurn,
+} from '@rxscope/core/testing/node';
 import { closeTestServer, run, systemPromptOf, tempDir, testServerModel } from '../../__tests__/helpers.js';
 import { LocalFileSystem } from '../../workspace/local-file-system.js';
 import { MAINTENANCE_FILE, MemoryMaintenanceMiddleware } from './index.js';
@@ -26,8 +31,14 @@ describe('MemoryMaintenanceMiddleware (through the OpenAI-compatible test server
     logged.length = 0;
     mkdirSync(join(dir.path, 'memory'), { recursive: true });
     writeFileSync(join(dir.path, 'MEMORY.md'), '## User\n- The user is called Ada.\n');
-    writeFileSync(join(dir.path, 'memory', '2026-03-12.md'), '# Memory ledger 2026-03-12\n\n## 10:00 UTC — session s0\n- Ada moved to Lisbon.\n');
-    writeFileSync(join(dir.path, 'memory', '2026-03-14.md'), '# Memory ledger 2026-03-14\n\n## 08:00 UTC — session s0\n- Ada likes jazz.\n');
+    writeFileSync(
+      join(dir.path, 'memory', '2026-03-12.md'),
+      '# Memory ledger 2026-03-12\n\n## 10:00 UTC — session s0\n- Ada moved to Lisbon.\n',
+    );
+    writeFileSync(
+      join(dir.path, 'memory', '2026-03-14.md'),
+      '# Memory ledger 2026-03-14\n\n## 08:00 UTC — session s0\n- Ada likes jazz.\n',
+    );
   });
   afterEach(async () => {
     await closeTestServer(server);
@@ -35,8 +46,13 @@ describe('MemoryMaintenanceMiddleware (through the OpenAI-compatible test server
     dir.cleanup();
   });
 
-  async function setUp(turn: (request: RecordedRequest) => Promise<ServerTurn> | ServerTurn, options: { maxChars?: number } = {}) {
-    server = await startOpenAITestServer({ handler: (request) => (isMaintenance(request) ? turn(request) : { text: 'Sure.' }) });
+  async function setUp(
+    turn: (request: RecordedRequest) => Promise<ServerTurn> | ServerTurn,
+    options: { maxChars?: number } = {},
+  ) {
+    server = await startOpenAITestServer({
+      handler: (request) => (isMaintenance(request) ? turn(request) : { text: 'Sure.' }),
+    });
     const maintenance = new MemoryMaintenanceMiddleware({
       fileSystem: new LocalFileSystem(dir.path),
       bus,
@@ -45,7 +61,12 @@ describe('MemoryMaintenanceMiddleware (through the OpenAI-compatible test server
       ...options,
       onError: (e, what) => logged.push(`${what}: ${(e as Error).message}`),
     });
-    const agent = new Agent({ name: 'assistant', model: testServerModel(server), sessionId: 's1', middlewares: [maintenance] });
+    const agent = new Agent({
+      name: 'assistant',
+      model: testServerModel(server),
+      sessionId: 's1',
+      middlewares: [maintenance],
+    });
     return { maintenance, agent };
   }
 
@@ -74,15 +95,28 @@ describe('MemoryMaintenanceMiddleware (through the OpenAI-compatible test server
     expect(request).toContain('- The user is called Ada.');
     expect(request).toContain('Ledger memory/2026-03-12.md:');
     expect(request).not.toContain('Ada likes jazz'); // today's ledger is kept for later
-    expect(readFileSync(join(dir.path, 'MEMORY.md'), 'utf8')).toBe('## User\n- The user is called Ada.\n- Ada lives in Lisbon.\n');
+    expect(readFileSync(join(dir.path, 'MEMORY.md'), 'utf8')).toBe(
+      '## User\n- The user is called Ada.\n- Ada lives in Lisbon.\n',
+    );
     expect(existsSync(join(dir.path, 'memory', '2026-03-12.md'))).toBe(false);
-    expect(readFileSync(join(dir.path, 'memory', 'archive', '2026-03-12.md'), 'utf8')).toContain('- Ada moved to Lisbon.');
+    expect(readFileSync(join(dir.path, 'memory', 'archive', '2026-03-12.md'), 'utf8')).toContain(
+      '- Ada moved to Lisbon.',
+    );
     const archive = readdirSync(join(dir.path, 'memory', 'archive')).sort();
     expect(archive).toEqual(['2026-03-12.md', 'MEMORY-2026-03-14T09-00-00-000Z.md']);
-    expect(readFileSync(join(dir.path, 'memory', 'archive', archive[1]!), 'utf8')).toBe('## User\n- The user is called Ada.\n');
+    expect(readFileSync(join(dir.path, 'memory', 'archive', archive[1]!), 'utf8')).toBe(
+      '## User\n- The user is called Ada.\n',
+    );
     expect(existsSync(join(dir.path, 'memory', '2026-03-14.md'))).toBe(true);
     expect((await customEvents()).map((e) => e.type === 'CUSTOM' && [e.name, e.value])).toEqual([
-      ['memory_consolidated', { ledgers: ['memory/2026-03-12.md'], archived: ['memory/archive/2026-03-12.md'], chars: '## User\n- The user is called Ada.\n- Ada lives in Lisbon.'.length }],
+      [
+        'memory_consolidated',
+        {
+          ledgers: ['memory/2026-03-12.md'],
+          archived: ['memory/archive/2026-03-12.md'],
+          chars: '## User\n- The user is called Ada.\n- Ada lives in Lisbon.'.length,
+        },
+      ],
     ]);
   });
 
@@ -90,11 +124,17 @@ describe('MemoryMaintenanceMiddleware (through the OpenAI-compatible test server
     const { maintenance, agent } = await setUp(() => ({ text: '## User\n- Ada.' }));
     await run(agent, 'one');
     await maintenance.idle();
-    expect(JSON.parse(readFileSync(join(dir.path, MAINTENANCE_FILE), 'utf8'))).toEqual({ lastRunAt: '2026-03-14T09:00:00.000Z' });
+    expect(JSON.parse(readFileSync(join(dir.path, MAINTENANCE_FILE), 'utf8'))).toEqual({
+      lastRunAt: '2026-03-14T09:00:00.000Z',
+    });
     // A day later today's ledger is old enough, but a fresh middleware (another process) within the interval does nothing.
     now = new Date('2026-03-14T09:30:00Z');
     writeFileSync(join(dir.path, 'memory', '2026-03-13.md'), '- late ledger\n');
-    const other = new MemoryMaintenanceMiddleware({ fileSystem: new LocalFileSystem(dir.path), now: () => now, intervalMs: 3_600_000 });
+    const other = new MemoryMaintenanceMiddleware({
+      fileSystem: new LocalFileSystem(dir.path),
+      now: () => now,
+      intervalMs: 3_600_000,
+    });
     const agent2 = new Agent({ model: testServerModel(server), sessionId: 's2', middlewares: [other] });
     await run(agent2, 'two');
     await other.idle();
@@ -116,12 +156,19 @@ describe('MemoryMaintenanceMiddleware (through the OpenAI-compatible test server
     expect(existsSync(join(dir.path, 'memory', 'archive'))).toBe(false);
     expect(existsSync(join(dir.path, MAINTENANCE_FILE))).toBe(false);
     const [failed] = await customEvents();
-    expect(failed).toMatchObject({ name: 'memory_maintenance_failed', value: { error: expect.stringContaining('over the limit of 100') } });
-    expect(logged).toEqual([expect.stringMatching(/^memory maintenance of session "s1": the model's MEMORY.md has 500 characters/)]);
+    expect(failed).toMatchObject({
+      name: 'memory_maintenance_failed',
+      value: { error: expect.stringContaining('over the limit of 100') },
+    });
+    expect(logged).toEqual([
+      expect.stringMatching(/^memory maintenance of session "s1": the model's MEMORY.md has 500 characters/),
+    ]);
   });
 
   it('checks its options', () => {
-    expect(() => new MemoryMaintenanceMiddleware({ fileSystem: new LocalFileSystem(dir.path), intervalMs: -1 })).toThrow(/intervalMs must be a number >= 0/);
+    expect(
+      () => new MemoryMaintenanceMiddleware({ fileSystem: new LocalFileSystem(dir.path), intervalMs: -1 }),
+    ).toThrow(/intervalMs must be a number >= 0/);
     expect(() => new MemoryMaintenanceMiddleware({} as never)).toThrow(/needs the workspace/);
   });
 });

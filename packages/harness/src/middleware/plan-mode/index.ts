@@ -66,7 +66,8 @@ export class PlanModeMiddleware implements Middleware {
   private readonly banner: string;
 
   constructor(options: PlanModeOptions) {
-    if (!options?.fileSystem) throw new TypeError('PlanModeMiddleware needs the workspace fileSystem (where plan_write writes the plan).');
+    if (!options?.fileSystem)
+      throw new TypeError('PlanModeMiddleware needs the workspace fileSystem (where plan_write writes the plan).');
     this.planTools = planTools(options.fileSystem);
     this.names = new Set([this.planTools.enter.name, this.planTools.write.name, this.planTools.exit.name]);
     this.banner = options.banner ?? DEFAULT_BANNER;
@@ -83,7 +84,11 @@ export class PlanModeMiddleware implements Middleware {
 
   onAgent(agent: Agent, ctx: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent> {
     return defer(() => {
-      agent.permissions.addRule({ behavior: 'ask', tool: this.planTools.exit.name, reason: 'Leaving plan mode needs your approval of the plan.' });
+      agent.permissions.addRule({
+        behavior: 'ask',
+        tool: this.planTools.exit.name,
+        reason: 'Leaving plan mode needs your approval of the plan.',
+      });
       // A restored state: the permission mode follows the persisted flag.
       if (this.isActive(ctx) && agent.permissions.mode !== 'plan') agent.permissions.setMode('plan');
       return next(input);
@@ -132,6 +137,11 @@ function deny(ctx: RuntimeContext, input: ActingInput): AgentEvent[] {
   const text = `Plan mode: "${input.tool.name}" may change things and is not allowed while planning. Write the plan with plan_write and ask for approval with plan_exit first.`;
   return [
     ctx.event('TOOL_RESULT_START', { blockId, toolCallId: input.toolCall.id, name: input.tool.name }),
-    ctx.event('TOOL_RESULT_END', { blockId, toolCallId: input.toolCall.id, status: 'denied', output: [{ type: 'text', text }] }),
+    ctx.event('TOOL_RESULT_END', {
+      blockId,
+      toolCallId: input.toolCall.id,
+      status: 'denied',
+      output: [{ type: 'text', text }],
+    }),
   ];
 }

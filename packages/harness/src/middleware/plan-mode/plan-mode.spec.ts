@@ -1,7 +1,17 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startOpenAITestServer, type OpenAITestServer } from '@rxscope/core/testing/node';
-import { closeTestServer, customValues, ofType, resultOf, run, systemPromptOf, tempDir, testServerModel, textOfResult } from '../../__tests__/helpers.js';
+import {
+  closeTestServer,
+  customValues,
+  ofType,
+  resultOf,
+  run,
+  systemPromptOf,
+  tempDir,
+  testServerModel,
+  textOfResult,
+} from '../../__tests__/helpers.js';
 import { createHarnessAgent } from '../../create-harness-agent.js';
 
 describe('PlanModeMiddleware', () => {
@@ -51,7 +61,10 @@ describe('PlanModeMiddleware', () => {
     expect(saved.permissions.mode).toBe('plan');
 
     // A rejected exit stays in plan mode.
-    const rejected = await run(agent, { type: 'USER_CONFIRM_RESULT', results: [{ toolCallId: 'exit1', confirmed: false, reason: 'add tests' }] });
+    const rejected = await run(agent, {
+      type: 'USER_CONFIRM_RESULT',
+      results: [{ toolCallId: 'exit1', confirmed: false, reason: 'add tests' }],
+    });
     expect(resultOf(rejected.events, 'exit1').status).toBe('denied');
     expect(customValues(rejected.events, 'plan_mode_changed')).toEqual([]);
     expect(systemPromptOf(server.requests[3]!)).toContain('Plan mode is active');
@@ -60,7 +73,10 @@ describe('PlanModeMiddleware', () => {
     // A confirmed exit leaves it: the next step has no banner and may write.
     const again = await run(agent, 'The plan is fine now.');
     expect(again.end.finishReason).toBe('awaiting_confirmation');
-    const approved = await run(agent, { type: 'USER_CONFIRM_RESULT', results: [{ toolCallId: 'exit2', confirmed: true }] });
+    const approved = await run(agent, {
+      type: 'USER_CONFIRM_RESULT',
+      results: [{ toolCallId: 'exit2', confirmed: true }],
+    });
     expect(customValues(approved.events, 'plan_mode_changed')).toEqual([{ active: false }]);
     expect(systemPromptOf(server.requests[5]!)).not.toContain('Plan mode is active');
     expect(resultOf(approved.events, 'write').status).toBe('success');
@@ -79,7 +95,12 @@ describe('PlanModeMiddleware', () => {
     });
     const first = createHarnessAgent({ model: testServerModel(server), workspace: dir.path, planMode: true });
     await run(first, 'plan');
-    const restored = createHarnessAgent({ model: testServerModel(server), workspace: dir.path, planMode: true, state: first.saveState() });
+    const restored = createHarnessAgent({
+      model: testServerModel(server),
+      workspace: dir.path,
+      planMode: true,
+      state: first.saveState(),
+    });
     const { events } = await run(restored, 'write b.txt');
     expect(systemPromptOf(server.requests[2]!)).toContain('Plan mode is active');
     expect(resultOf(events, 'w').status).toBe('denied');

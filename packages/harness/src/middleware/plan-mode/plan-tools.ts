@@ -26,7 +26,8 @@ export function planTools(fs: WorkspaceFileSystem): PlanTools {
       input: z.object({}).strict(),
       readOnly: true,
       concurrencySafe: false,
-      execute: () => `Plan mode is on. Explore with read-only tools, write the plan to ${WORKSPACE_LAYOUT.plan} with plan_write, then call plan_exit.`,
+      execute: () =>
+        `Plan mode is on. Explore with read-only tools, write the plan to ${WORKSPACE_LAYOUT.plan} with plan_write, then call plan_exit.`,
     }),
     write: defineTool({
       name: 'plan_write',
@@ -41,7 +42,8 @@ export function planTools(fs: WorkspaceFileSystem): PlanTools {
     }),
     exit: defineTool({
       name: 'plan_exit',
-      description: 'Ask the user to approve the plan and leave plan mode. Only a confirmation leaves plan mode; if it is rejected, keep planning.',
+      description:
+        'Ask the user to approve the plan and leave plan mode. Only a confirmation leaves plan mode; if it is rejected, keep planning.',
       input: z.object({ summary: z.string().optional().describe('A short summary of the plan for the user.') }),
       readOnly: true,
       concurrencySafe: false,

@@ -2,8 +2,22 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { lastValueFrom, toArray } from 'rxjs';
 import { Agent, type AgentEvent } from '@rxscope/core';
-import { startOpenAITestServer, type OpenAITestServer, type RecordedRequest, type ServerTurn } from '@rxscope/core/testing/node';
-import { closeTestServer, ofType, resultOf, run, tempDir, testServerModel, textOfResult, wireToolResults } from '../../__tests__/helpers.js';
+import {
+  startOpenAITestServer,
+  type OpenAITestServer,
+  type RecordedRequest,
+  type ServerTurn,
+} from '@rxscope/core/testing/node';
+import {
+  closeTestServer,
+  ofType,
+  resultOf,
+  run,
+  tempDir,
+  testServerModel,
+  textOfResult,
+  wireToolResults,
+} from '../../__tests__/helpers.js';
 import { createHarnessAgent } from '../../create-harness-agent.js';
 import { LocalSandbox } from '../../sandbox/local-sandbox.js';
 import type { Sandbox, SandboxSession } from '../../sandbox/sandbox.js';
@@ -39,7 +53,9 @@ const runTheMessage = (req: RecordedRequest): ServerTurn => {
   const sinceUser = messages.slice(messages.map((m) => m.role).lastIndexOf('user'));
   const result = sinceUser.find((m) => m.role === 'tool');
   if (result) return { text: `result: ${typeof result.content === 'string' ? result.content : ''}` };
-  return { toolCalls: [{ id: `call_${lastUserText(req).length}`, name: 'execute', input: { command: lastUserText(req) } }] };
+  return {
+    toolCalls: [{ id: `call_${lastUserText(req).length}`, name: 'execute', input: { command: lastUserText(req) } }],
+  };
 };
 const waitFor = async (check: () => boolean, ms = 5000) => {
   const until = Date.now() + ms;
@@ -75,7 +91,12 @@ describe('SandboxLifecycleMiddleware', () => {
   it('acquires once per reply and releases at the end, on error and on unsubscribe (killing the running command)', async () => {
     server = await startOpenAITestServer({ handler: runTheMessage });
     const sandbox = new CountingSandbox();
-    const agent = createHarnessAgent({ model: testServerModel(server), workspace: dir.path, sandbox, execute: { askPermission: false } });
+    const agent = createHarnessAgent({
+      model: testServerModel(server),
+      workspace: dir.path,
+      sandbox,
+      execute: { askPermission: false },
+    });
     await run(agent, 'echo one');
     expect([sandbox.acquired, sandbox.released]).toEqual([1, 1]);
 

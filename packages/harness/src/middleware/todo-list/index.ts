@@ -18,7 +18,16 @@
  */
 import { concatMap, type Observable, of } from 'rxjs';
 import { z } from 'zod';
-import { type ActingInput, type Agent, type AgentEvent, defineTool, type Middleware, type Next, type RuntimeContext, type Tool } from '@rxscope/core';
+import {
+  type ActingInput,
+  type Agent,
+  type AgentEvent,
+  defineTool,
+  type Middleware,
+  type Next,
+  type RuntimeContext,
+  type Tool,
+} from '@rxscope/core';
 
 /** One task of the list. */
 export interface Todo {

@@ -1,5 +1,13 @@
 import { startOpenAITestServer, type OpenAITestServer } from '@rxscope/core/testing/node';
-import { closeTestServer, customValues, resultOf, run, systemPromptOf, tempDir, testServerModel } from '../../__tests__/helpers.js';
+import {
+  closeTestServer,
+  customValues,
+  resultOf,
+  run,
+  systemPromptOf,
+  tempDir,
+  testServerModel,
+} from '../../__tests__/helpers.js';
 import { createHarnessAgent } from '../../create-harness-agent.js';
 
 describe('TodoListMiddleware', () => {
@@ -29,11 +37,17 @@ describe('TodoListMiddleware', () => {
     const { events } = await run(agent, 'Fix the parser');
     expect(customValues(events, 'todos_updated')).toEqual([{ todos }]);
     expect(systemPromptOf(server.requests[0]!)).not.toContain('Your task list');
-    expect(systemPromptOf(server.requests[1]!)).toContain('- [x] Read the parser\n- [~] Fix the bug\n- [ ] Run the tests');
+    expect(systemPromptOf(server.requests[1]!)).toContain(
+      '- [x] Read the parser\n- [~] Fix the bug\n- [ ] Run the tests',
+    );
     expect(agent.saveState().middlewareState['TodoListMiddleware']).toEqual({ todos });
 
     // A restored agent shows the list; an invalid list is an error result and changes nothing.
-    const restored = createHarnessAgent({ model: testServerModel(server), workspace: dir.path, state: agent.saveState() });
+    const restored = createHarnessAgent({
+      model: testServerModel(server),
+      workspace: dir.path,
+      state: agent.saveState(),
+    });
     const second = await run(restored, 'go on');
     expect(systemPromptOf(server.requests[2]!)).toContain('- [~] Fix the bug');
     expect(resultOf(second.events, 'bad').status).toBe('error');

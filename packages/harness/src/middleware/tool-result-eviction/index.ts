@@ -59,7 +59,14 @@ export interface ToolResultEvictionOptions {
 }
 
 /** The file tools, whose results are never evicted by default. */
-export const FILE_TOOL_NAMES: readonly string[] = ['read_file', 'write_file', 'edit_file', 'list_files', 'glob_files', 'grep_files'];
+export const FILE_TOOL_NAMES: readonly string[] = [
+  'read_file',
+  'write_file',
+  'edit_file',
+  'list_files',
+  'glob_files',
+  'grep_files',
+];
 
 const POINTER = '[Tool result evicted:';
 
@@ -75,10 +82,12 @@ export class ToolResultEvictionMiddleware implements Middleware {
   private readonly maxAgeMs: number;
 
   constructor(options: ToolResultEvictionOptions) {
-    if (!options?.fileSystem) throw new TypeError('ToolResultEvictionMiddleware needs the workspace fileSystem (where evicted results go).');
+    if (!options?.fileSystem)
+      throw new TypeError('ToolResultEvictionMiddleware needs the workspace fileSystem (where evicted results go).');
     this.fs = options.fileSystem;
     this.maxResultChars = options.maxResultChars ?? 80_000;
-    if (!(this.maxResultChars >= 100)) throw new RangeError(`maxResultChars must be at least 100, got ${options.maxResultChars}.`);
+    if (!(this.maxResultChars >= 100))
+      throw new RangeError(`maxResultChars must be at least 100, got ${options.maxResultChars}.`);
     this.headChars = Math.min(options.headChars ?? 2000, Math.floor(this.maxResultChars / 4));
     this.tailChars = Math.min(options.tailChars ?? 1000, Math.floor(this.maxResultChars / 4));
     this.exclude = new Set(options.exclude ?? FILE_TOOL_NAMES);
@@ -98,20 +107,37 @@ export class ToolResultEvictionMiddleware implements Middleware {
     );
   }
 
-  private async evict(agent: Agent, ctx: RuntimeContext, end: AgentEventOf<'TOOL_RESULT_END'>, text: string): Promise<AgentEvent[]> {
+  private async evict(
+    agent: Agent,
+    ctx: RuntimeContext,
+    end: AgentEventOf<'TOOL_RESULT_END'>,
+    text: string,
+  ): Promise<AgentEvent[]> {
     const safeId = end.toolCallId.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64) || 'call';
     const path = `${WORKSPACE_LAYOUT.largeToolResults}/${safeId}-${newId('r').slice(-10)}.txt`;
     try {
       await this.fs.writeFile(path, text);
     } catch (e) {
-      return [end, ctx.event('CUSTOM', { name: 'tool_result_eviction_failed', value: { toolCallId: end.toolCallId, error: (e as Error).message } })];
+      return [
+        end,
+        ctx.event('CUSTOM', {
+          name: 'tool_result_eviction_failed',
+          value: { toolCallId: end.toolCallId, error: (e as Error).message },
+        }),
+      ];
     }
     await this.prune(path).catch(() => undefined);
     const pointer = this.pointer(agent, path, text);
-    const output: ToolResultContent[] = [{ type: 'text', text: pointer }, ...end.output.filter((b) => b.type !== 'text')];
+    const output: ToolResultContent[] = [
+      { type: 'text', text: pointer },
+      ...end.output.filter((b) => b.type !== 'text'),
+    ];
     return [
       { ...end, output },
-      ctx.event('CUSTOM', { name: 'tool_result_evicted', value: { toolCallId: end.toolCallId, path, chars: text.length } }),
+      ctx.event('CUSTOM', {
+        name: 'tool_result_evicted',
+        value: { toolCallId: end.toolCallId, path, chars: text.length },
+      }),
     ];
   }
 
@@ -132,7 +158,9 @@ export class ToolResultEvictionMiddleware implements Middleware {
 
   /** Keeps at most `maxFiles` evicted files, none older than `maxAgeDays` (the new one always stays). */
   private async prune(keep: string): Promise<void> {
-    const entries = (await this.fs.list(WORKSPACE_LAYOUT.largeToolResults)).filter((e) => e.type === 'file' && e.path !== keep);
+    const entries = (await this.fs.list(WORKSPACE_LAYOUT.largeToolResults)).filter(
+      (e) => e.type === 'file' && e.path !== keep,
+    );
     const stats = (await Promise.all(entries.map((e) => this.fs.stat(e.path)))).filter((s) => s !== undefined);
     stats.sort((a, b) => b.mtimeMs - a.mtimeMs);
     const now = Date.now();

@@ -24,7 +24,8 @@ const dump = defineTool({
   name: 'dump',
   description: 'Returns a lot of text',
   input: z.object({ size: z.number() }),
-  execute: ({ size }) => `FIRST-LINE\n${'x'.repeat(99)}\n`.repeat(Math.ceil(size / 111)).slice(0, size - 10) + '\nLAST-LINE',
+  execute: ({ size }) =>
+    `FIRST-LINE\n${'x'.repeat(99)}\n`.repeat(Math.ceil(size / 111)).slice(0, size - 10) + '\nLAST-LINE',
 });
 const evicted = (dir: string) => readdirSync(join(dir, 'large_tool_results')).sort();
 
@@ -42,7 +43,12 @@ describe('ToolResultEvictionMiddleware', () => {
     server = await startOpenAITestServer({
       script: [{ toolCalls: [{ id: 'big', name: 'dump', input: { size: 5000 } }] }, { text: 'seen' }],
     });
-    const agent = createHarnessAgent({ model: testServerModel(server), workspace: dir.path, tools: [dump], toolResultEviction: { maxResultChars: 1000 } });
+    const agent = createHarnessAgent({
+      model: testServerModel(server),
+      workspace: dir.path,
+      tools: [dump],
+      toolResultEviction: { maxResultChars: 1000 },
+    });
     const { events } = await run(agent, 'dump');
     const [info] = customValues<{ toolCallId: string; path: string; chars: number }>(events, 'tool_result_evicted');
     expect(info).toMatchObject({ toolCallId: 'big', chars: 5000 });
@@ -73,7 +79,12 @@ describe('ToolResultEvictionMiddleware', () => {
         return { text: 'done' };
       },
     });
-    const agent = createHarnessAgent({ model: testServerModel(server), workspace: dir.path, tools: [dump], toolResultEviction: { maxResultChars: 1000 } });
+    const agent = createHarnessAgent({
+      model: testServerModel(server),
+      workspace: dir.path,
+      tools: [dump],
+      toolResultEviction: { maxResultChars: 1000 },
+    });
     const { events } = await run(agent, 'dump, then read it back');
     expect(customValues(events, 'tool_result_evicted')).toHaveLength(1);
     expect(evicted(dir.path)).toHaveLength(1);
@@ -124,7 +135,9 @@ describe('ToolResultEvictionMiddleware', () => {
       tools: [dump],
       toolResultEviction: { maxResultChars: 1000 },
     });
-    expect(textOfResult(resultOf((await run(withTools)).events, 'a'))).toMatch(/read it in parts with read_file .* or search it with grep_files/);
+    expect(textOfResult(resultOf((await run(withTools)).events, 'a'))).toMatch(
+      /read it in parts with read_file .* or search it with grep_files/,
+    );
     const without = createHarnessAgent({
       model: new ScriptedChatModel([{ toolCalls: [{ id: 'b', name: 'dump', input: { size: 3000 } }] }, { text: 'ok' }]),
       workspace: dir.path,
@@ -138,11 +151,22 @@ describe('ToolResultEvictionMiddleware', () => {
   });
 
   describe('tool-call ids and write failures', () => {
-    const ctx = { event: (type: string, fields: object) => createEvent(type as never, fields as never, { replyId: 'r', source: 'a' }) } as unknown as RuntimeContext;
+    const ctx = {
+      event: (type: string, fields: object) =>
+        createEvent(type as never, fields as never, { replyId: 'r', source: 'a' }),
+    } as unknown as RuntimeContext;
     const agent = { tools: [] as Tool[] } as unknown as Agent;
     const evict = (mw: ToolResultEvictionMiddleware, toolCallId: string): Promise<AgentEvent[]> => {
-      const end = createEvent('TOOL_RESULT_END', { blockId: 'b', toolCallId, status: 'success', output: [{ type: 'text', text: 'y'.repeat(500) }] }, { replyId: 'r', source: 'a' });
-      const input = { toolCall: { type: 'tool_call' as const, id: toolCallId, name: 'dump', arguments: '{}' }, tool: dump, input: { size: 500 } };
+      const end = createEvent(
+        'TOOL_RESULT_END',
+        { blockId: 'b', toolCallId, status: 'success', output: [{ type: 'text', text: 'y'.repeat(500) }] },
+        { replyId: 'r', source: 'a' },
+      );
+      const input = {
+        toolCall: { type: 'tool_call' as const, id: toolCallId, name: 'dump', arguments: '{}' },
+        tool: dump,
+        input: { size: 500 },
+      };
       return lastValueFrom(mw.onActing(agent, ctx, input, () => of(end)).pipe(toArray()));
     };
 
@@ -166,7 +190,9 @@ describe('ToolResultEvictionMiddleware', () => {
 
     it('a failed write leaves the result untouched and says so', async () => {
       const fs = new LocalFileSystem(dir.path);
-      const failing = Object.assign(Object.create(fs) as LocalFileSystem, { writeFile: () => Promise.reject(new Error('disk full')) });
+      const failing = Object.assign(Object.create(fs) as LocalFileSystem, {
+        writeFile: () => Promise.reject(new Error('disk full')),
+      });
       const events = await evict(new ToolResultEvictionMiddleware({ fileSystem: failing, maxResultChars: 100 }), 'c1');
       expect(events[0]).toMatchObject({ type: 'TOOL_RESULT_END', output: [{ type: 'text', text: 'y'.repeat(500) }] });
       expect(customValues(events, 'tool_result_eviction_failed')).toEqual([{ toolCallId: 'c1', error: 'disk full' }]);
@@ -176,7 +202,14 @@ describe('ToolResultEvictionMiddleware', () => {
       const mw = new ToolResultEvictionMiddleware({ fileSystem: new LocalFileSystem(dir.path), maxResultChars: 100 });
       const [rewritten] = await evict(mw, 'once');
       const again = await lastValueFrom(
-        mw.onActing(agent, ctx, { toolCall: { type: 'tool_call', id: 'once', name: 'dump', arguments: '{}' }, tool: dump, input: {} }, () => of(rewritten!)).pipe(toArray()),
+        mw
+          .onActing(
+            agent,
+            ctx,
+            { toolCall: { type: 'tool_call', id: 'once', name: 'dump', arguments: '{}' }, tool: dump, input: {} },
+            () => of(rewritten!),
+          )
+          .pipe(toArray()),
       );
       expect(again).toEqual([rewritten]);
     });

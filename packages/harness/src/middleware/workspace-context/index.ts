@@ -58,7 +58,8 @@ export class WorkspaceContextMiddleware implements Middleware {
   private knowledge: { mtimeMs: number; list: string } | undefined;
 
   constructor(options: WorkspaceContextOptions) {
-    if (typeof options?.workspace !== 'string' || options.workspace === '') throw new TypeError('WorkspaceContextMiddleware needs the workspace path.');
+    if (typeof options?.workspace !== 'string' || options.workspace === '')
+      throw new TypeError('WorkspaceContextMiddleware needs the workspace path.');
     this.root = options.workspace;
     this.memoryChars = (options.memoryTokens ?? 2000) * 4;
     this.maxAgentsChars = options.maxAgentsChars ?? 20_000;
@@ -107,10 +108,16 @@ export class WorkspaceContextMiddleware implements Middleware {
     if (this.knowledge?.mtimeMs === st.mtimeMs) return this.knowledge.list;
     const files = readdirSync(dir, { recursive: true, withFileTypes: true })
       .filter((e) => e.isFile())
-      .map((e) => join(e.parentPath ?? dir, e.name).slice(this.root.length + 1).split('\\').join('/'))
+      .map((e) =>
+        join(e.parentPath ?? dir, e.name)
+          .slice(this.root.length + 1)
+          .split('\\')
+          .join('/'),
+      )
       .sort();
     const shown = files.slice(0, this.maxKnowledgeFiles).map((f) => `- ${f}`);
-    if (files.length > shown.length) shown.push(`- … and ${files.length - shown.length} more (list them with glob_files)`);
+    if (files.length > shown.length)
+      shown.push(`- … and ${files.length - shown.length} more (list them with glob_files)`);
     this.knowledge = { mtimeMs: st.mtimeMs, list: shown.join('\n') };
     return this.knowledge.list;
   }

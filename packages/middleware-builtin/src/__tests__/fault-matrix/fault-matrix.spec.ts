@@ -4,7 +4,14 @@
 // call without its result, and leave a state that a new Agent resumes from.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Agent, type AgentEvent, type AgentEventOf, defineTool, InMemorySessionStore, type Middleware } from '@rxscope/core';
+import {
+  Agent,
+  type AgentEvent,
+  type AgentEventOf,
+  defineTool,
+  InMemorySessionStore,
+  type Middleware,
+} from '@rxscope/core';
 import { OpenAIChatModel } from '@rxscope/core/openai';
 import { assertConsistentConversation, assertReplyGrammar, ScriptedChatModel } from '@rxscope/core/testing';
 import { startOpenAITestServer, type OpenAITestServer } from '@rxscope/core/testing/node';
@@ -21,10 +28,26 @@ import { startRawFaultServer, type RawFaultServer } from './raw-server.js';
 const BOUND_MS = 4_000;
 
 const tools = [
-  defineTool({ name: 'get_weather', description: 'Weather of a city', input: z.object({ city: z.string() }), readOnly: true, execute: ({ city }) => `Sunny in ${city}` }),
-  defineTool({ name: 'explode', description: 'Always fails', input: z.object({}), execute: () => Promise.reject(new Error('the tool blew up')) }),
+  defineTool({
+    name: 'get_weather',
+    description: 'Weather of a city',
+    input: z.object({ city: z.string() }),
+    readOnly: true,
+    execute: ({ city }) => `Sunny in ${city}`,
+  }),
+  defineTool({
+    name: 'explode',
+    description: 'Always fails',
+    input: z.object({}),
+    execute: () => Promise.reject(new Error('the tool blew up')),
+  }),
   // Ignores its abort signal on purpose: only a timeout or an interrupt ends the call.
-  defineTool({ name: 'hang', description: 'Never answers', input: z.object({}), execute: () => new Promise<string>(() => undefined) }),
+  defineTool({
+    name: 'hang',
+    description: 'Never answers',
+    input: z.object({}),
+    execute: () => new Promise<string>(() => undefined),
+  }),
 ];
 
 const throwing: Middleware = {
@@ -43,10 +66,14 @@ class FailingStore extends InMemorySessionStore {
 function middlewaresFor(fault: Fault, config: Configuration, reported: string[]): Middleware[] {
   const layers: Middleware[] = [];
   if (config === 'built-ins') {
-    layers.push(new RetryMiddleware({ initialDelayMs: 20, maxDelayMs: 50, jitter: 0 }), new TimeoutMiddleware({ idleMs: 300, toolCallMs: 200 }));
+    layers.push(
+      new RetryMiddleware({ initialDelayMs: 20, maxDelayMs: 50, jitter: 0 }),
+      new TimeoutMiddleware({ idleMs: 300, toolCallMs: 200 }),
+    );
   }
   if (fault.local === 'middleware_throws') layers.push(throwing);
-  if (fault.local === 'middleware_throws_resilient') layers.push(resilient(throwing, { onError: (e) => reported.push((e as Error).message) }));
+  if (fault.local === 'middleware_throws_resilient')
+    layers.push(resilient(throwing, { onError: (e) => reported.push((e as Error).message) }));
   return layers;
 }
 
@@ -79,13 +106,26 @@ describe('fault matrix: OpenAIChatModel over HTTP, bare and with the built-ins',
       server = await startOpenAITestServer({ script: [...(fault.turns ?? [])] });
       baseURL = server.url;
     }
-    const model = new OpenAIChatModel({ model: 'gpt-test', apiKey: 'sk-test', baseURL, configuration: { logLevel: 'off' } });
+    const model = new OpenAIChatModel({
+      model: 'gpt-test',
+      apiKey: 'sk-test',
+      baseURL,
+      configuration: { logLevel: 'off' },
+    });
     const store = fault.local === 'store_save_fails' ? new FailingStore() : undefined;
     const reported: string[] = [];
-    const agent = new Agent({ model, tools, middlewares: middlewaresFor(fault, config, reported), ...(store && { store, sessionId: 's-1' }) });
+    const agent = new Agent({
+      model,
+      tools,
+      middlewares: middlewaresFor(fault, config, reported),
+      ...(store && { store, sessionId: 's-1' }),
+    });
 
     const t0 = performance.now();
-    const cut = expected.interruptAfterMs === undefined ? undefined : setTimeout(() => agent.interrupt(), expected.interruptAfterMs);
+    const cut =
+      expected.interruptAfterMs === undefined
+        ? undefined
+        : setTimeout(() => agent.interrupt(), expected.interruptAfterMs);
     let events: AgentEvent[];
     try {
       events = await lastValueFrom(agent.reply('hi').pipe(toArray(), timeout(BOUND_MS)));
@@ -98,7 +138,10 @@ describe('fault matrix: OpenAIChatModel over HTTP, bare and with the built-ins',
 
     const end: AgentEventOf<'REPLY_END'> = assertReplyGrammar(events);
     assertConsistentConversation(agent.context);
-    expect({ finish: end.finishReason, code: end.error?.code }).toEqual({ finish: expected.finish, code: expected.code });
+    expect({ finish: end.finishReason, code: end.error?.code }).toEqual({
+      finish: expected.finish,
+      code: expected.code,
+    });
     if (expected.error) expect(end.error).toMatchObject(expected.error);
     if (expected.text !== undefined) expect(textOf(events)).toBe(expected.text);
     if (expected.toolResult) {

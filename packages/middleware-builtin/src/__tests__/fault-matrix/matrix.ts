@@ -40,31 +40,55 @@ export interface Fault {
   /** Or a fault only a bare HTTP server produces (healthy answers after it). */
   readonly raw?: RawFault;
   /** Something other than the wire that fails. */
-  readonly local?: 'tool_throws' | 'tool_hangs' | 'middleware_throws' | 'middleware_throws_resilient' | 'store_save_fails';
+  readonly local?:
+    'tool_throws' | 'tool_hangs' | 'middleware_throws' | 'middleware_throws_resilient' | 'store_save_fails';
   readonly outcome: Readonly<Record<Configuration, Outcome>>;
 }
 
-const weatherCall = (id: string): ServerTurn => ({ toolCalls: [{ name: 'get_weather', input: { city: 'Paris' }, id }] });
+const weatherCall = (id: string): ServerTurn => ({
+  toolCalls: [{ name: 'get_weather', input: { city: 'Paris' }, id }],
+});
 const both = (o: Outcome): Record<Configuration, Outcome> => ({ bare: o, 'built-ins': o });
-const completed = (requests: number, says: string, more: Partial<Outcome> = {}): Outcome => ({ finish: 'completed', requests, says, text: 'recovered', ...more });
-const failed = (code: string, requests: number, says: string, more: Partial<Outcome> = {}): Outcome => ({ finish: 'error', code, requests, says, ...more });
+const completed = (requests: number, says: string, more: Partial<Outcome> = {}): Outcome => ({
+  finish: 'completed',
+  requests,
+  says,
+  text: 'recovered',
+  ...more,
+});
+const failed = (code: string, requests: number, says: string, more: Partial<Outcome> = {}): Outcome => ({
+  finish: 'error',
+  code,
+  requests,
+  says,
+  ...more,
+});
 const retryable = { error: { retryable: true } };
 
 export const FAULTS: readonly Fault[] = [
   {
     name: 'HTTP 429 with Retry-After: 1',
     turns: [{ fault: 'rate_limit', retryAfterSeconds: 1 }, { text: 'recovered' }],
-    outcome: { bare: failed('rate_limited', 1, 'retryable, status 429', { error: { retryable: true, status: 429 } }), 'built-ins': completed(2, 'retried after the 1 s asked, then completed', { atLeastMs: 950 }) },
+    outcome: {
+      bare: failed('rate_limited', 1, 'retryable, status 429', { error: { retryable: true, status: 429 } }),
+      'built-ins': completed(2, 'retried after the 1 s asked, then completed', { atLeastMs: 950 }),
+    },
   },
   {
     name: 'HTTP 429 without Retry-After',
     raw: 'rate_limit_no_retry_after',
-    outcome: { bare: failed('rate_limited', 1, 'retryable', retryable), 'built-ins': completed(2, 'retried after the backoff, then completed') },
+    outcome: {
+      bare: failed('rate_limited', 1, 'retryable', retryable),
+      'built-ins': completed(2, 'retried after the backoff, then completed'),
+    },
   },
   {
     name: 'HTTP 500',
     turns: [{ fault: 'server_error' }, { text: 'recovered' }],
-    outcome: { bare: failed('server_error', 1, 'retryable', retryable), 'built-ins': completed(2, 'retried, then completed') },
+    outcome: {
+      bare: failed('server_error', 1, 'retryable', retryable),
+      'built-ins': completed(2, 'retried, then completed'),
+    },
   },
   {
     name: 'HTTP 401',
@@ -74,38 +98,67 @@ export const FAULTS: readonly Fault[] = [
   {
     name: 'connection reset before the first byte',
     raw: 'reset_before_first_byte',
-    outcome: { bare: failed('connection_error', 1, 'retryable', retryable), 'built-ins': completed(2, 'retried, then completed') },
+    outcome: {
+      bare: failed('connection_error', 1, 'retryable', retryable),
+      'built-ins': completed(2, 'retried, then completed'),
+    },
   },
   {
     name: 'connection reset mid-stream',
     turns: [{ text: ['Once ', 'upon ', 'a ', 'time'], fault: 'drop_mid_stream' }, { text: 'never sent' }],
-    outcome: both(failed('connection_error', 1, 'not retried: the partial text was shown (RetryMiddleware `buffer: true` retries it)', { text: 'Once ' })),
+    outcome: both(
+      failed(
+        'connection_error',
+        1,
+        'not retried: the partial text was shown (RetryMiddleware `buffer: true` retries it)',
+        { text: 'Once ' },
+      ),
+    ),
   },
   {
     name: 'malformed SSE',
     turns: [{ text: 'x', fault: 'malformed_sse' }, { text: 'recovered' }],
-    outcome: { bare: failed('malformed_response', 1, 'retryable', retryable), 'built-ins': completed(2, 'retried, then completed') },
+    outcome: {
+      bare: failed('malformed_response', 1, 'retryable', retryable),
+      'built-ins': completed(2, 'retried, then completed'),
+    },
   },
   {
     name: 'JSON completion answering a streamed request',
     raw: 'json_to_stream',
-    outcome: { bare: failed('empty_response', 1, 'retryable: the body holds no SSE event', retryable), 'built-ins': completed(2, 'retried, then completed') },
+    outcome: {
+      bare: failed('empty_response', 1, 'retryable: the body holds no SSE event', retryable),
+      'built-ins': completed(2, 'retried, then completed'),
+    },
   },
   {
     name: 'malformed tool-call JSON',
     turns: [{ ...weatherCall('call_bad'), fault: 'malformed_tool_json' }, { text: 'recovered' }],
-    outcome: both(completed(2, 'the call gets an error result naming the JSON problem; the model answers', { toolResult: { status: 'error', content: 'not valid JSON' } })),
+    outcome: both(
+      completed(2, 'the call gets an error result naming the JSON problem; the model answers', {
+        toolResult: { status: 'error', content: 'not valid JSON' },
+      }),
+    ),
   },
   {
     name: 'unknown tool',
     turns: [{ fault: 'unknown_tool' }, { text: 'recovered' }],
-    outcome: both(completed(2, 'the call gets an error result listing the tools; the model answers', { toolResult: { status: 'error', content: 'get_weather' } })),
+    outcome: both(
+      completed(2, 'the call gets an error result listing the tools; the model answers', {
+        toolResult: { status: 'error', content: 'get_weather' },
+      }),
+    ),
   },
   {
     name: 'stalled stream',
     turns: [{ fault: 'stall' }, { text: 'recovered' }],
     outcome: {
-      bare: { finish: 'interrupted', requests: 1, interruptAfterMs: 300, says: 'waits (no idle limit set) until `interrupt()`: ends `interrupted`, socket closed' },
+      bare: {
+        finish: 'interrupted',
+        requests: 1,
+        interruptAfterMs: 300,
+        says: 'waits (no idle limit set) until `interrupt()`: ends `interrupted`, socket closed',
+      },
       'built-ins': completed(2, '`idleMs` times it out, retried, then completed'),
     },
   },
@@ -113,22 +166,39 @@ export const FAULTS: readonly Fault[] = [
     name: 'tool throws',
     turns: [{ toolCalls: [{ name: 'explode', input: {}, id: 'call_x' }] }, { text: 'recovered' }],
     local: 'tool_throws',
-    outcome: both(completed(2, 'the call gets an error result with the message; the model answers', { toolResult: { status: 'error', content: 'the tool blew up' } })),
+    outcome: both(
+      completed(2, 'the call gets an error result with the message; the model answers', {
+        toolResult: { status: 'error', content: 'the tool blew up' },
+      }),
+    ),
   },
   {
     name: 'tool hangs past its timeout',
     turns: [{ toolCalls: [{ name: 'hang', input: {}, id: 'call_h' }] }, { text: 'recovered' }],
     local: 'tool_hangs',
     outcome: {
-      bare: { finish: 'interrupted', requests: 1, interruptAfterMs: 300, says: 'waits (no tool limit set) until `interrupt()`: the call gets an `interrupted` result', toolResult: { status: 'interrupted' } },
-      'built-ins': completed(2, '`toolCallMs` gives the call a timeout error result; the model answers', { toolResult: { status: 'error', content: 'timed out' } }),
+      bare: {
+        finish: 'interrupted',
+        requests: 1,
+        interruptAfterMs: 300,
+        says: 'waits (no tool limit set) until `interrupt()`: the call gets an `interrupted` result',
+        toolResult: { status: 'interrupted' },
+      },
+      'built-ins': completed(2, '`toolCallMs` gives the call a timeout error result; the model answers', {
+        toolResult: { status: 'error', content: 'timed out' },
+      }),
     },
   },
   {
     name: 'middleware throws',
     turns: [{ text: 'never sent' }],
     local: 'middleware_throws',
-    outcome: both({ finish: 'error', requests: 0, message: 'the middleware blew up', says: "error with the middleware's own error and message (no code), not retried; no request sent" }),
+    outcome: both({
+      finish: 'error',
+      requests: 0,
+      message: 'the middleware blew up',
+      says: "error with the middleware's own error and message (no code), not retried; no request sent",
+    }),
   },
   {
     name: 'middleware throws inside `resilient()`',
@@ -140,7 +210,13 @@ export const FAULTS: readonly Fault[] = [
     name: 'session store fails on save',
     turns: [{ text: 'recovered' }],
     local: 'store_save_fails',
-    outcome: both({ finish: 'error', requests: 1, message: 'disk full', text: 'recovered', says: "the reply ran, then ends with the store's error and message (no code); the state in memory is intact" }),
+    outcome: both({
+      finish: 'error',
+      requests: 1,
+      message: 'disk full',
+      text: 'recovered',
+      says: "the reply ran, then ends with the store's error and message (no code); the state in memory is intact",
+    }),
   },
 ];
 

@@ -27,7 +27,11 @@ function answerFault(fault: RawFault, req: IncomingMessage, res: ServerResponse)
   switch (fault) {
     case 'rate_limit_no_retry_after':
       res.writeHead(429, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: { message: 'Rate limit reached for requests.', type: 'requests', code: 'rate_limit_exceeded' } }));
+      res.end(
+        JSON.stringify({
+          error: { message: 'Rate limit reached for requests.', type: 'requests', code: 'rate_limit_exceeded' },
+        }),
+      );
       return;
     case 'reset_before_first_byte':
       req.socket.destroy();

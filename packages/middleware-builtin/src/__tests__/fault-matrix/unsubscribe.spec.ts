@@ -5,7 +5,12 @@
 import { Agent, type AgentEvent, defineTool, type Middleware } from '@rxscope/core';
 import { OpenAIChatModel } from '@rxscope/core/openai';
 import { assertConsistentConversation, assertReplyGrammar, ScriptedChatModel } from '@rxscope/core/testing';
-import { startOpenAITestServer, type OpenAITestServer, type RecordedRequest, type ServerTurn } from '@rxscope/core/testing/node';
+import {
+  startOpenAITestServer,
+  type OpenAITestServer,
+  type RecordedRequest,
+  type ServerTurn,
+} from '@rxscope/core/testing/node';
 import { lastValueFrom, timeout, toArray } from 'rxjs';
 import { z } from 'zod';
 import { RetryMiddleware } from '../../retry/index.js';
@@ -58,19 +63,34 @@ describe('unsubscribing at each phase of a reply (OpenAIChatModel over HTTP)', (
           });
         }),
     });
-    const lastUser = (r: RecordedRequest) => [...(r.body.messages ?? [])].reverse().find((m) => m.role === 'user')?.content;
+    const lastUser = (r: RecordedRequest) =>
+      [...(r.body.messages ?? [])].reverse().find((m) => m.role === 'user')?.content;
     const last = (r: RecordedRequest) => r.body.messages?.at(-1)?.role;
     server = await startOpenAITestServer({
       handler: (req, i): ServerTurn => {
         if (lastUser(req) === 'again') return { text: 'again' };
         if (phase.failFirst && i === 0) return { fault: 'server_error' };
         if (last(req) === 'tool') return { text: 'done' };
-        return { text: ['a', 'b', 'c', 'd'], chunkDelayMs: 20, toolCalls: [{ name: 'slow', input: {}, id: 'call_slow' }] };
+        return {
+          text: ['a', 'b', 'c', 'd'],
+          chunkDelayMs: 20,
+          toolCalls: [{ name: 'slow', input: {}, id: 'call_slow' }],
+        };
       },
     });
-    const model = new OpenAIChatModel({ model: 'gpt-test', apiKey: 'sk-test', baseURL: server.url, configuration: { logLevel: 'off' } });
+    const model = new OpenAIChatModel({
+      model: 'gpt-test',
+      apiKey: 'sk-test',
+      baseURL: server.url,
+      configuration: { logLevel: 'off' },
+    });
     const middlewares: Middleware[] =
-      config === 'built-ins' ? [new RetryMiddleware({ initialDelayMs: 300, jitter: 0 }), new TimeoutMiddleware({ idleMs: 1_000, toolCallMs: 1_000 })] : [];
+      config === 'built-ins'
+        ? [
+            new RetryMiddleware({ initialDelayMs: 300, jitter: 0 }),
+            new TimeoutMiddleware({ idleMs: 1_000, toolCallMs: 1_000 }),
+          ]
+        : [];
     const agent = new Agent({ model, tools: [slow], middlewares });
 
     // Unsubscribe at the phase's event.

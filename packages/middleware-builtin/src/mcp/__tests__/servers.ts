@@ -15,8 +15,16 @@ export const FILESYSTEM = join(packageDir('@modelcontextprotocol/server-filesyst
 export const PROBE = join(__dirname, 'probe-server.ts');
 export const TSX = require.resolve('tsx/cli');
 
-export const everythingStdio = (): McpStdioServer => ({ command: process.execPath, args: [EVERYTHING, 'stdio'], stderr: 'ignore' });
-export const filesystemStdio = (root: string): McpStdioServer => ({ command: process.execPath, args: [FILESYSTEM, root], stderr: 'ignore' });
+export const everythingStdio = (): McpStdioServer => ({
+  command: process.execPath,
+  args: [EVERYTHING, 'stdio'],
+  stderr: 'ignore',
+});
+export const filesystemStdio = (root: string): McpStdioServer => ({
+  command: process.execPath,
+  args: [FILESYSTEM, root],
+  stderr: 'ignore',
+});
 export const probeStdio = (log: string): McpStdioServer => ({
   command: process.execPath,
   args: [TSX, PROBE],
@@ -34,7 +42,8 @@ export async function waitFor(check: () => boolean, what: string, timeoutMs = 15
 }
 
 /** The lines a probe server wrote to its log so far. */
-export const probeLog = (file: string): string[] => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : []);
+export const probeLog = (file: string): string[] =>
+  existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
 
 /** A free TCP port on 127.0.0.1 (for servers that take a fixed PORT). */
 export async function freePort(): Promise<number> {
@@ -60,7 +69,10 @@ export async function startServerProcess(
   ready: RegExp,
   env: Record<string, string> = {},
 ): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';

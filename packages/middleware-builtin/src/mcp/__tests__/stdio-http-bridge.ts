@@ -20,7 +20,11 @@ export async function bridgeStdioOverHttp(target: McpStdioServer): Promise<Bridg
     const id = req.headers['mcp-session-id'];
     const existing = typeof id === 'string' ? sessions.get(id) : undefined;
     if (existing) return void existing.http.handleRequest(req, res);
-    const stdio = new StdioClientTransport({ command: target.command, args: [...(target.args ?? [])], stderr: 'ignore' });
+    const stdio = new StdioClientTransport({
+      command: target.command,
+      args: [...(target.args ?? [])],
+      stderr: 'ignore',
+    });
     const http: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (sid) => void sessions.set(sid, { http, stdio }),
