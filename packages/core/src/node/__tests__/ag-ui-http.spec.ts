@@ -144,7 +144,11 @@ describe('createAgUiHandler with HttpAgent', () => {
 
   it('refuses what is not a RunAgentInput, and a run with nothing new, before streaming', async () => {
     await setUp({ script: [] });
-    const bad = await fetch(`${http.url}/agui`, { method: 'POST', body: JSON.stringify({ threadId: 't' }) });
+    const bad = await fetch(`${http.url}/agui`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ threadId: 't' }),
+    });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({
       error: { code: 'invalid_run_input', message: expect.stringContaining('Not a RunAgentInput') as string },
@@ -152,6 +156,7 @@ describe('createAgUiHandler with HttpAgent', () => {
     expect((await fetch(`${http.url}/agui`)).status).toBe(405);
     const empty = await fetch(`${http.url}/agui`, {
       method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({
         threadId: 't',
         runId: 'r',

@@ -18,12 +18,16 @@ export interface AgUiHandlerOptions extends Omit<StreamAgentEventsOptions, 'sess
   readonly agent: Agent | ((threadId: string) => Agent);
   /** How a run's `messages` reach the agent (see `AgUiHistoryMode`). Default `'seed'`. */
   readonly history?: AgUiHistoryMode;
+  /** The largest `RunAgentInput` body accepted, in bytes; a larger one is a 413. Default 8 MiB. */
+  readonly maxBodyBytes?: number;
 }
 
 /**
  * A Node `http` handler that speaks the AG-UI HTTP protocol, so `HttpAgent` of `@ag-ui/client`
  * (and any AG-UI frontend built on it) talks to an rxscope agent: it reads a `RunAgentInput`
- * (POST, JSON, validated with `@ag-ui/core`'s schema: a bad one is a 400), runs it as
+ * (POST, `content-type: application/json` — anything else is a 415, so a cross-site form or
+ * `text/plain` post cannot start a run without a CORS preflight —, at most `maxBodyBytes`,
+ * validated with `@ag-ui/core`'s schema: a bad one is a 400), runs it as
  * {@link RxscopeAgUiAgent} does (new user messages, `resume` entries, results of frontend tools),
  * and streams the AG-UI events as SSE `data:` messages, with heartbeats, back-pressure, HTTP
  * errors before the stream (409 when the agent refuses the input) and `RUN_ERROR` when a failure
@@ -39,10 +43,18 @@ export interface AgUiHandlerOptions extends Omit<StreamAgentEventsOptions, 'sess
 export function createAgUiHandler(
   options: AgUiHandlerOptions,
 ): (req: IncomingMessage, res: ServerResponse) => Promise<StreamOutcome> {
-  const { agent, history, heartbeatMs, heartbeatComment, scheduler, ...streamOptions } = options;
+  const {
+    agent,
+    history,
+    heartbeatMs,
+    heartbeatComment,
+    scheduler,
+    maxBodyBytes = 8 * 1024 * 1024,
+    ...streamOptions
+  } = options;
   const runner = new RxscopeAgUiAgent({ agent, ...(history ? { history } : {}) });
   return (req, res) => {
-    const events$ = defer(() => from(readInput(req))).pipe(switchMap((input) => runner.run(input)));
+    const events$ = defer(() => from(readInput(req, maxBodyBytes))).pipe(switchMap((input) => runner.run(input)));
     const frames$ = withSseHeartbeats(
       events$.pipe(map((event) => encodeServerSentEvent({ data: JSON.stringify(event) }))),
       { heartbeatMs, heartbeatComment, scheduler },
@@ -62,10 +74,14 @@ export function createAgUiHandler(
   };
 }
 
-async function readInput(req: IncomingMessage): Promise<RunAgentInput> {
+async function readInput(req: IncomingMessage, maxBodyBytes: number): Promise<RunAgentInput> {
   if (req.method !== 'POST')
     throw new HttpError(405, 'AG-UI runs are POSTed: a RunAgentInput as JSON.', 'method_not_allowed');
-  const parsed = RunAgentInputSchema.safeParse(await readJsonBody(req, 8 * 1024 * 1024));
+  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/json' && !/^application\/[\w.-]+\+json$/.test(type)) {
+    throw new HttpError(415, 'AG-UI runs are sent as application/json.', 'unsupported_media_type');
+  }
+  const parsed = RunAgentInputSchema.safeParse(await readJsonBody(req, maxBodyBytes));
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new HttpError(
