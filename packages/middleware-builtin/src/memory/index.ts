@@ -46,6 +46,7 @@ import {
   type Tool,
 } from '@rxscope/core';
 import type { Memory, MemoryBackend, MemoryHeader } from './memory-backend.js';
+import { checkMemoryBackend } from './check-memory-backend.js';
 
 /** Options of {@link AgenticMemoryMiddleware}. */
 export interface AgenticMemoryOptions {
@@ -86,18 +87,7 @@ export class AgenticMemoryMiddleware implements Middleware {
 
   constructor(options: AgenticMemoryOptions) {
     const owner = 'AgenticMemoryMiddleware';
-    const b = options?.backend as Partial<MemoryBackend> | undefined;
-    if (
-      !b ||
-      typeof b.list !== 'function' ||
-      typeof b.read !== 'function' ||
-      typeof b.write !== 'function' ||
-      typeof b.search !== 'function'
-    ) {
-      throw new TypeError(
-        `${owner}: backend must be a MemoryBackend (list, read, write, search), e.g. new FileMemoryBackend({ dir }).`,
-      );
-    }
+    checkMemoryBackend(owner, options?.backend, 'new FileMemoryBackend({ dir })');
     const maxRecall = options.maxRecall ?? 5;
     if (!Number.isInteger(maxRecall) || maxRecall < 0)
       throw new RangeError(`${owner}: maxRecall must be an integer >= 0, got ${maxRecall}.`);

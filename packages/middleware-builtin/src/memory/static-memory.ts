@@ -13,6 +13,7 @@ import {
   textOfMsg,
 } from '@rxscope/core';
 import { checkMemory, type Memory, type MemoryBackend, type MemoryHeader } from './memory-backend.js';
+import { checkMemoryBackend } from './check-memory-backend.js';
 
 /**
  * One finished reply, as the write-back sees it.
@@ -113,18 +114,7 @@ export class StaticMemoryMiddleware implements Middleware {
 
   constructor(options: StaticMemoryOptions) {
     const owner = 'StaticMemoryMiddleware';
-    const b = options?.backend as Partial<MemoryBackend> | undefined;
-    if (
-      !b ||
-      typeof b.list !== 'function' ||
-      typeof b.read !== 'function' ||
-      typeof b.write !== 'function' ||
-      typeof b.search !== 'function'
-    ) {
-      throw new TypeError(
-        `${owner}: backend must be a MemoryBackend (list, read, write, search), e.g. new KnowledgeMemoryBackend({ embeddings }).`,
-      );
-    }
+    checkMemoryBackend(owner, options?.backend, 'new KnowledgeMemoryBackend({ embeddings })');
     const topK = options.topK ?? 3;
     if (!Number.isInteger(topK) || topK < 0)
       throw new RangeError(`${owner}: topK must be an integer >= 0, got ${topK}.`);
