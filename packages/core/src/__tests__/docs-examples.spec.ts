@@ -5,7 +5,6 @@
  */
 import {
   BehaviorSubject,
-  concatMap,
   filter,
   finalize,
   firstValueFrom,
@@ -14,7 +13,6 @@ import {
   merge,
   type Observable,
   of,
-  retry,
   scan,
   share,
   tap,
@@ -23,24 +21,17 @@ import {
 } from 'rxjs';
 import { z } from 'zod';
 import {
-  type ActingInput,
   Agent,
   type AgentEvent,
-  type AgentInput,
   AgentError,
   AgentStateError,
-  ContextToken,
   createReplyReducer,
   defineTool,
   isAgentEvent,
   isBlockStart,
   isEvent,
   type Middleware,
-  type ModelCallInput,
   ModelError,
-  newId,
-  type Next,
-  type RuntimeContext,
   textOfMsg,
   toMsg,
   toolResultsOf,
@@ -49,91 +40,14 @@ import { assertConsistentConversation, assertReplyGrammar, ScriptedChatModel } f
 import { PromptContextMiddleware, type UserProfile } from './docs/prompt-context-middleware.js';
 import { TimingMiddleware } from './docs/timing-middleware.js';
 import { ToolCallLogMiddleware } from './docs/tool-call-log-middleware.js';
+import { DeterministicSampling } from './docs/deterministic-sampling.js';
+import { ReadOnlyGuard } from './docs/read-only-guard.js';
+import { RetryOnce } from './docs/retry-once.js';
+import { ToolCallCounter } from './docs/tool-call-counter.js';
 
 const collect = (events$: Observable<AgentEvent>): Promise<AgentEvent[]> => lastValueFrom(events$.pipe(toArray()));
 const customs = (events: readonly AgentEvent[], name: string) =>
   events.filter(isEvent('CUSTOM')).filter((e) => e.name === name);
-
-// ── docs/middleware.md, smaller snippets ────────────────────────────────────────────────────────
-
-/** Short-circuit: answers calls of tools that are not read-only with a `denied` result. */
-export class ReadOnlyGuard implements Middleware {
-  onActing(_agent: Agent, ctx: RuntimeContext, input: ActingInput, next: Next<ActingInput>): Observable<AgentEvent> {
-    if (input.tool.readOnly) return next(input);
-    const blockId = newId('blk');
-    return of(
-      ctx.event('TOOL_RESULT_START', { blockId, toolCallId: input.toolCall.id, name: input.tool.name }),
-      ctx.event('TOOL_RESULT_END', {
-        blockId,
-        toolCallId: input.toolCall.id,
-        status: 'denied',
-        output: [{ type: 'text', text: `${input.tool.name} is not allowed in this session.` }],
-      }),
-    );
-  }
-}
-
-/** Changes what inner layers see: a new input object, never a mutated one. */
-export class DeterministicSampling implements Middleware {
-  onModelCall(
-    _agent: Agent,
-    _ctx: RuntimeContext,
-    input: ModelCallInput,
-    next: Next<ModelCallInput>,
-  ): Observable<AgentEvent> {
-    return next({ ...input, options: { ...input.options, temperature: 0 } });
-  }
-}
-
-/** Calls `next` again when an attempt fails with a retryable ModelError. */
-export class RetryOnce implements Middleware {
-  onModelCall(
-    _agent: Agent,
-    _ctx: RuntimeContext,
-    input: ModelCallInput,
-    next: Next<ModelCallInput>,
-  ): Observable<AgentEvent> {
-    return next(input).pipe(
-      retry({
-        count: 1,
-        delay: (err: unknown) => {
-          if (err instanceof ModelError && err.retryable) return timer(err.retryAfterMs ?? 500);
-          throw err;
-        },
-      }),
-    );
-  }
-}
-
-/** Per-reply count in a ContextToken, lifetime count persisted with the agent's state. */
-const CALLS_THIS_REPLY = new ContextToken<number>('callsThisReply', () => 0);
-
-export class ToolCallCounter implements Middleware {
-  readonly key = 'toolCallCounter';
-
-  onActing(_agent: Agent, ctx: RuntimeContext, input: ActingInput, next: Next<ActingInput>): Observable<AgentEvent> {
-    ctx.set(CALLS_THIS_REPLY, ctx.get(CALLS_THIS_REPLY) + 1);
-    const lifetime = ctx.state<number>(this.key);
-    lifetime.set((lifetime.get() ?? 0) + 1);
-    return next(input);
-  }
-
-  onAgent(_agent: Agent, ctx: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent> {
-    return next(input).pipe(
-      concatMap((e) =>
-        e.type === 'REPLY_END' && e.replyId === ctx.replyId
-          ? of(
-              ctx.event('CUSTOM', {
-                name: 'tool_calls',
-                value: { reply: ctx.get(CALLS_THIS_REPLY), lifetime: ctx.state<number>(this.key).get() ?? 0 },
-              }),
-              e,
-            )
-          : of(e),
-      ),
-    );
-  }
-}
 
 // ── Shared tools ────────────────────────────────────────────────────────────────────────────────
 
