@@ -108,7 +108,7 @@ export { agentAsTool } from './agent/agent-tool.js';
 export { OUTPUT_TOOL_NAME, OutputInvalidError } from './agent/structured-output.js';
 export type { ReplyOptions } from './agent/structured-output.js';
 export type { AgentToolOptions, DefaultAgentToolInput } from './agent/agent-tool.js';
-export { AgentError, AgentShutdownError, AgentUsageError } from './agent/errors.js';
+export { AgentError, AgentShutdownError, AgentUsageError, InvalidReplyInputError } from './agent/errors.js';
 export type { AgentShutdownOptions, AgentShutdownResult } from './agent/agent-shutdown.js';
 
 // permissions

@@ -54,3 +54,17 @@ export class AgentShutdownError extends AgentUsageError {
   override readonly code = 'shutting_down';
   readonly status = 503;
 }
+
+/**
+ * An input to `reply()`/`call()` that is none of the accepted shapes (a string, a message, an
+ * array of messages, a resume event) — typically a request body passed straight through. Nothing
+ * is added to the conversation; the Node handlers answer it with 400.
+ *
+ * @example
+ * ```ts
+ * agent.reply(JSON.parse('{}')).subscribe({ error: (e) => e instanceof InvalidReplyInputError && res.writeHead(400) });
+ * ```
+ */
+export class InvalidReplyInputError extends AgentUsageError {
+  override readonly code = 'invalid_input';
+}

@@ -7,6 +7,7 @@ import type { ResumeRequest } from './loop-host.js';
 import { closePendingReply, type WhilePending } from './pending-reply-policy.js';
 import type { ReplyContext } from './reply-context.js';
 import { validateResume, validateShutdownResume } from './resume-validation.js';
+import { InvalidReplyInputError } from './errors.js';
 import type { SessionState } from './session-state.js';
 
 /** A reply's input, prepared: new messages, or a validated resume of the suspended reply. */
@@ -33,7 +34,7 @@ export interface InputHost {
  */
 export function prepareReplyInput(input: ReplyInput, host: InputHost): PreparedInput {
   const { state } = host;
-  if (typeof input === 'object' && !Array.isArray(input) && 'type' in input) {
+  if (typeof input === 'object' && input !== null && !Array.isArray(input) && 'type' in input) {
     const resume = input;
     if (resume.type === 'USER_CONFIRM_RESULT' || resume.type === 'EXTERNAL_EXECUTION_RESULT') {
       return { messages: [], resume: validateResume(resume, state.pending, host.name, host.tools) };
@@ -41,6 +42,7 @@ export function prepareReplyInput(input: ReplyInput, host: InputHost): PreparedI
     if (resume.type === 'RESUME_REPLY')
       return { messages: [], resume: validateShutdownResume(resume, state.pending, host.name) };
   }
+  checkMessages(input);
   const messages =
     typeof input === 'string'
       ? [createMsg('user', input)]
@@ -53,4 +55,28 @@ export function prepareReplyInput(input: ReplyInput, host: InputHost): PreparedI
   state.append([closed.message]);
   state.pending = undefined;
   return { messages, rejected: closed.notice };
+}
+
+const isMsg = (x: unknown): boolean =>
+  typeof x === 'object' && x !== null && typeof (x as Msg).role === 'string' && Array.isArray((x as Msg).content);
+
+/**
+ * Refuses an input that is none of the accepted shapes (a body passed straight from a request:
+ * `false`, `{}`, `{type: 'SOMETHING_ELSE'}`), before it could become a message of the conversation.
+ */
+function checkMessages(input: unknown): void {
+  if (typeof input === 'string') return;
+  if (Array.isArray(input) ? input.every(isMsg) : isMsg(input)) return;
+  const got =
+    input === null
+      ? 'null'
+      : Array.isArray(input)
+        ? 'an array that is not all messages'
+        : typeof input === 'object'
+          ? `an object with keys ${JSON.stringify(Object.keys(input).slice(0, 5))}`
+          : `${typeof input} ${JSON.stringify(input)}`;
+  throw new InvalidReplyInputError(
+    `Invalid reply input: expected a string, a message ({role, content: [...]}), an array of messages, or a resume event ` +
+      `(USER_CONFIRM_RESULT, EXTERNAL_EXECUTION_RESULT, RESUME_REPLY); got ${got}.`,
+  );
 }

@@ -5,6 +5,7 @@ import {
   AgentStreamError,
   AgentShutdownError,
   AgentUsageError,
+  InvalidReplyInputError,
   ConversationEditError,
   InMemorySessionStore,
   ModelError,
@@ -35,6 +36,8 @@ describe('RxscopeError', () => {
       [new HttpError(404, 'gone'), 'http_404'],
       [new HttpError(404, 'gone', 'unknown_session'), 'unknown_session'],
     ];
+    // A refinement of AgentUsageError keeps its name (handlers that branch on the name keep working).
+    expect(new InvalidReplyInputError('bad')).toMatchObject({ name: 'AgentUsageError', code: 'invalid_input' });
     for (const [error, code] of errors) {
       expect(error).toBeInstanceOf(RxscopeError);
       expect(error).toBeInstanceOf(Error);

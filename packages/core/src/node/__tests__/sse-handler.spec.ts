@@ -91,6 +91,11 @@ describe('createAgentSseHandler: a reply per request', () => {
       },
     });
 
+    // A body that is no reply input at all, passed straight through: 400, nothing stored.
+    const notAnInput = await fetch(`${http.url}/chat`, { method: 'POST', body: '{}' });
+    expect(notAnInput.status).toBe(400);
+    expect(await notAnInput.json()).toMatchObject({ error: { name: 'AgentUsageError', code: 'invalid_input' } });
+
     const missing = await fetch(`${http.url}/missing`);
     expect(missing.status).toBe(404);
     expect(await missing.json()).toEqual({

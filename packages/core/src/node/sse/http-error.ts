@@ -1,6 +1,6 @@
 /// <reference types="node" />
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { AgentShutdownError, AgentUsageError } from '../../agent/errors.js';
+import { AgentShutdownError, AgentUsageError, InvalidReplyInputError } from '../../agent/errors.js';
 import { RxscopeError } from '../../error/rxscope-error.js';
 
 /**
@@ -40,6 +40,7 @@ export class HttpError extends RxscopeError {
  */
 export function httpStatusOf(error: unknown): number {
   if (error instanceof AgentShutdownError) return 503;
+  if (error instanceof InvalidReplyInputError) return 400;
   if (error instanceof AgentUsageError) return 409;
   if (error instanceof SyntaxError) return 400;
   const e = error as { status?: unknown; statusCode?: unknown } | null;
