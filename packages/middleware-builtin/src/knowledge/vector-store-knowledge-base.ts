@@ -67,6 +67,8 @@ export interface VectorStoreKnowledgeBaseOptions {
 /** Metadata keys the adapter adds to the chunks it stores (removed again from hits). */
 const DOCUMENT_ID = 'rxscopeDocumentId';
 const CHUNK_ID = 'rxscopeChunkId';
+// Which add of its document a chunk belongs to: the chunks of an earlier add are superseded.
+const GENERATION = 'rxscopeGeneration';
 
 /**
  * Any LangChain `VectorStore` as a {@link KnowledgeBase}, so `RAGMiddleware` can mount a vector
@@ -90,6 +92,10 @@ export class VectorStoreKnowledgeBase implements KnowledgeBase {
   private readonly overfetch: number;
   private readonly splitter: TextSplitter | undefined;
   private readonly chunkIdsOf = new Map<string, readonly string[]>();
+  /** The current add of each document; chunks of older adds that the store kept are skipped in searches. */
+  private readonly generationOf = new Map<string, number>();
+  /** Superseded chunks the store could not delete (searched past, so they never take a hit's place). */
+  private superseded = 0;
   /** Adds run one after the other, so a replaced document never leaves chunks behind. */
   private writes: Promise<unknown> = Promise.resolve();
 
@@ -148,8 +154,11 @@ export class VectorStoreKnowledgeBase implements KnowledgeBase {
     const chunks: StoreDocument[] = [];
     const ids: string[] = [];
     const perDocument: Record<string, number> = {};
+    const generations = new Map<string, number>();
     for (const doc of documents) {
       const documentId = doc.id ?? newId('doc');
+      const generation = (generations.get(documentId) ?? this.generationOf.get(documentId) ?? 0) + 1;
+      generations.set(documentId, generation);
       const parts = await this.split(doc.content);
       perDocument[documentId] = parts.length;
       parts.forEach((part, n) => {
@@ -159,24 +168,21 @@ export class VectorStoreKnowledgeBase implements KnowledgeBase {
         chunks.push({
           id,
           pageContent: part.text,
-          metadata: { ...doc.metadata, ...loc, [DOCUMENT_ID]: documentId, [CHUNK_ID]: id },
+          metadata: { ...doc.metadata, ...loc, [DOCUMENT_ID]: documentId, [CHUNK_ID]: id, [GENERATION]: generation },
         });
       });
     }
     const stale = Object.keys(perDocument).flatMap((id) => this.chunkIdsOf.get(id) ?? []);
+    // Old chunks are deleted where the store can (most databases); a store that cannot (LangChain's
+    // MemoryVectorStore throws from delete()) keeps them, and searches skip them by generation.
     if (stale.length) {
-      // LangChain's base VectorStore has a delete() that throws "Not implemented." (MemoryVectorStore).
-      const cannot = (cause?: unknown) =>
-        new Error(
-          'VectorStoreKnowledgeBase: a document added again replaces its chunks, but the old ones could not be deleted from the store' +
-            (cause instanceof Error ? ` (${cause.message})` : ' (it has no delete)') +
-            '. Use a store that deletes by id, or new document ids.',
-          { cause },
-        );
-      if (!this.store.delete) throw cannot();
-      await this.store.delete({ ids: stale }).catch((e: unknown) => {
-        throw cannot(e);
-      });
+      const deleted = this.store.delete
+        ? await this.store.delete({ ids: stale }).then(
+            () => true,
+            () => false,
+          )
+        : false;
+      if (!deleted) this.superseded += stale.length;
     }
     if (chunks.length) await this.store.addDocuments(chunks, { ids });
     for (const documentId of Object.keys(perDocument)) {
@@ -185,6 +191,7 @@ export class VectorStoreKnowledgeBase implements KnowledgeBase {
         ids.filter((id) => id.startsWith(`${documentId}#`)),
       );
     }
+    for (const [documentId, generation] of generations) this.generationOf.set(documentId, generation);
     return { chunks: perDocument };
   }
 
@@ -201,11 +208,12 @@ export class VectorStoreKnowledgeBase implements KnowledgeBase {
     const topK = checkTopK('VectorStoreKnowledgeBase.search', options.topK);
     options.signal?.throwIfAborted();
     await this.writes;
-    const k = options.filter ? topK * this.overfetch : topK;
+    const k = (options.filter ? topK * this.overfetch : topK) + this.superseded;
     const found = await this.store.similaritySearchWithScore(query, k, this.storeFilter as never);
     options.signal?.throwIfAborted();
     const hits: KnowledgeHit[] = [];
     found.forEach(([doc, raw], i) => {
+      if (this.isSuperseded(doc)) return;
       const score = this.scores === 'distance' ? 1 / (1 + raw) : raw;
       if (options.scoreThreshold !== undefined && score < options.scoreThreshold) return;
       const hit = toHit(doc, score, i);
@@ -213,11 +221,18 @@ export class VectorStoreKnowledgeBase implements KnowledgeBase {
     });
     return hits;
   }
+
+  private isSuperseded(doc: StoreDocument): boolean {
+    const documentId = doc.metadata[DOCUMENT_ID];
+    const generation = doc.metadata[GENERATION];
+    if (typeof documentId !== 'string' || typeof generation !== 'number') return false;
+    return generation !== this.generationOf.get(documentId);
+  }
 }
 
 /** A store document as a hit: the adapter's own chunks keep their ids; others are cited by source. */
 function toHit(doc: StoreDocument, score: number, rank: number): KnowledgeHit {
-  const { [DOCUMENT_ID]: documentId, [CHUNK_ID]: chunkId, loc, ...metadata } = doc.metadata;
+  const { [DOCUMENT_ID]: documentId, [CHUNK_ID]: chunkId, [GENERATION]: _generation, loc, ...metadata } = doc.metadata;
   const lines = (loc as { lines?: { from?: unknown; to?: unknown } } | undefined)?.lines;
   const source = typeof metadata['source'] === 'string' && metadata['source'] ? metadata['source'] : undefined;
   const docId = typeof documentId === 'string' ? documentId : (doc.id ?? source ?? `document-${rank + 1}`);
