@@ -66,6 +66,8 @@ export type {
   ToolSchema,
 } from './model/chat-model.js';
 export { isCancellation, isRetryable, ModelError, toErrorInfo } from './model/model-error.js';
+export { modelText } from './model/model-text.js';
+export type { ModelTextRequest } from './model/model-text.js';
 export { RxscopeError } from './error/rxscope-error.js';
 export type { ModelErrorOptions } from './model/model-error.js';
 export { parseRetryAfter, toModelError } from './model/to-model-error.js';

@@ -1,5 +1,4 @@
-import { lastValueFrom, reduce } from 'rxjs';
-import { type ChatModel, createMsg } from '@rxscope/core';
+import { type ChatModel, modelText } from '@rxscope/core';
 
 const CONSOLIDATE_PROMPT =
   'You maintain MEMORY.md, the long-term memory of an AI agent, injected into its system prompt. Merge the daily ' +
@@ -23,18 +22,7 @@ export async function consolidate(
     `Current MEMORY.md:\n${current.trim() || '(empty)'}\n\n` +
     ledgers.map((l) => `Ledger ${l.path}:\n${l.text.trim()}`).join('\n\n') +
     `\n\nWrite the new MEMORY.md now, at most ${maxChars} characters.`;
-  const text = await lastValueFrom(
-    model
-      .stream({
-        messages: [createMsg('system', CONSOLIDATE_PROMPT), createMsg('user', request)],
-        tools: [],
-        toolChoice: 'none',
-        options: {},
-        signal,
-      })
-      .pipe(reduce((acc, e) => (e.type === 'TEXT_BLOCK_DELTA' ? acc + e.delta : acc), '')),
-    { defaultValue: '' },
-  );
+  const text = await modelText(model, { system: CONSOLIDATE_PROMPT, user: request, signal });
   const memory = text
     .trim()
     .replace(/^```(?:markdown|md)?\n([\s\S]*)\n```$/, '$1')

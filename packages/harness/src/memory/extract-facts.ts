@@ -1,5 +1,4 @@
-import { lastValueFrom, reduce } from 'rxjs';
-import { type ChatModel, createMsg, type Msg } from '@rxscope/core';
+import { type ChatModel, modelText, type Msg } from '@rxscope/core';
 import { transcriptOf } from '../middleware/compaction/summarize.js';
 import { bulletsOf } from './ledger.js';
 
@@ -24,18 +23,7 @@ export async function extractFacts(
   const request =
     (known.trim() ? `Existing memory (do not repeat it):\n${known.trim()}\n\n` : '') +
     `Conversation:\n${transcriptOf(messages)}\n\nList the durable facts now.`;
-  const text = await lastValueFrom(
-    model
-      .stream({
-        messages: [createMsg('system', EXTRACT_PROMPT), createMsg('user', request)],
-        tools: [],
-        toolChoice: 'none',
-        options: {},
-        signal,
-      })
-      .pipe(reduce((acc, e) => (e.type === 'TEXT_BLOCK_DELTA' ? acc + e.delta : acc), '')),
-    { defaultValue: '' },
-  );
+  const text = await modelText(model, { system: EXTRACT_PROMPT, user: request, signal });
   if (/^\s*NONE\s*$/i.test(text)) return [];
   const facts = bulletsOf(text);
   if (!facts.length && text.trim())

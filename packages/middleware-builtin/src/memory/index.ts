@@ -28,7 +28,7 @@
  *
  * @module
  */
-import { concat, defer, filter, from, map, type Observable, of, reduce, switchMap } from 'rxjs';
+import { concat, defer, from, type Observable, of, switchMap } from 'rxjs';
 import { z } from 'zod';
 import {
   type Agent,
@@ -36,7 +36,7 @@ import {
   type AgentInput,
   type ChatModel,
   ContextToken,
-  createMsg,
+  modelText,
   defineTool,
   type Middleware,
   type Next,
@@ -175,24 +175,7 @@ export class AgenticMemoryMiddleware implements Middleware {
     const system =
       `Pick the memories that help answer the user's message. Answer with a JSON array of memory names only ` +
       `(at most ${this.maxRecall}; [] if none), nothing else.\n\nMemories:\n${headers.map(indexLine).join('\n')}`;
-    const request = {
-      messages: [createMsg('system', system), createMsg('user', question)],
-      tools: [],
-      toolChoice: 'none' as const,
-      options: {},
-      signal,
-    };
-    const answer = await new Promise<string>((resolve, reject) => {
-      // The one subscription of this promise-based API edge: the selector's text, joined.
-      model
-        .stream(request)
-        .pipe(
-          filter((e) => e.type === 'TEXT_BLOCK_DELTA'),
-          map((e) => (e.type === 'TEXT_BLOCK_DELTA' ? e.delta : '')),
-          reduce((all, d) => all + d, ''),
-        )
-        .subscribe({ next: resolve, error: reject });
-    });
+    const answer = await modelText(model, { system, user: question, signal });
     const picked = parseNames(answer);
     const known = new Set(headers.map((h) => h.name));
     const chosen = [...new Set(picked.filter((n) => known.has(n)))].slice(0, this.maxRecall);

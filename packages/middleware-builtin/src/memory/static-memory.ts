@@ -1,11 +1,11 @@
-import { concat, defer, filter, from, map, type Observable, of, reduce, switchMap, tap } from 'rxjs';
+import { concat, defer, from, type Observable, of, switchMap, tap } from 'rxjs';
 import {
   type Agent,
   type AgentEvent,
   type AgentInput,
   type ChatModel,
   ContextToken,
-  createMsg,
+  modelText,
   type Middleware,
   type Next,
   type ReasoningInput,
@@ -238,24 +238,7 @@ export class StaticMemoryMiddleware implements Middleware {
       'Reuse the name of an existing memory to update it. Answer [] when nothing is worth keeping, and nothing but the JSON.' +
       `\n\nExisting memories:\n${existing.map((h) => `- ${h.name} (${h.type}): ${h.description}`).join('\n') || '(none)'}`;
     const user = `User: ${exchange.input}\n\nAssistant: ${exchange.answer}`;
-    const request = {
-      messages: [createMsg('system', system), createMsg('user', user)],
-      tools: [],
-      toolChoice: 'none' as const,
-      options: {},
-      signal,
-    };
-    const answer = await new Promise<string>((resolve, reject) => {
-      // The one subscription of this promise-based edge: the writer's text, joined.
-      model
-        .stream(request)
-        .pipe(
-          filter((e) => e.type === 'TEXT_BLOCK_DELTA'),
-          map((e) => (e.type === 'TEXT_BLOCK_DELTA' ? e.delta : '')),
-          reduce((all, d) => all + d, ''),
-        )
-        .subscribe({ next: resolve, error: reject });
-    });
+    const answer = await modelText(model, { system, user: user, signal });
     return parseMemories(answer);
   }
 }

@@ -1,5 +1,4 @@
-import { lastValueFrom, reduce } from 'rxjs';
-import { type ChatModel, createMsg, type Msg } from '@rxscope/core';
+import { type ChatModel, modelText, type Msg } from '@rxscope/core';
 
 /**
  * The sections a compaction summary holds, in order.
@@ -64,18 +63,7 @@ export async function summarize(
   const request =
     (earlier ? `Earlier summary:\n${earlier}\n\n` : '') +
     `Conversation to summarise:\n${transcriptOf(messages)}\n\nWrite the summary now.`;
-  const text = await lastValueFrom(
-    model
-      .stream({
-        messages: [createMsg('system', SUMMARY_PROMPT), createMsg('user', request)],
-        tools: [],
-        toolChoice: 'none',
-        options: {},
-        signal,
-      })
-      .pipe(reduce((acc, e) => (e.type === 'TEXT_BLOCK_DELTA' ? acc + e.delta : acc), '')),
-    { defaultValue: '' },
-  );
+  const text = await modelText(model, { system: SUMMARY_PROMPT, user: request, signal });
   if (!text.trim()) throw new Error('the model returned an empty summary');
   return text.trim();
 }
