@@ -44,8 +44,11 @@ afterAll(async () => {
 const lastTurn = () => page.locator('chat-turn').last();
 
 async function send(text: string): Promise<void> {
+  const before = await page.locator('chat-turn').count();
   await page.getByLabel('Message').fill(text);
   await page.getByLabel('Message').press('Enter');
+  // Until the new turn is on the page, lastTurn() is the previous, already completed one.
+  await page.waitForFunction((n) => document.querySelectorAll('chat-turn').length > n, before);
 }
 
 /** Records, in the page, the last turn's status and text after every DOM change. */
