@@ -61,10 +61,13 @@ async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     return json(res, 200, { version: stored?.version ?? 0, messages: stored?.state.context ?? [] });
   }
   if (job && req.method === 'GET') {
+    // The state first, then the job: read the other way round, a job completing between the two
+    // reads shows as 'completed' without its result.
+    const state = await replies.queue.getJobState(job[1]!);
     const found = await replies.queue.getJob(job[1]!);
-    if (!found) throw new HttpError(404, `no job ${job[1]}`);
+    if (!found || state === 'unknown') throw new HttpError(404, `no job ${job[1]}`);
     return json(res, 200, {
-      state: await found.getState(),
+      state,
       ...(found.returnvalue ? { result: found.returnvalue } : {}),
       ...(found.failedReason ? { failedReason: found.failedReason } : {}),
     });
