@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint';
 import rxjsX from 'eslint-plugin-rxjs-x';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', '**/*.d.ts'] },
+  { ignores: ['**/dist/**', '**/node_modules/**', '**/*.d.ts', 'bench/.compare/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   rxjsX.configs.strict,

@@ -66,6 +66,8 @@ function program(name: string, dir: string): Project {
     moduleNameMapper,
     setupFilesAfterEnv,
     testMatch: ['<rootDir>/src/**/*.spec.ts'],
+    // bench/.compare holds other commits' checkouts (`npm run bench -- --compare <commit>`).
+    modulePathIgnorePatterns: ['<rootDir>/.compare/'],
   };
 }
 

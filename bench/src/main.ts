@@ -7,6 +7,7 @@
  *   npm run bench -- --json               results as JSON on stdout
  *   npm run bench -- --strict             exit 1 when a target is missed
  *   npm run bench -- --rounds 10 --warmup 20 --batch 5     other sizes (writes nothing unless --write)
+ *   npm run bench -- --scenario agent-loop --compare HEAD~1   this tree's rxscope beside another commit's, in one run
  */
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +15,8 @@ import { parseArgs } from 'node:util';
 import { describeMachine } from './harness/machine.js';
 import { formatConsole, formatSection, writeSections } from './harness/report.js';
 import { runAny, runConfig, type ScenarioResult } from './harness/runner.js';
+import { prepareComparedBuild } from './harness/compare-build.js';
+import { setComparedBuild } from './scenarios/rxscope-build.js';
 import { scenarios } from './scenarios/index.js';
 
 const DOC = fileURLToPath(new URL('../../docs/BENCHMARKS.md', import.meta.url));
@@ -33,12 +36,13 @@ async function main(): Promise<number> {
       rounds: { type: 'string' },
       warmup: { type: 'string' },
       batch: { type: 'string' },
+      compare: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
   if (values.help) {
     process.stdout.write(
-      `usage: npm run bench -- [--quick] [--scenario ID]... [--only CONTENDER]... [--rounds N] [--warmup N] [--batch N] [--write|--no-write] [--json] [--strict]\nscenarios: ${scenarios.map((s) => s.id).join(', ')}\n`,
+      `usage: npm run bench -- [--quick] [--scenario ID]... [--only CONTENDER]... [--rounds N] [--warmup N] [--batch N] [--compare COMMIT] [--write|--no-write] [--json] [--strict]\nscenarios: ${scenarios.map((s) => s.id).join(', ')}\n`,
     );
     return 0;
   }
@@ -48,11 +52,14 @@ async function main(): Promise<number> {
     throw new Error(`unknown scenario ${unknown.join(', ')}; known: ${scenarios.map((s) => s.id).join(', ')}`);
   // A quick or partial run is not a result worth keeping.
   const resized = values.rounds !== undefined || values.warmup !== undefined || values.batch !== undefined;
-  const write = !values['no-write'] && (values.write ?? (!values.quick && !values.only?.length && !resized));
+  const write =
+    !values['no-write'] &&
+    (values.write ?? (!values.quick && !values.only?.length && !resized && values.compare === undefined));
   const log = (s: string) => (values.json ? process.stderr : process.stdout).write(s);
   const tty = process.stderr.isTTY === true;
   if (!(globalThis as { gc?: unknown }).gc) log('note: run with node --expose-gc for a GC between batches\n');
 
+  if (values.compare !== undefined) setComparedBuild(prepareComparedBuild(values.compare, (l) => log(`${l}\n`)));
   const machine = describeMachine();
   const revision = sourceRevision();
   const command = `npm run bench${argv.length ? ` -- ${argv.join(' ')}` : ''}`;

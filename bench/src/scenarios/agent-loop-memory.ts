@@ -11,18 +11,16 @@ import { Observable } from 'rxjs';
 import type { Analysis, Check, Scenario, TimedResultView } from '../harness/scenario.js';
 import { fmt, pairedOverhead } from './agent-loop.js';
 import {
-  BUILTINS_LABEL,
-  builtins,
   checkOutcome,
-  exchangeAgent,
   FINAL_TEXT,
   FIRST_TEXT,
   MODEL,
   modelReply,
   type Outcome,
-  passThrough,
-  rxscopeReply,
+  rxscopeContenders,
 } from './exchange.js';
+import { comparedTable } from './compare-table.js';
+import { comparedBuild } from './rxscope-build.js';
 
 const MAX_OVERHEAD_MS = 0.5;
 
@@ -107,32 +105,22 @@ export const agentLoopMemory: Scenario = {
     quick: { warmup: 3, rounds: 2, batch: 3 },
     full: { warmup: 3000, rounds: 40, batch: 100 },
   },
-  setup() {
+  async setup() {
     const model = new ReplayModel();
-    const ten = passThrough(10);
-    const stack = builtins();
-    return Promise.resolve({
+    const other = await comparedBuild();
+    return {
       contenders: [
         {
           name: 'replay',
           label: 'the floor: the replayed exchange driven by hand (no agent)',
           run: () => modelReply(model),
         },
-        { name: 'rxscope', label: '`Agent.reply()`, no middleware', run: () => rxscopeReply(exchangeAgent(model, [])) },
-        {
-          name: 'rxscope+10mw',
-          label: '`Agent.reply()`, 10 pass-through middlewares on every hook',
-          run: () => rxscopeReply(exchangeAgent(model, ten)),
-        },
-        {
-          name: 'rxscope+builtins',
-          label: `\`Agent.reply()\` with ${BUILTINS_LABEL}`,
-          run: () => rxscopeReply(exchangeAgent(model, stack)),
-        },
+        ...rxscopeContenders(model),
+        ...(other ? rxscopeContenders(model, other) : []),
       ],
       check: (name: string, result: unknown) => checkOutcome(name, result as Outcome),
       teardown: () => Promise.resolve(),
-    });
+    };
   },
   analyze: (r: TimedResultView): Analysis => {
     const checks: Check[] = [];
@@ -146,6 +134,7 @@ export const agentLoopMemory: Scenario = {
         met: over <= MAX_OVERHEAD_MS,
       });
     }
-    return { checks };
+    const compared = comparedTable(r);
+    return { checks, ...(compared ? { tables: [compared] } : {}) };
   },
 };

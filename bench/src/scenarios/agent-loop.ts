@@ -25,21 +25,19 @@ import {
   ADD_DESCRIPTION,
   add,
   addInput,
-  BUILTINS_LABEL,
-  builtins,
   checkOutcome,
   EXCHANGE_SERVER,
-  exchangeAgent,
   floorReply,
   MODEL,
   modelReply,
   type Outcome,
-  passThrough,
-  rxscopeReply,
   SYSTEM,
   toolRunCount,
   USER,
+  rxscopeContenders,
 } from './exchange.js';
+import { comparedTable } from './compare-table.js';
+import { comparedBuild } from './rxscope-build.js';
 
 const MAX_OVERHEAD_MS = 0.5;
 
@@ -69,8 +67,7 @@ export const agentLoop: Scenario = {
     const client = new OpenAI({ apiKey, baseURL: server.url, maxRetries: 0 });
 
     const model = new OpenAIChatModel({ model: MODEL, apiKey, baseURL: server.url, maxRetries: 0 });
-    const ten = passThrough(10);
-    const stack = builtins();
+    const other = await comparedBuild();
 
     // LangChain: createAgent over ChatOpenAI, tokens streamed with streamMode 'messages'.
     const lcModel = new ChatOpenAI({
@@ -132,17 +129,10 @@ export const agentLoop: Scenario = {
           label: "rxscope's model adapter without the agent: the exchange by hand over `OpenAIChatModel.stream()`",
           run: () => modelReply(model),
         },
-        { name: 'rxscope', label: '`Agent.reply()`, no middleware', run: () => rxscopeReply(exchangeAgent(model, [])) },
-        {
-          name: 'rxscope+10mw',
-          label: '`Agent.reply()`, 10 pass-through middlewares on every hook',
-          run: () => rxscopeReply(exchangeAgent(model, ten)),
-        },
-        {
-          name: 'rxscope+builtins',
-          label: `\`Agent.reply()\` with ${BUILTINS_LABEL}`,
-          run: () => rxscopeReply(exchangeAgent(model, stack)),
-        },
+        ...rxscopeContenders(model),
+        ...(other
+          ? rxscopeContenders(other.newOpenAIModel({ model: MODEL, apiKey, baseURL: server.url, maxRetries: 0 }), other)
+          : []),
         {
           name: 'langchain',
           label:
@@ -251,5 +241,6 @@ function analyzeOverheads(r: TimedResultView): Analysis {
       });
     }
   }
-  return { checks };
+  const compared = comparedTable(r);
+  return { checks, ...(compared ? { tables: [compared] } : {}) };
 }

@@ -6,8 +6,7 @@
  * compares: by hand with the plain `openai` client (the floor) and as an rxscope reply.
  */
 import {
-  Agent,
-  defineTool,
+  type Agent,
   type ActingInput,
   type AgentEvent,
   type AgentInput,
@@ -22,16 +21,12 @@ import {
   type RuntimeContext,
 } from '@rxscope/core';
 import type { ServerTurn } from '@rxscope/core/testing/node';
-import {
-  RateLimitMiddleware,
-  ReplyBudgetMiddleware,
-  RetryMiddleware,
-  TracingMiddleware,
-} from '@rxscope/middleware-builtin';
 import type OpenAI from 'openai';
 import { map, type Observable } from 'rxjs';
 import { z } from 'zod';
+import type { Contender } from '../harness/scenario.js';
 import type { ServerProcessOptions } from '../harness/server.js';
+import { currentBuild, perBuild, type RxscopeBuild } from './rxscope-build.js';
 
 export const MODEL = 'gpt-4o-mini';
 export const SYSTEM = 'You are a helpful assistant. Use the add tool for sums.';
@@ -73,14 +68,19 @@ export function add(a: number, b: number): string {
 export const addInput = z.object({ a: z.number().describe('first addend'), b: z.number().describe('second addend') });
 export const ADD_DESCRIPTION = 'Adds two numbers.';
 
-/** The tool as rxscope defines it. */
-export const addTool = defineTool({
-  name: 'add',
-  description: ADD_DESCRIPTION,
-  input: addInput,
-  readOnly: true,
-  execute: ({ a, b }) => add(a, b),
-});
+/** The tool as rxscope defines it, made with the build's own `defineTool`. */
+export const addToolOf = perBuild((build) =>
+  build.defineTool({
+    name: 'add',
+    description: ADD_DESCRIPTION,
+    input: addInput,
+    readOnly: true,
+    execute: ({ a, b }) => add(a, b),
+  }),
+);
+
+/** The tool as the working tree's rxscope defines it. */
+export const addTool = addToolOf(currentBuild);
 
 /** The tool as the plain client declares it. */
 export const OPENAI_TOOLS: OpenAI.Chat.Completions.ChatCompletionTool[] = [
@@ -181,12 +181,15 @@ export const passThrough = (n: number): Middleware[] =>
  * The built-ins a production agent would carry, in the documented order: tracing (no
  * OpenTelemetry SDK registered: the API's no-op tracer), a token budget, retry, rate limit.
  */
-export const builtins = (): Middleware[] => [
-  new TracingMiddleware(),
-  new ReplyBudgetMiddleware({ tokenBudget: 1_000_000 }),
-  new RetryMiddleware({ maxRetries: 2 }),
-  new RateLimitMiddleware({ maxConcurrent: 10_000 }),
-];
+export const builtins = (build: RxscopeBuild = currentBuild): Middleware[] => {
+  const { TracingMiddleware, ReplyBudgetMiddleware, RetryMiddleware, RateLimitMiddleware } = build.builtin;
+  return [
+    new TracingMiddleware(),
+    new ReplyBudgetMiddleware({ tokenBudget: 1_000_000 }),
+    new RetryMiddleware({ maxRetries: 2 }),
+    new RateLimitMiddleware({ maxConcurrent: 10_000 }),
+  ];
+};
 
 export const BUILTINS_LABEL =
   '`TracingMiddleware()` (no SDK) + `ReplyBudgetMiddleware({tokenBudget: 1e6})` + `RetryMiddleware({maxRetries: 2})` + `RateLimitMiddleware({maxConcurrent: 10000})`';
@@ -302,8 +305,11 @@ export async function modelReply(model: ChatModel): Promise<Outcome> {
 }
 
 /** An rxscope agent for one reply of the exchange (agents are cheap; one per reply keeps the conversation from growing). */
-export const exchangeAgent = (model: ChatModel, middlewares: readonly Middleware[]): Agent =>
-  new Agent({ name: 'assistant', sysPrompt: SYSTEM, model, tools: [addTool], middlewares });
+export const exchangeAgent = (
+  model: ChatModel,
+  middlewares: readonly Middleware[],
+  build: RxscopeBuild = currentBuild,
+): Agent => build.newAgent({ name: 'assistant', sysPrompt: SYSTEM, model, tools: [addToolOf(build)], middlewares });
 
 /** One rxscope reply of the exchange, subscribed to completion. */
 export function rxscopeReply(agent: Agent, hooks: ReplyHooks = {}): Promise<Outcome> {
@@ -331,4 +337,31 @@ export function rxscopeReply(agent: Agent, hooks: ReplyHooks = {}): Promise<Outc
             ),
     });
   });
+}
+
+/**
+ * The rxscope contenders of the exchange for one build: bare, 10 pass-through middlewares, the
+ * built-ins. A compared build's are named `rxscope@<sha>`..., so both builds alternate in one run.
+ */
+export function rxscopeContenders(model: ChatModel, build: RxscopeBuild = currentBuild): Contender[] {
+  const ten = passThrough(10);
+  const stack = builtins(build);
+  const of = build.tag ? ` (commit ${build.tag.slice(1)})` : '';
+  return [
+    {
+      name: `rxscope${build.tag}`,
+      label: `\`Agent.reply()\`, no middleware${of}`,
+      run: () => rxscopeReply(exchangeAgent(model, [], build)),
+    },
+    {
+      name: `rxscope+10mw${build.tag}`,
+      label: `\`Agent.reply()\`, 10 pass-through middlewares on every hook${of}`,
+      run: () => rxscopeReply(exchangeAgent(model, ten, build)),
+    },
+    {
+      name: `rxscope+builtins${build.tag}`,
+      label: `\`Agent.reply()\` with ${BUILTINS_LABEL}${of}`,
+      run: () => rxscopeReply(exchangeAgent(model, stack, build)),
+    },
+  ];
 }
