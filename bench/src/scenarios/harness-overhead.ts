@@ -23,7 +23,8 @@ import {
   type Msg,
 } from '@rxscope/core';
 import { createHarnessAgent, presets } from '@rxscope/harness';
-import type { Analysis, Check, Scenario, TimedResultView } from '../harness/scenario.js';
+import { FileSessionStore } from '@rxscope/core/node';
+import type { Analysis, Check, Contender, Scenario, TimedResultView } from '../harness/scenario.js';
 import { fmt, pairedOverhead } from './agent-loop.js';
 
 const SIZES = [10, 100, 1000] as const;
@@ -120,6 +121,20 @@ const trimTo = (n: number): Middleware => ({
   },
 });
 
+/** A saved session of `n` messages. */
+const stateOf = (n: number) => ({
+  version: 1,
+  agentName: 'bench',
+  sessionId: `bench-${n}`,
+  context: conversation(n),
+  middlewareState: {},
+  permissions: { mode: 'default', rules: [] },
+});
+
+const SAVE = 'save-1000';
+const SAVED_SIZE = 1000;
+const MAX_SAVE_MS = 5;
+
 const reply = async (agent: Agent): Promise<unknown> => {
   const events = await lastValueFrom(agent.reply('What is the answer?').pipe(toArray()), { defaultValue: [] });
   const end = events[events.length - 1];
@@ -135,7 +150,8 @@ export const harnessOverhead: Scenario = {
     `One reply of ${STEPS} reasoning steps (a \`lookup\` tool call, then a text answer; the model replays from memory) on a conversation of 10, 100 or 1,000 messages. ` +
     "`bare-N`: `new Agent` with the tool. `harness-N`: `createHarnessAgent({...presets.coding(), sandbox: 'local'})` with the same tool (sandbox lifecycle, `@path`, workspace context, task list, plan mode, compaction, eviction, file tools). " +
     'An outermost bench middleware trims the conversation back to N messages before each reply, in both. ' +
-    `Harness overhead per step = (harness-N − bare-N) / ${STEPS}, paired per round. Target: the 1,000-message step costs at most 2× the 10-message step.`,
+    `Harness overhead per step = (harness-N − bare-N) / ${STEPS}, paired per round. Target: the 1,000-message step costs at most 2× the 10-message step. ` +
+    `\`${SAVE}\`: what saving a ${SAVED_SIZE}-message harness session costs after a reply (\`saveState()\`, then \`FileSessionStore.save\` under its lock); target ≤ ${MAX_SAVE_MS} ms.`,
   baseline: 'bare-10',
   sizes: {
     quick: { warmup: 3, rounds: 2, batch: 3 },
@@ -144,15 +160,8 @@ export const harnessOverhead: Scenario = {
   setup() {
     const model = new StepModel();
     const workspace = mkdtempSync(join(tmpdir(), 'rxscope-bench-harness-'));
-    const contenders = SIZES.flatMap((n) => {
-      const state = {
-        version: 1,
-        agentName: 'bench',
-        sessionId: `bench-${n}`,
-        context: conversation(n),
-        middlewareState: {},
-        permissions: { mode: 'default', rules: [] },
-      };
+    const contenders: Contender[] = SIZES.flatMap((n) => {
+      const state = stateOf(n);
       const bare = new Agent({
         name: 'bench',
         model,
@@ -179,6 +188,26 @@ export const harnessOverhead: Scenario = {
         },
       ];
     });
+    // A 1,000-message harness session written as a service writes it after each reply.
+    const store = new FileSessionStore({ dir: join(workspace, '.sessions') });
+    const saved = createHarnessAgent({
+      ...presets.coding(),
+      name: 'bench',
+      model,
+      workspace,
+      sandbox: 'local',
+      tools: [lookup],
+      state: structuredClone(stateOf(SAVED_SIZE)),
+    });
+    let version = 0;
+    contenders.push({
+      name: SAVE,
+      label: `\`saveState()\` of a ${SAVED_SIZE}-message harness session + \`FileSessionStore.save\` (JSON written, renamed, under its lock)`,
+      run: async () => {
+        version = await store.save('bench-save', saved.saveState(), version);
+        return version;
+      },
+    });
     return Promise.resolve({
       contenders,
       teardown: () => {
@@ -203,6 +232,15 @@ export const harnessOverhead: Scenario = {
         value: `${ratio.toFixed(2)}×`,
         limit: '≤ 2×',
         met: ratio <= 2,
+      });
+    }
+    const save = r.contenders.find((c) => c.name === SAVE);
+    if (save) {
+      checks.push({
+        text: `a ${SAVED_SIZE}-message session's \`saveState()\` + store write (FileSessionStore) takes at most ${MAX_SAVE_MS} ms`,
+        value: `${save.ms.median.toFixed(2)} ms (median; CPU ${save.cpuMs.median.toFixed(2)} ms)`,
+        limit: `≤ ${MAX_SAVE_MS} ms`,
+        met: save.ms.median <= MAX_SAVE_MS,
       });
     }
     return {

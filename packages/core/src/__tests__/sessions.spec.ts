@@ -167,6 +167,16 @@ describe('FileSessionStore on disk', () => {
     await expect(lastValueFrom(agent.reply('hi'))).rejects.toThrow(SessionStoreError);
   });
 
+  it('checks the version of a file written in another layout (spaces, keys reordered) by reading it whole', async () => {
+    const store = new FileSessionStore({ dir });
+    const state = new Agent({ model: new ScriptedChatModel([]), sessionId: 'hand' }).saveState();
+    await writeFile(store.fileOf('hand'), JSON.stringify({ state, version: 3 }, null, 2));
+    await expect(store.save('hand', state, 2)).rejects.toThrow(SessionConflictError);
+    await expect(store.save('hand', state, 3)).resolves.toBe(4);
+    await expect(store.save('hand', state, 4)).resolves.toBe(5); // the store's own layout from here on
+    await expect(store.save('hand', state, 4)).rejects.toThrow(SessionConflictError);
+  });
+
   it('takes over a lock left by a dead process', async () => {
     const store = new FileSessionStore({ dir, lockTimeoutMs: 500 });
     await writeFile(`${store.fileOf('s')}.lock`, JSON.stringify({ pid: 2 ** 22 + 12345, at: Date.now() }));
