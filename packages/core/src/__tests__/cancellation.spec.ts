@@ -96,6 +96,27 @@ describe('cancellation by unsubscribing', () => {
     expect(model.requests[1]!.messages.some((m) => toolResultsOf(m).some((r) => r.toolCallId === 'w1'))).toBe(true);
   });
 
+  it('a tool that reads its signal only after the call was cancelled finds it aborted, with the reason', async () => {
+    let readLater: (() => AbortSignal) | undefined;
+    const slow = defineTool({
+      name: 'slow',
+      description: 'reads its signal late',
+      input: z.object({}),
+      execute: (_input, ctx) => {
+        readLater = () => ctx.signal; // not read while the call runs
+        return NEVER;
+      },
+    });
+    const model = new ScriptedChatModel([{ toolCalls: [{ id: 's1', name: 'slow', input: {} }] }, { text: 'ok' }]);
+    const agent = new Agent({ model, tools: [slow] });
+    const sub = agent.reply('go').subscribe();
+    await sleep(5);
+    sub.unsubscribe();
+    const signal = readLater!();
+    expect(signal.aborted).toBe(true);
+    expect(String(signal.reason)).toMatch(/cancel/);
+  });
+
   it('aborts the reply signal seen by middlewares after the layers are torn down', async () => {
     let signal: AbortSignal | undefined;
     const grab: Middleware = {

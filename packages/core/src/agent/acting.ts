@@ -60,9 +60,29 @@ export function resultEvents(
 export function executeTool(ctx: RuntimeContext, input: ActingInput): Observable<AgentEvent> {
   return new Observable<AgentEvent>((subscriber) => {
     const { toolCall, tool } = input;
-    const controller = new AbortController();
-    const onReplyAbort = () => controller.abort(ctx.signal.reason);
-    ctx.signal.addEventListener('abort', onReplyAbort, { once: true });
+    // The tool's signal is made when the tool first reads it: most tools never do, and an
+    // AbortSignal with its listener on the reply's costs several µs per call.
+    let controller: AbortController | undefined;
+    const onReplyAbort = () => controller!.abort(ctx.signal.reason);
+    const signal = (): AbortSignal => {
+      if (!controller) {
+        controller = new AbortController();
+        if (cancelled !== undefined) controller.abort(cancelled);
+        else if (ctx.signal.aborted) controller.abort(ctx.signal.reason);
+        else if (!finished) ctx.signal.addEventListener('abort', onReplyAbort, { once: true });
+      }
+      return controller.signal;
+    };
+    /** Set when the call was cancelled before its signal was made. */
+    let cancelled: Error | undefined;
+    /** The call is over: a signal read from now on (a tool that kept its context) never aborts. */
+    let finished = false;
+    const cancel = (reason: Error) => {
+      if (controller) {
+        ctx.signal.removeEventListener('abort', onReplyAbort);
+        controller.abort(reason);
+      } else cancelled = reason;
+    };
     const blockId = newId('blk');
     const output: ToolResultContent[] = [];
     // The returned value itself, kept when the tool produced exactly one structured value.
@@ -70,7 +90,9 @@ export function executeTool(ctx: RuntimeContext, input: ActingInput): Observable
     let value: unknown;
     let done = false;
     const toolCtx: ToolContext = {
-      signal: controller.signal,
+      get signal() {
+        return signal();
+      },
       callId: toolCall.id,
       agentName: ctx.agentName,
       replyId: ctx.replyId,
@@ -92,8 +114,7 @@ export function executeTool(ctx: RuntimeContext, input: ActingInput): Observable
     subscriber.next(ctx.event('TOOL_RESULT_START', { blockId, toolCallId: toolCall.id, name: tool.name }));
     // Cancelled while that event was delivered (e.g. an interrupt): the tool does not run.
     if (subscriber.closed) {
-      ctx.signal.removeEventListener('abort', onReplyAbort);
-      controller.abort(new Error(`tool call ${toolCall.id} cancelled`));
+      cancel(new Error(`tool call ${toolCall.id} cancelled`));
       return undefined;
     }
     const subscription = defer(() => {
@@ -122,8 +143,9 @@ export function executeTool(ctx: RuntimeContext, input: ActingInput): Observable
     });
     return () => {
       subscription.unsubscribe();
-      ctx.signal.removeEventListener('abort', onReplyAbort);
-      if (!done) controller.abort(new Error(`tool call ${toolCall.id} cancelled`));
+      finished = true;
+      if (!done) cancel(new Error(`tool call ${toolCall.id} cancelled`));
+      else if (controller) ctx.signal.removeEventListener('abort', onReplyAbort);
     };
   });
 }

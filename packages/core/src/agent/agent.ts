@@ -333,7 +333,9 @@ export class Agent {
     if (prepared.resume) resumeOutput(prepared.resume.pending, output);
     const controller = new AbortController();
     const replyId = prepared.resume?.pending.replyId ?? newId('reply');
-    const replyValues = structuredClone({ ...prepared.resume?.pending.replyState });
+    // A copy, so the pending reply's saved state is not changed by the resumed one (none to copy: most replies).
+    const saved = prepared.resume?.pending.replyState;
+    const replyValues = saved ? structuredClone({ ...saved }) : {};
     const ctx = new ReplyContext(
       this.name,
       replyId,

@@ -249,6 +249,13 @@ export class OpenAIChatModel implements ChatModel {
   }
 
   private server(): { serverAddress?: string; serverPort?: number } {
+    // Parsed once: it is part of every call's MODEL_CALL_START.
+    return (this.serverInfo ??= this.parseServer());
+  }
+
+  private serverInfo: { serverAddress?: string; serverPort?: number } | undefined;
+
+  private parseServer(): { serverAddress?: string; serverPort?: number } {
     const base = this.options.baseURL ?? this.options.configuration?.baseURL ?? 'https://api.openai.com/v1';
     try {
       const url = new URL(base);
