@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { writeSections } from './harness/report.js';
 import { quantile, summarize } from './harness/stats.js';
+import { comparedTable } from './scenarios/compare-table.js';
 
 const ROOT = join(__dirname, '..', '..');
 const DOC = join(ROOT, 'docs', 'BENCHMARKS.md');
@@ -176,6 +177,32 @@ describe('harness', () => {
     expect(ok).toEqual({ result: 2, alive: 20 });
     expect(bad).toMatch(/exports no function nothing/);
   }, 40_000);
+
+  it('--compare: pairs each contender with the same one of the compared commit, per round', () => {
+    const c = (name: string, roundMedians: number[], cpu: number) => ({
+      name,
+      ms: {
+        median: quantile(
+          [...roundMedians].sort((a, b) => a - b),
+          0.5,
+        ),
+        p25: 0,
+        p75: 0,
+      },
+      roundMedians,
+      cpuMs: { median: cpu },
+    });
+    const table = comparedTable({
+      config: { quick: false, warmup: 0, rounds: 3, batch: 1 },
+      contenders: [c('openai', [1, 1, 1], 1), c('rxscope', [2, 3, 4], 2), c('rxscope@abc1234', [2.5, 3.25, 4.5], 2.5)],
+    });
+    expect(table?.rows).toEqual([
+      ['rxscope vs rxscope@abc1234', '−0.500', '−0.500 – −0.375', '-7.7%', '−0.500', '-20.0%'],
+    ]);
+    expect(
+      comparedTable({ config: { quick: false, warmup: 0, rounds: 1, batch: 1 }, contenders: [c('rxscope', [1], 1)] }),
+    ).toBeUndefined();
+  });
 
   it('interpolates quantiles', () => {
     expect(quantile([1, 2, 3, 4], 0.5)).toBe(2.5);

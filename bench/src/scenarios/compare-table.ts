@@ -1,11 +1,5 @@
 import type { Table, TimedResultView } from '../harness/scenario.js';
-
-const quantile = (sorted: readonly number[], q: number): number => {
-  if (!sorted.length) return NaN;
-  const i = (sorted.length - 1) * q;
-  const lo = Math.floor(i);
-  return sorted[lo]! + (sorted[Math.ceil(i)]! - sorted[lo]!) * (i - lo);
-};
+import { quantile } from '../harness/stats.js';
 
 const ms = (v: number) => `${v >= 0 ? '+' : '−'}${Math.abs(v).toFixed(3)}`;
 
