@@ -63,6 +63,7 @@ describe('bench --quick', () => {
       'leaks',
       'first-token',
       'harness-overhead',
+      'sse-load',
     ]);
     for (const r of report.results) {
       expect(r.config.quick).toBe(true);
@@ -131,6 +132,15 @@ describe('bench --quick', () => {
       expect.stringContaining('over HTTP, 10'),
       expect.stringContaining('over HTTP, 50'),
       expect.stringContaining('floor'),
+    ]);
+  });
+
+  it('reports the node-service under SSE load: memory per stream, latency, the slow client', () => {
+    const load = report.results.find((r) => r.id === 'sse-load')!;
+    expect(load.tables.map((t) => t.rows.length)).toEqual([4, 1, 2]);
+    expect(load.checks.map((c) => c.text)).toEqual([
+      expect.stringContaining('streams carry their whole reply'),
+      expect.stringContaining('a client that stops reading is dropped'),
     ]);
   });
 

@@ -7,6 +7,7 @@ import { harnessOverhead } from './harness-overhead.js';
 import { leaks } from './leaks.js';
 import { modelOverhead } from './model-overhead.js';
 import { perEvent } from './per-event.js';
+import { sseLoad } from './sse-load.js';
 
 /**
  * Every scenario, in the order `pnpm bench` runs them. Add new scenario files here. The agent
@@ -22,4 +23,5 @@ export const scenarios: readonly AnyScenario[] = [
   leaks,
   firstToken,
   harnessOverhead,
+  sseLoad,
 ];
