@@ -1,6 +1,7 @@
 import type { AnyScenario } from '../harness/scenario.js';
 import { agentLoop } from './agent-loop.js';
 import { agentLoopMemory } from './agent-loop-memory.js';
+import { cancelLeaks } from './cancel-leaks.js';
 import { concurrency } from './concurrency.js';
 import { firstToken } from './first-token.js';
 import { harnessOverhead } from './harness-overhead.js';
@@ -21,6 +22,7 @@ export const scenarios: readonly AnyScenario[] = [
   perEvent,
   concurrency,
   leaks,
+  cancelLeaks,
   firstToken,
   harnessOverhead,
   sseLoad,
