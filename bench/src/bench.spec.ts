@@ -47,11 +47,11 @@ describe('bench --quick', () => {
         cwd: ROOT,
         encoding: 'utf8',
         stdio: ['ignore', 'pipe', 'pipe'],
-        timeout: 100_000,
+        timeout: 150_000,
       },
     );
     report = JSON.parse(stdout) as QuickReport;
-  }, 120_000);
+  }, 170_000);
 
   it('runs every scenario, in order, and writes nothing', () => {
     expect(report.machine).toMatch(/cores, .* GiB memory, Node v\d+/);
@@ -62,8 +62,10 @@ describe('bench --quick', () => {
       'per-event',
       'concurrency',
       'leaks',
+      'cancel-leaks',
       'first-token',
       'harness-overhead',
+      'sse-load',
     ]);
     for (const r of report.results) {
       expect(r.config.quick).toBe(true);
@@ -135,7 +137,16 @@ describe('bench --quick', () => {
     ]);
   });
 
-  it('reports memory per in-flight reply (S3), heap and open handles (S4) and the first token (S5)', () => {
+  it('reports the node-service under SSE load: memory per stream, latency, the slow client', () => {
+    const load = report.results.find((r) => r.id === 'sse-load')!;
+    expect(load.tables.map((t) => t.rows.length)).toEqual([4, 1, 2]);
+    expect(load.checks.map((c) => c.text)).toEqual([
+      expect.stringContaining('streams carry their whole reply'),
+      expect.stringContaining('a client that stops reading is dropped'),
+    ]);
+  });
+
+  it('reports memory per in-flight reply (S3), heap and open handles (S4, and under cancellation) and the first token (S5)', () => {
     const s3 = report.results.find((r) => r.id === 'concurrency')!;
     expect(s3.tables[0]!.rows.map((row) => row[0])).toEqual(['openai', 'rxscope', 'rxscope+10next', 'rxscope+10mw']);
     // Memory, wall at 1,000 (here: the quick size) and wall where the machine keeps up, for each rxscope contender.
@@ -153,6 +164,12 @@ describe('bench --quick', () => {
     const s4 = report.results.find((r) => r.id === 'leaks')!;
     expect(s4.tables.map((t) => t.rows.length)).toEqual([3, 3]);
     expect(s4.checks.length).toBe(4);
+    const cancel = report.results.find((r) => r.id === 'cancel-leaks')!;
+    expect(cancel.tables.map((t) => t.rows.map((row) => row[0]))).toEqual([
+      ['rxscope+10mw', 'rxscope+builtins'],
+      ['rxscope+10mw', 'rxscope+builtins'],
+    ]);
+    expect(cancel.checks.length).toBe(4);
     const s5 = report.results.find((r) => r.id === 'first-token')!;
     expect(s5.contenders.map((c) => c.name)).toEqual(['openai', 'rxscope', 'rxscope+10mw', 'rxscope+builtins']);
     for (const c of s5.contenders) expect(c.ms.median).toBeGreaterThan(0);

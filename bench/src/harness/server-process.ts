@@ -28,14 +28,33 @@ function keepAliveFor(ms: number): void {
   } as typeof listen;
 }
 
+/** `hold`: each request waits for the parent's next `release`, then they go out spread over `spreadMs`. */
+function holding(spreadMs: number): { wait(): Promise<void>; release(): void } {
+  const held: (() => void)[] = [];
+  return {
+    wait: () => new Promise<void>((resolve) => held.push(resolve)),
+    release: () => {
+      held.forEach((resolve, i) => setTimeout(resolve, (spreadMs * i) / held.length));
+      held.length = 0;
+    },
+  };
+}
+
 process.once('message', (options: ServerProcessOptions) => {
   if (options.keepAliveTimeoutMs !== undefined) keepAliveFor(options.keepAliveTimeoutMs);
+  const hold = options.hold ? holding(options.hold.spreadMs) : undefined;
   void startOpenAITestServer({
-    handler: (request) => turnOf(options, request),
+    handler: hold
+      ? async (request) => {
+          await hold.wait();
+          return turnOf(options, request);
+        }
+      : (request) => turnOf(options, request),
     chunkDelayMs: options.chunkDelayMs ?? 0,
-    keepAlive: true,
+    keepAlive: options.keepAlive ?? true,
   }).then((server) => {
     process.on('message', (msg: { type?: string }) => {
+      if (msg.type === 'release') hold?.release();
       if (msg.type === 'connections')
         process.send!({
           type: 'connections',

@@ -7,6 +7,8 @@ export interface ServerProcess {
   readonly url: string;
   /** Sockets open on the server (clients' keep-alive connections included) and requests served so far. */
   connections(): Promise<{ open: number; requests: number }>;
+  /** With `hold`: answers the requests held so far (spread over `hold.spreadMs`); later ones wait for the next release. */
+  release(): void;
   close(): Promise<void>;
 }
 
@@ -19,8 +21,15 @@ export interface ServerProcessOptions {
   readonly byModel?: Readonly<Record<string, ServerTurn>>;
   /** Delay before each streamed chunk, ms. Default 0. */
   readonly chunkDelayMs?: number;
+  /** Keep connections open between requests, as real clients' pools expect. Default true; false: every response closes its connection, so open sockets are requests in flight. */
+  readonly keepAlive?: boolean;
   /** The server's keep-alive timeout, ms. Default: Node's (5 s). */
   readonly keepAliveTimeoutMs?: number;
+  /**
+   * Hold every request until the next `release()`; then answer the held ones spread evenly over
+   * `spreadMs` (so that many replies started together stream at a steady rate, not in lockstep).
+   */
+  readonly hold?: { readonly spreadMs: number };
 }
 
 /**
@@ -50,6 +59,7 @@ export function startServerProcess(options: ServerProcessOptions): Promise<Serve
             child.on('message', onMessage);
             child.send({ type: 'connections' });
           }),
+        release: () => child.send({ type: 'release' }),
         close: () =>
           new Promise<void>((done) => {
             if (child.exitCode !== null) return done();

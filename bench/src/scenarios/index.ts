@@ -1,12 +1,14 @@
 import type { AnyScenario } from '../harness/scenario.js';
 import { agentLoop } from './agent-loop.js';
 import { agentLoopMemory } from './agent-loop-memory.js';
+import { cancelLeaks } from './cancel-leaks.js';
 import { concurrency } from './concurrency.js';
 import { firstToken } from './first-token.js';
 import { harnessOverhead } from './harness-overhead.js';
 import { leaks } from './leaks.js';
 import { modelOverhead } from './model-overhead.js';
 import { perEvent } from './per-event.js';
+import { sseLoad } from './sse-load.js';
 
 /**
  * Every scenario, in the order `pnpm bench` runs them. Add new scenario files here. The agent
@@ -20,6 +22,8 @@ export const scenarios: readonly AnyScenario[] = [
   perEvent,
   concurrency,
   leaks,
+  cancelLeaks,
   firstToken,
   harnessOverhead,
+  sseLoad,
 ];

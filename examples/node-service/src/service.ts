@@ -39,6 +39,11 @@ export interface ServiceOptions {
   readonly bus?: SessionEventBus;
   /** SSE heartbeat interval. Default 15 s. */
   readonly heartbeatMs?: number;
+  /**
+   * Bytes an event stream may hold for a client that does not read; past this its connection is
+   * dropped (the client reconnects with `Last-Event-ID`). Default 16 MiB (`createAgentSseHandler`'s).
+   */
+  readonly maxQueuedBytes?: number;
   /** Speak every reply: each finished text block is followed by a WAV audio data block. */
   readonly tts?: TextToSpeech;
 }
@@ -109,6 +114,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     createAgentSseHandler({
       heartbeatMs: options.heartbeatMs ?? 15_000,
       retryMs: 1000,
+      ...(options.maxQueuedBytes !== undefined ? { maxQueuedBytes: options.maxQueuedBytes } : {}),
       headers: cors(req),
       sessionId: id,
       events: (_req, { lastEventId }) => sessions.events(id, lastEventId ? { lastEventId } : {}),
