@@ -11,6 +11,11 @@ import { join } from 'node:path';
 import { RetryMiddleware, TimeoutMiddleware } from '@rxscope/middleware-builtin';
 import { BOUND_MS, FAULT_TOOLS, runCell } from '../../../middleware-builtin/src/__tests__/fault-matrix/cell.js';
 import { FAULTS } from '../../../middleware-builtin/src/__tests__/fault-matrix/matrix.js';
+import {
+  PHASES,
+  runUnsubscribeCell,
+  unsubscribeBuiltIns,
+} from '../../../middleware-builtin/src/__tests__/fault-matrix/unsubscribe-cell.js';
 import { createHarnessAgent } from '../create-harness-agent.js';
 import type { HarnessOptions } from '../harness-options.js';
 import { presets } from '../presets.js';
@@ -71,6 +76,26 @@ describe('fault matrix: the harness (coding preset, bubblewrap) with the built-i
               { text: 'recovered' },
             ]
           : (f.turns ?? []),
+    });
+  });
+});
+
+describe('unsubscribing at each phase of a reply: the harness with the built-ins', () => {
+  jest.setTimeout(10_000);
+  let dir: ReturnType<typeof tempDir> | undefined;
+  afterEach(() => {
+    dir?.cleanup();
+    dir = undefined;
+  });
+
+  const cells = PHASES.filter((p) => p.configurations.includes('harness')).map((p) => [p.name, p] as const);
+  it.each(cells)('%s — harness', (_name, phase) => {
+    dir = tempDir('rxscope-unsubscribe-');
+    const workspace = join(dir.path, 'ws');
+    return runUnsubscribeCell(phase, {
+      agent: ({ model, tools }) =>
+        createHarnessAgent({ ...presets.coding(), model, workspace, tools, middlewares: unsubscribeBuiltIns() }),
+      resume: ({ model, tools, state }) => createHarnessAgent({ ...presets.coding(), model, workspace, tools, state }),
     });
   });
 });
