@@ -5,6 +5,7 @@ import type { SandboxLifecycleOptions } from './middleware/sandbox-lifecycle/ind
 import type { TodoListOptions } from './middleware/todo-list/index.js';
 import type { ToolResultEvictionOptions } from './middleware/tool-result-eviction/index.js';
 import type { WorkspaceContextOptions } from './middleware/workspace-context/index.js';
+import type { WorkspaceSnapshotMiddlewareOptions } from './middleware/workspace-snapshot/index.js';
 import type { DetachedReport } from './memory/detached-work.js';
 import type { MessageBus } from './bus/message-bus.js';
 import type { InboxOptions } from './middleware/inbox/index.js';
@@ -16,7 +17,6 @@ import type { MemoryFlushOptions } from './middleware/memory-flush/index.js';
 import type { MemoryMaintenanceOptions } from './middleware/memory-maintenance/index.js';
 import type { Sandbox } from './sandbox/sandbox.js';
 import type { SandboxLease } from './sandbox/sandbox-lease.js';
-import type { WorkspaceSnapshotOptions } from './workspace/workspace-snapshot.js';
 import type { ReadFileOptions } from './tools/read-file.js';
 import type { WorkspaceFileSystem } from './workspace/workspace-file-system.js';
 
@@ -72,8 +72,9 @@ export interface HarnessOptions extends Omit<AgentOptions, 'model'> {
   /**
    * The workspace's files saved with the session (in the agent state) and restored where the
    * session resumes, so another machine finds them. Default false (it grows every saved state).
+   * `onError` hears of a snapshot or a restore that failed (default `console.error`).
    */
-  readonly workspaceSnapshot?: boolean | WorkspaceSnapshotOptions;
+  readonly workspaceSnapshot?: boolean | Omit<WorkspaceSnapshotMiddlewareOptions, 'fileSystem'>;
   /** Options of the `execute` tool (it asks for permission by default). */
   readonly execute?: Pick<
     SandboxLifecycleOptions,

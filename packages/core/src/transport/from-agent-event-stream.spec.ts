@@ -48,7 +48,7 @@ describe('fromAgentEventStream against the Node SSE handler', () => {
       }),
     );
     const events$ = fromAgentEventStream(`${http.url}/chat`, {
-      init: { method: 'POST', body: JSON.stringify('Question?') },
+      init: { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify('Question?') },
     });
     const received = await lastValueFrom(events$.pipe(toArray()));
     expect(received).toEqual(sent);
@@ -56,16 +56,17 @@ describe('fromAgentEventStream against the Node SSE handler', () => {
 
     model.enqueue({ text: ['Second ', 'answer.'] });
     const texts = await lastValueFrom(
-      fromAgentEventStream(`${http.url}/chat`, { init: { method: 'POST', body: JSON.stringify('Again?') } }).pipe(
-        toText(),
-        toArray(),
-      ),
+      fromAgentEventStream(`${http.url}/chat`, {
+        init: { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify('Again?') },
+      }).pipe(toText(), toArray()),
     );
     expect(texts).toEqual(['Second ', 'Second answer.']);
 
     model.enqueue({ text: ['Third.'] });
     const msg = await lastValueFrom(
-      fromAgentEventStream(`${http.url}/chat`, { init: { method: 'POST', body: '"Once more"' } }).pipe(toMsg()),
+      fromAgentEventStream(`${http.url}/chat`, {
+        init: { method: 'POST', headers: { 'content-type': 'application/json' }, body: '"Once more"' },
+      }).pipe(toMsg()),
     );
     expect(msg).toEqual(agent.context.at(-1));
   });
@@ -245,7 +246,9 @@ describe('fromAgentEventStream against the Node SSE handler', () => {
       createAgentSseHandler({ ...quiet, events: async (_req, { body }) => agent.reply((await body()) as ReplyInput) }),
     );
     const post = (body: unknown) =>
-      fromAgentEventStream(http!.url, { init: { method: 'POST', body: JSON.stringify(body) } });
+      fromAgentEventStream(http!.url, {
+        init: { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
+      });
 
     const asked = await lastValueFrom(post('pay').pipe(pendingConfirmations(), toArray()));
     expect(asked.map((calls) => calls.map((c) => c.id))).toEqual([[], ['t1', 't2']]);

@@ -102,6 +102,20 @@ describe('LocalFileSystem', () => {
     await refused(fs.readFile(`${'d/'.repeat(2100)}f`), 'path_too_long');
   });
 
+  it('refuses paths written for another system instead of taking them as literal names inside', async () => {
+    for (const path of ['..\\outside\\x.txt', 'src\\a.ts', '~/x.txt', '~', '~root/.ssh/id_rsa', 'file:///etc/passwd']) {
+      await refused(fs.writeFile(path, 'x'), 'invalid_path');
+    }
+    for (const path of ['%2e%2e%2foutside%2fx.txt', '..%2Foutside', '%2Fetc%2Fpasswd', '%7E/x.txt', 'a%5Cb']) {
+      await refused(fs.writeFile(path, 'x'), 'invalid_path');
+    }
+    // Names that merely look alike stay usable: a literal %xx that leads nowhere, a ~ not first.
+    for (const path of ['~backup.txt', 'notes~', 'a%20b.txt', '100%.txt', 'src/~tmp/x.txt']) {
+      await fs.writeFile(path, 'ok');
+      expect(readFileSync(join(root, path), 'utf8')).toBe('ok');
+    }
+  });
+
   it('writes through a hard link never change the other link (the file is replaced, not written into)', async () => {
     writeFileSync(join(dir.path, 'shared.txt'), 'original\n');
     linkSync(join(dir.path, 'shared.txt'), join(root, 'hard.txt'));

@@ -208,12 +208,41 @@ export class LocalFileSystem implements WorkspaceFileSystem {
     if (typeof path !== 'string')
       throw new WorkspacePathError('invalid_path', String(path), 'A path must be a string.');
     checkText(path);
+    this.checkStyle(path);
     const trimmed = path.trim() === '' ? '.' : path;
     const lexical = resolve(this.root, trimmed);
     if (!this.inside(lexical)) throw this.outside(path, 'outside_workspace');
     const real = await realpathLoose(lexical, 0);
     if (!this.inside(real)) throw this.outside(path, 'symlink_outside');
     return real;
+  }
+
+  /**
+   * Paths written for another system are refused with a clear error instead of being taken
+   * literally as names inside the workspace (where the model would not find what it meant):
+   * a URL (`file:///etc/passwd`), `\` (a Windows separator: `..\x`), a leading `~` (no home folder is expanded) and
+   * URL-encoding that decodes to a way out (`%2e%2e%2f` is `../`; other `%xx` stay literal).
+   */
+  private checkStyle(path: string): void {
+    const refuse = (why: string) =>
+      new WorkspacePathError(
+        'invalid_path',
+        path,
+        `"${path}" ${why}. Paths are relative to the workspace root (${this.root}), with "/" between folders.`,
+      );
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(path)) throw refuse('is a URL; give a path');
+    if (path.includes('\\')) throw refuse('contains "\\"; folders are separated by "/"');
+    if (/^~(\/|$)|^~[\w.-]+\//.test(path)) throw refuse('starts with "~", which is not expanded to a home folder');
+    if (/%[0-9a-f]{2}/i.test(path)) {
+      let decoded: string;
+      try {
+        decoded = decodeURIComponent(path);
+      } catch {
+        return; // not URL-encoding: a literal name
+      }
+      if (/[\0\\]/.test(decoded) || isAbsolute(decoded) || decoded.startsWith('~') || decoded.split('/').includes('..'))
+        throw refuse(`is URL-encoded ("${decoded.replace(/\0/g, '\\0')}"); names are taken literally, never decoded`);
+    }
   }
 
   private inside(absolute: string): boolean {

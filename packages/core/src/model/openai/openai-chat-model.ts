@@ -5,6 +5,7 @@ import { BlockAssembler } from '../block-assembler.js';
 import type { ChatModel, ModelRequest, ModelRequestInfo, ToolSchema } from '../chat-model.js';
 import { ModelError } from '../model-error.js';
 import { toModelError } from '../to-model-error.js';
+import { credentialsOf, withoutCredentials } from './redact-credentials.js';
 import {
   checkOpenAIChatModelOptions,
   type OpenAIChatModelOptions,
@@ -112,6 +113,8 @@ export class OpenAIChatModel implements ChatModel {
   private onceBase: Readonly<Record<string, unknown>> | undefined;
   private maxTokensKey: 'max_tokens' | 'max_completion_tokens' = 'max_tokens';
   private messageOptions: ToOpenAIMessagesOptions = {};
+  /** Redacted from the errors this model raises (see `withoutCredentials`). */
+  private readonly credentials: readonly string[];
 
   /** @throws ModelError `invalid_configuration`, naming the option, for a missing `model` or key or a base URL that is not http(s). */
   constructor(private readonly options: OpenAIChatModelOptions) {
@@ -144,6 +147,7 @@ export class OpenAIChatModel implements ChatModel {
       streaming: this.streaming,
       streamUsage: true,
     };
+    this.credentials = credentialsOf(options);
     this.completions = new ChatOpenAICompletions(fields);
     this.chatOpenAI = new ChatOpenAI({ ...fields, completions: this.completions });
   }
@@ -202,7 +206,11 @@ export class OpenAIChatModel implements ChatModel {
       };
       const fail = (err: unknown) => {
         const reason: unknown = controller.signal.reason;
-        subscriber.error(controller.signal.aborted && reason instanceof ModelError ? reason : toModelError(err));
+        subscriber.error(
+          controller.signal.aborted && reason instanceof ModelError
+            ? reason
+            : withoutCredentials(toModelError(err), this.credentials),
+        );
       };
 
       let settled = false;

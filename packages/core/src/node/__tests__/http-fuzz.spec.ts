@@ -57,6 +57,18 @@ const malformedArb: fc.Arbitrary<Malformed> = fc.oneof(
     })),
 );
 
+/** A valid body sent as what a browser posts cross-site without a CORS preflight: a 415 at both endpoints. */
+function wrongContentType(body: string): fc.Arbitrary<Malformed> {
+  return fc
+    .constantFrom(
+      'text/plain',
+      'text/plain;charset=UTF-8',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+    )
+    .map((contentType) => ({ label: 'wrong content type', body, contentType }));
+}
+
 /** Malformed for the AG-UI endpoint only: a RunAgentInput with one thing wrong, or a wrong content type. */
 const runInput = (extra: Record<string, unknown> = {}) => ({
   threadId: 't',
@@ -84,13 +96,7 @@ const agUiMalformedArb: fc.Arbitrary<Malformed> = fc.oneof(
     label: 'resume with an unknown interrupt id',
     body: JSON.stringify(runInput({ resume: [{ interruptId: id, status: 'resolved', payload: { approved: true } }] })),
   })),
-  fc
-    .constantFrom('text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x')
-    .map((contentType) => ({
-      label: 'wrong content type',
-      body: JSON.stringify(runInput({ messages: [{ id: 'u1', role: 'user', content: 'hi' }] })),
-      contentType,
-    })),
+  wrongContentType(JSON.stringify(runInput({ messages: [{ id: 'u1', role: 'user', content: 'hi' }] }))),
 );
 
 describe('fuzzing the HTTP endpoints with malformed bodies', () => {
@@ -134,7 +140,7 @@ describe('fuzzing the HTTP endpoints with malformed bodies', () => {
     });
     http = await listen(async (req, res) => outcomes.push(await handler(req, res)));
     await fc.assert(
-      fc.asyncProperty(malformedArb, async (m) => {
+      fc.asyncProperty(fc.oneof(malformedArb, wrongContentType(JSON.stringify('Hi'))), async (m) => {
         const res = await post('/chat', m);
         const text = await res.text();
         expect(`${m.label}: ${res.status} ${text.slice(0, 300)}`).toMatch(/^[^:]+: 4\d\d /);
@@ -142,6 +148,7 @@ describe('fuzzing the HTTP endpoints with malformed bodies', () => {
       }),
       { numRuns: runs, seed },
     );
+    expect(model.requests).toHaveLength(0);
     const huge = await post('/chat', { body: JSON.stringify('x'.repeat(1024 * 1024 + 1)) });
     expect(huge.status).toBe(413);
     const valid = await post('/chat', { body: JSON.stringify('Hi') });

@@ -11,6 +11,7 @@ import { createAgentSseHandler, HttpError, streamAgentEvents, type StreamOutcome
 import { eventsOf, listen, parseFrames, waitFor, type Listening } from './helpers.js';
 
 const quiet = { onError: () => undefined };
+const json = { 'content-type': 'application/json' };
 
 describe('createAgentSseHandler: a reply per request', () => {
   let model: OpenAITestServer;
@@ -33,7 +34,7 @@ describe('createAgentSseHandler: a reply per request', () => {
     const agent = new Agent({ model: new OpenAIChatModel({ model: 'm', apiKey: 'k', baseURL: model.url }) });
     http = await listen(chatHandler(agent, { retryMs: 1500, headers: { 'access-control-allow-origin': '*' } }));
 
-    const res = await fetch(`${http.url}/chat`, { method: 'POST', body: JSON.stringify('Hi') });
+    const res = await fetch(`${http.url}/chat`, { method: 'POST', headers: json, body: JSON.stringify('Hi') });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
     expect(res.headers.get('cache-control')).toBe('no-cache, no-transform');
@@ -55,7 +56,7 @@ describe('createAgentSseHandler: a reply per request', () => {
     model = await startOpenAITestServer({ script: [{ text: ['a', 'b', 'c'], chunkDelayMs: 120 }] });
     const agent = new Agent({ model: new OpenAIChatModel({ model: 'm', apiKey: 'k', baseURL: model.url }) });
     http = await listen(chatHandler(agent, { heartbeatMs: 40 }));
-    const body = await (await fetch(`${http.url}/chat`, { method: 'POST', body: '"go"' })).text();
+    const body = await (await fetch(`${http.url}/chat`, { method: 'POST', headers: json, body: '"go"' })).text();
     const frames = parseFrames(body);
     const heartbeats = frames.filter((f) => f.comment === 'heartbeat');
     expect(heartbeats.length).toBeGreaterThanOrEqual(3);
@@ -79,6 +80,7 @@ describe('createAgentSseHandler: a reply per request', () => {
     // A resume with nothing suspended: the agent refuses it before REPLY_START.
     const refused = await fetch(`${http.url}/chat`, {
       method: 'POST',
+      headers: json,
       body: JSON.stringify({ type: 'USER_CONFIRM_RESULT', results: [] }),
     });
     expect(refused.status).toBe(409);
@@ -92,7 +94,7 @@ describe('createAgentSseHandler: a reply per request', () => {
     });
 
     // A body that is no reply input at all, passed straight through: 400, nothing stored.
-    const notAnInput = await fetch(`${http.url}/chat`, { method: 'POST', body: '{}' });
+    const notAnInput = await fetch(`${http.url}/chat`, { method: 'POST', headers: json, body: '{}' });
     expect(notAnInput.status).toBe(400);
     expect(await notAnInput.json()).toMatchObject({ error: { name: 'AgentUsageError', code: 'invalid_input' } });
 
@@ -102,9 +104,41 @@ describe('createAgentSseHandler: a reply per request', () => {
       error: { name: 'HttpError', message: 'No such session.', code: 'unknown_session' },
     });
 
-    const malformed = await fetch(`${http.url}/chat`, { method: 'POST', body: '{"oops' });
+    const malformed = await fetch(`${http.url}/chat`, { method: 'POST', headers: json, body: '{"oops' });
     expect(malformed.status).toBe(400);
     expect(await malformed.json()).toMatchObject({ error: { code: 'invalid_json' } });
+
+    // A body not declared as JSON (what a cross-site form or a text/plain fetch sends without a
+    // CORS preflight) is refused before anything runs; a +json type is JSON.
+    for (const [contentType, sent] of [
+      ['text/plain;charset=UTF-8', 'content-type: text/plain;charset=UTF-8'],
+      ['application/x-www-form-urlencoded', 'content-type: application/x-www-form-urlencoded'],
+      ['multipart/form-data; boundary=x', 'content-type: multipart/form-data; boundary=x'],
+    ]) {
+      const res = await fetch(`${http.url}/chat`, {
+        method: 'POST',
+        headers: { 'content-type': contentType! },
+        body: JSON.stringify('transfer everything'),
+      });
+      expect(res.status).toBe(415);
+      expect(await res.json()).toEqual({
+        error: {
+          name: 'HttpError',
+          code: 'unsupported_media_type',
+          message: `The request body must be sent as application/json (got ${sent}).`,
+        },
+      });
+    }
+    const noType = await fetch(`${http.url}/chat`, { method: 'POST', body: new Blob(['"hi"']) });
+    expect(noType.status).toBe(415);
+    expect(((await noType.json()) as { error: { message: string } }).error.message).toContain('no content-type');
+    expect(agent.context).toEqual([]);
+    const vendorJson = await fetch(`${http.url}/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/vnd.api+json; charset=utf-8' },
+      body: '{}',
+    });
+    expect(vendorJson.status).toBe(400); // read as JSON: `{}` is no reply input
 
     // An unexpected failure is a 500 that does not leak its message.
     const boom = await fetch(`${http.url}/boom`);
@@ -145,6 +179,7 @@ describe('createAgentSseHandler: a reply per request', () => {
     const controller = new AbortController();
     const res = await fetch(`${http.url}/chat`, {
       method: 'POST',
+      headers: json,
       body: '"Tell me a story"',
       signal: controller.signal,
     });
@@ -254,7 +289,8 @@ describe('createAgentSseHandler: a reply per request', () => {
       tools: [transfer],
     });
     http = await listen(chatHandler(agent));
-    const post = (body: unknown) => fetch(`${http!.url}/chat`, { method: 'POST', body: JSON.stringify(body) });
+    const post = (body: unknown) =>
+      fetch(`${http!.url}/chat`, { method: 'POST', headers: json, body: JSON.stringify(body) });
     const first = eventsOf(await (await post('pay 5')).text());
     expect(assertReplyGrammar(first).finishReason).toBe('awaiting_confirmation');
     const wrong = await post({ type: 'USER_CONFIRM_RESULT', results: [{ toolCallId: 'nope', confirmed: true }] });

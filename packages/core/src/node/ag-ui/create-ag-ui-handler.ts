@@ -9,6 +9,7 @@ import { RxscopeAgUiAgent } from '../../transport/ag-ui/rxscope-ag-ui-agent.js';
 import { encodeServerSentEvent } from '../../transport/sse-encode.js';
 import { withSseHeartbeats } from '../../transport/to-server-sent-events.js';
 import { HttpError } from '../sse/http-error.js';
+import { isJsonMediaType } from '../sse/json-content-type.js';
 import { readJsonBody } from '../sse/read-json-body.js';
 import { streamFrames, type StreamAgentEventsOptions, type StreamOutcome } from '../sse/stream-agent-events.js';
 
@@ -77,10 +78,8 @@ export function createAgUiHandler(
 async function readInput(req: IncomingMessage, maxBodyBytes: number): Promise<RunAgentInput> {
   if (req.method !== 'POST')
     throw new HttpError(405, 'AG-UI runs are POSTed: a RunAgentInput as JSON.', 'method_not_allowed');
-  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type !== 'application/json' && !/^application\/[\w.-]+\+json$/.test(type)) {
+  if (!isJsonMediaType(req.headers['content-type']))
     throw new HttpError(415, 'AG-UI runs are sent as application/json.', 'unsupported_media_type');
-  }
   const parsed = RunAgentInputSchema.safeParse(await readJsonBody(req, maxBodyBytes));
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

@@ -2,6 +2,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { defer, from, type Observable, switchMap } from 'rxjs';
 import type { AgentEvent } from '../../event/events.js';
+import { requireJsonContentType } from './json-content-type.js';
 import { readJsonBody } from './read-json-body.js';
 import { streamAgentEvents, type StreamAgentEventsOptions, type StreamOutcome } from './stream-agent-events.js';
 
@@ -11,7 +12,11 @@ export interface AgentSseRequest {
   readonly url: URL;
   /** The `Last-Event-ID` header, else the `lastEventId` query parameter (for a first `EventSource` connection). */
   readonly lastEventId: string | undefined;
-  /** The JSON body (see `readJsonBody`). */
+  /**
+   * The JSON body (see `readJsonBody`). A body not sent as `application/json` (or a `+json` type)
+   * is refused with a 415 `unsupported_media_type`: a `text/plain`, form or multipart POST is what
+   * a browser sends cross-site without a CORS preflight. No body and no content type: `undefined`.
+   */
   readonly body: () => Promise<unknown>;
 }
 
@@ -52,8 +57,13 @@ export function createAgentSseHandler(
     const header = req.headers['last-event-id'];
     const lastEventId =
       (Array.isArray(header) ? header[0] : header) ?? url.searchParams.get('lastEventId') ?? undefined;
-    const request: AgentSseRequest = { url, lastEventId: lastEventId || undefined, body: () => readJsonBody(req) };
+    const request: AgentSseRequest = { url, lastEventId: lastEventId || undefined, body: () => readJsonRequest(req) };
     const events$ = defer(() => from(Promise.resolve(events(req, request)))).pipe(switchMap((inner) => inner));
     return streamAgentEvents(res, events$, streamOptions);
   };
+}
+
+async function readJsonRequest(req: IncomingMessage): Promise<unknown> {
+  requireJsonContentType(req, 'The request body');
+  return readJsonBody(req);
 }

@@ -4,9 +4,13 @@
 import type { ServerTurn } from '@rxscope/core/testing/node';
 import type { RawFault } from './raw-server.js';
 
-/** The agent's set-up: bare, or with the resilience built-ins (RetryMiddleware outside TimeoutMiddleware). */
-export type Configuration = 'bare' | 'built-ins';
-export const CONFIGURATIONS: readonly Configuration[] = ['bare', 'built-ins'];
+/**
+ * The agent's set-up: bare; with the resilience built-ins (RetryMiddleware outside
+ * TimeoutMiddleware); or the harness (`createHarnessAgent` with the coding preset, its sandbox and
+ * a temporary workspace) with the same built-ins as the user's middlewares.
+ */
+export type Configuration = 'bare' | 'built-ins' | 'harness';
+export const CONFIGURATIONS: readonly Configuration[] = ['bare', 'built-ins', 'harness'];
 
 /** What a cell must end with. */
 export interface Outcome {
@@ -42,13 +46,19 @@ export interface Fault {
   /** Something other than the wire that fails. */
   readonly local?:
     'tool_throws' | 'tool_hangs' | 'middleware_throws' | 'middleware_throws_resilient' | 'store_save_fails';
-  readonly outcome: Readonly<Record<Configuration, Outcome>>;
+  /** The harness runs with the built-ins: its outcome is theirs unless given. */
+  readonly outcome: Readonly<Record<'bare' | 'built-ins', Outcome>> & { readonly harness?: Outcome };
 }
+
+/** What a cell of `fault` in `config` must end with. */
+export const outcomeOf = (fault: Fault, config: Configuration): Outcome =>
+  fault.outcome[config] ?? fault.outcome['built-ins'];
 
 const weatherCall = (id: string): ServerTurn => ({
   toolCalls: [{ name: 'get_weather', input: { city: 'Paris' }, id }],
 });
-const both = (o: Outcome): Record<Configuration, Outcome> => ({ bare: o, 'built-ins': o });
+const all = (o: Outcome): Record<Configuration, Outcome> => ({ bare: o, 'built-ins': o, harness: o });
+
 const completed = (requests: number, says: string, more: Partial<Outcome> = {}): Outcome => ({
   finish: 'completed',
   requests,
@@ -93,7 +103,7 @@ export const FAULTS: readonly Fault[] = [
   {
     name: 'HTTP 401',
     turns: [{ fault: 'unauthorized' }, { text: 'never sent' }],
-    outcome: both(failed('unauthorized', 1, 'not retried', { error: { retryable: false } })),
+    outcome: all(failed('unauthorized', 1, 'not retried', { error: { retryable: false } })),
   },
   {
     name: 'connection reset before the first byte',
@@ -106,7 +116,7 @@ export const FAULTS: readonly Fault[] = [
   {
     name: 'connection reset mid-stream',
     turns: [{ text: ['Once ', 'upon ', 'a ', 'time'], fault: 'drop_mid_stream' }, { text: 'never sent' }],
-    outcome: both(
+    outcome: all(
       failed(
         'connection_error',
         1,
@@ -134,7 +144,7 @@ export const FAULTS: readonly Fault[] = [
   {
     name: 'malformed tool-call JSON',
     turns: [{ ...weatherCall('call_bad'), fault: 'malformed_tool_json' }, { text: 'recovered' }],
-    outcome: both(
+    outcome: all(
       completed(2, 'the call gets an error result naming the JSON problem; the model answers', {
         toolResult: { status: 'error', content: 'not valid JSON' },
       }),
@@ -143,7 +153,7 @@ export const FAULTS: readonly Fault[] = [
   {
     name: 'unknown tool',
     turns: [{ fault: 'unknown_tool' }, { text: 'recovered' }],
-    outcome: both(
+    outcome: all(
       completed(2, 'the call gets an error result listing the tools; the model answers', {
         toolResult: { status: 'error', content: 'get_weather' },
       }),
@@ -166,7 +176,7 @@ export const FAULTS: readonly Fault[] = [
     name: 'tool throws',
     turns: [{ toolCalls: [{ name: 'explode', input: {}, id: 'call_x' }] }, { text: 'recovered' }],
     local: 'tool_throws',
-    outcome: both(
+    outcome: all(
       completed(2, 'the call gets an error result with the message; the model answers', {
         toolResult: { status: 'error', content: 'the tool blew up' },
       }),
@@ -187,13 +197,18 @@ export const FAULTS: readonly Fault[] = [
       'built-ins': completed(2, '`toolCallMs` gives the call a timeout error result; the model answers', {
         toolResult: { status: 'error', content: 'timed out' },
       }),
+      harness: completed(
+        2,
+        'the hanging call is `execute` running `sleep`: `toolCallMs` gives it a timeout error result, the command is killed (no process left); the model answers',
+        { toolResult: { status: 'error', content: 'timed out' } },
+      ),
     },
   },
   {
     name: 'middleware throws',
     turns: [{ text: 'never sent' }],
     local: 'middleware_throws',
-    outcome: both({
+    outcome: all({
       finish: 'error',
       requests: 0,
       message: 'the middleware blew up',
@@ -204,13 +219,13 @@ export const FAULTS: readonly Fault[] = [
     name: 'middleware throws inside `resilient()`',
     turns: [{ text: 'recovered' }],
     local: 'middleware_throws_resilient',
-    outcome: both(completed(1, 'the failing layer is skipped and its `onError` told; completed')),
+    outcome: all(completed(1, 'the failing layer is skipped and its `onError` told; completed')),
   },
   {
     name: 'session store fails on save',
     turns: [{ text: 'recovered' }],
     local: 'store_save_fails',
-    outcome: both({
+    outcome: all({
       finish: 'error',
       requests: 1,
       message: 'disk full',
@@ -220,14 +235,16 @@ export const FAULTS: readonly Fault[] = [
   },
 ];
 
-/** The rows of the docs table, one per cell: `| fault | configuration | outcome |`. */
+/** The docs table: a row per fault, a column per configuration. */
 export function matrixTable(): string {
-  const rows = FAULTS.flatMap((f) =>
-    CONFIGURATIONS.map((c) => {
-      const o = f.outcome[c];
-      const end = o.finish === 'error' ? (o.code ? `error \`${o.code}\`` : 'error') : o.finish;
-      return `| ${f.name} | ${c} | ${end}, ${o.requests} request${o.requests === 1 ? '' : 's'}: ${o.says} |`;
-    }),
-  );
-  return ['| fault | configuration | outcome |', '| --- | --- | --- |', ...rows].join('\n');
+  const cell = (o: Outcome) => {
+    const end = o.finish === 'error' ? (o.code ? `error \`${o.code}\`` : 'error') : o.finish;
+    return `${end}, ${o.requests} request${o.requests === 1 ? '' : 's'}: ${o.says}`;
+  };
+  const rows = FAULTS.map((f) => `| ${f.name} | ${CONFIGURATIONS.map((c) => cell(outcomeOf(f, c))).join(' | ')} |`);
+  return [
+    `| fault | ${CONFIGURATIONS.join(' | ')} |`,
+    `| --- |${' --- |'.repeat(CONFIGURATIONS.length)}`,
+    ...rows,
+  ].join('\n');
 }
