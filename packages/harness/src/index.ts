@@ -96,6 +96,7 @@ export { SUBAGENT_TOOL_NAMES, SubagentsMiddleware } from './middleware/subagents
 export type { SubagentsOptions } from './middleware/subagents/index.js';
 export { GENERAL_PURPOSE, listSubagents, loadSubagent, SUBAGENT_NAME } from './subagents/subagent-definition.js';
 export type { SubagentDefinition } from './subagents/subagent-definition.js';
+export type { SubagentTaskQueue, SubagentTaskRequest } from './subagents/subagent-task-queue.js';
 
 // skills: skills/<name>/SKILL.md, load_skill, usage counts and the curator of agent-written skills
 export { SkillCuratorMiddleware } from './middleware/skill-curator/index.js';
