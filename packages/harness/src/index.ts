@@ -38,6 +38,8 @@ export type { LocalSandboxOptions } from './sandbox/local-sandbox.js';
 export { BubblewrapSandbox } from './sandbox/bubblewrap-sandbox.js';
 export type { BubblewrapSandboxOptions } from './sandbox/bubblewrap-sandbox.js';
 export { SandboxBusyError } from './sandbox/sandbox-lease.js';
+export { LeaseBusyError } from './coordination/lease.js';
+export type { HeldLease, Lease } from './coordination/lease.js';
 export type { HeldSandboxLease, SandboxLease } from './sandbox/sandbox-lease.js';
 
 // middlewares
