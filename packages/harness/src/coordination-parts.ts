@@ -63,17 +63,17 @@ export function subagentsPart(
   const subagents = options.subagents ?? true;
   if (subagents === false)
     return { part: { name: 'SubagentsMiddleware', option: 'subagents', enabled: false, reason: 'subagents: false' } };
-  const o = typeof subagents === 'object' ? subagents : {};
+  const { taskQueue, ...o } = typeof subagents === 'object' ? subagents : {};
   const background = options.inbox !== false;
   const middleware = new SubagentsMiddleware({
     ...o,
     middlewares: [...lent, ...(o.middlewares ?? [])],
     fileSystem: fs,
-    ...(background ? { tasks } : {}),
+    ...(background ? { tasks, ...(taskQueue ? { taskQueue } : {}) } : {}),
   });
   const reason =
     `agent_spawn runs subagents/<name>.md${o.generalPurpose === false ? '' : ' or a general-purpose subagent'} in a context of its own, ` +
-    `nested at most ${middleware.maxDepth} deep; ${background ? 'background spawns report through the inbox' : 'no background spawns (inbox: false)'}`;
+    `nested at most ${middleware.maxDepth} deep; ${background ? `background spawns ${taskQueue ? 'go to the task queue and ' : ''}report through the inbox` : 'no background spawns (inbox: false)'}`;
   return { part: { name: 'SubagentsMiddleware', option: 'subagents', enabled: true, reason }, middleware };
 }
 

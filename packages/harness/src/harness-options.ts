@@ -22,7 +22,8 @@ import type { WorkspaceFileSystem } from './workspace/workspace-file-system.js';
 
 /**
  * The harness's memory (`memory: true` turns on all three parts). `bus` and `onError` receive
- * what the detached flush and maintenance report.
+ * what the detached flush and maintenance report; with a `lease` (a `RedisLease`), one session
+ * never runs two flushes, and one workspace two maintenance runs, at once across processes.
  *
  * @example
  * ```ts
@@ -31,9 +32,9 @@ import type { WorkspaceFileSystem } from './workspace/workspace-file-system.js';
  */
 export interface HarnessMemoryOptions extends DetachedReport {
   /** After each completed reply, durable facts go to `memory/YYYY-MM-DD.md`. Default true. */
-  readonly flush?: boolean | Omit<MemoryFlushOptions, 'fileSystem' | 'bus' | 'onError'>;
+  readonly flush?: boolean | Omit<MemoryFlushOptions, 'fileSystem' | 'bus' | 'onError' | 'lease'>;
   /** Throttled consolidation of older ledgers into `MEMORY.md`. Default true. */
-  readonly maintenance?: boolean | Omit<MemoryMaintenanceOptions, 'fileSystem' | 'bus' | 'onError'>;
+  readonly maintenance?: boolean | Omit<MemoryMaintenanceOptions, 'fileSystem' | 'bus' | 'onError' | 'lease'>;
   /** `memory_search`, `memory_get`, `memory_save`. Default true. */
   readonly tools?: boolean;
 }

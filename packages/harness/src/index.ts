@@ -38,6 +38,8 @@ export type { LocalSandboxOptions } from './sandbox/local-sandbox.js';
 export { BubblewrapSandbox } from './sandbox/bubblewrap-sandbox.js';
 export type { BubblewrapSandboxOptions } from './sandbox/bubblewrap-sandbox.js';
 export { SandboxBusyError } from './sandbox/sandbox-lease.js';
+export { LeaseBusyError } from './coordination/lease.js';
+export type { HeldLease, Lease } from './coordination/lease.js';
 export type { HeldSandboxLease, SandboxLease } from './sandbox/sandbox-lease.js';
 
 // middlewares
@@ -96,6 +98,7 @@ export { SUBAGENT_TOOL_NAMES, SubagentsMiddleware } from './middleware/subagents
 export type { SubagentsOptions } from './middleware/subagents/index.js';
 export { GENERAL_PURPOSE, listSubagents, loadSubagent, SUBAGENT_NAME } from './subagents/subagent-definition.js';
 export type { SubagentDefinition } from './subagents/subagent-definition.js';
+export type { SubagentTaskQueue, SubagentTaskRequest } from './subagents/subagent-task-queue.js';
 
 // skills: skills/<name>/SKILL.md, load_skill, usage counts and the curator of agent-written skills
 export { SkillCuratorMiddleware } from './middleware/skill-curator/index.js';

@@ -1,6 +1,7 @@
 // What each entry point of @rxscope/harness pulls in, type imports included: the main entry must
 // not name ioredis (a project without it and with skipLibCheck: false would get TS2307), nor
-// @rxscope/core/node (whose declarations name ioredis); the Redis parts live behind /redis.
+// @rxscope/core/node (whose declarations name ioredis), nor bullmq; the Redis parts live behind
+// /redis, the BullMQ ones behind /bullmq.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import * as ts from 'typescript';
@@ -40,9 +41,14 @@ function externalImports(entry: string): Set<string> {
 }
 
 describe('@rxscope/harness entry points', () => {
-  it('the main entry never names ioredis or @rxscope/core/node, in code or types', () => {
+  it('the main entry never names ioredis, bullmq or @rxscope/core/node, in code or types', () => {
     const imports = [...externalImports(sourceOf('.'))];
-    expect(imports.filter((m) => m === 'ioredis' || m.startsWith('@rxscope/core/node'))).toEqual([]);
+    expect(imports.filter((m) => m === 'ioredis' || m === 'bullmq' || m.startsWith('@rxscope/core/node'))).toEqual([]);
+  });
+
+  it('@rxscope/harness/bullmq holds the BullMQ parts, and /redis does not load bullmq', () => {
+    expect(externalImports(sourceOf('./bullmq'))).toContain('bullmq');
+    expect(externalImports(sourceOf('./redis'))).not.toContain('bullmq');
   });
 
   it('@rxscope/harness/redis holds the Redis parts', () => {

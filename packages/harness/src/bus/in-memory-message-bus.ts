@@ -1,5 +1,15 @@
 import { defer, filter, map, Observable, of, Subject, concat } from 'rxjs';
-import { checkBusName, encodeBusMessage, type LogPage, type LogReadOptions, type MessageBus } from './message-bus.js';
+import {
+  checkBusName,
+  checkMax,
+  checkQueueId,
+  compareQueueIds,
+  encodeBusMessage,
+  type LogEntry,
+  type LogPage,
+  type LogReadOptions,
+  type MessageBus,
+} from './message-bus.js';
 
 /** Options of {@link InMemoryMessageBus}. */
 export interface InMemoryMessageBusOptions {
@@ -19,7 +29,9 @@ export interface InMemoryMessageBusOptions {
  * ```
  */
 export class InMemoryMessageBus implements MessageBus {
-  private readonly queues = new Map<string, string[]>();
+  private readonly queues = new Map<string, { id: string; json: string }[]>();
+  /** The last queue entry id given (`<ms>-<seq>`, as Redis stream ids: increasing, also across restarts). */
+  private lastId = { ms: 0, seq: 0 };
   private readonly logs = new Map<string, { seq: number; entries: { id: string; json: string }[] }>();
   private readonly signals = new Subject<{ kind: 'queue' | 'channel'; name: string; json?: string }>();
   private readonly maxLogEntries: number;
@@ -35,7 +47,7 @@ export class InMemoryMessageBus implements MessageBus {
       const json = encodeBusMessage(message);
       this.open();
       const entries = this.queues.get(queue) ?? [];
-      entries.push(json);
+      entries.push({ id: this.nextId(), json });
       this.queues.set(queue, entries);
       this.signals.next({ kind: 'queue', name: queue });
     });
@@ -46,9 +58,35 @@ export class InMemoryMessageBus implements MessageBus {
       checkBusName('queue', queue);
       const entries = this.queues.get(queue);
       if (!entries?.length) return [];
-      const taken = entries.splice(0, options.max ?? entries.length);
+      const max = checkMax('drain', options.max);
+      const taken = entries.splice(0, max || entries.length);
       if (!entries.length) this.queues.delete(queue);
-      return taken.map((json) => JSON.parse(json) as T);
+      return taken.map((e) => JSON.parse(e.json) as T);
+    });
+  }
+
+  peek<T>(queue: string, options: { readonly after?: string; readonly max?: number } = {}): Promise<LogEntry<T>[]> {
+    return settle(() => {
+      checkBusName('queue', queue);
+      const max = checkMax('peek', options.max);
+      const after = options.after;
+      if (after !== undefined) checkQueueId('peek', after);
+      const entries = (this.queues.get(queue) ?? []).filter(
+        (e) => after === undefined || compareQueueIds(e.id, after) > 0,
+      );
+      return (max ? entries.slice(0, max) : entries).map((e) => ({ id: e.id, message: JSON.parse(e.json) as T }));
+    });
+  }
+
+  ack(queue: string, upTo: string): Promise<void> {
+    return settle(() => {
+      checkBusName('queue', queue);
+      checkQueueId('ack', upTo);
+      const entries = this.queues.get(queue);
+      if (!entries) return;
+      const kept = entries.filter((e) => compareQueueIds(e.id, upTo) > 0);
+      if (kept.length) this.queues.set(queue, kept);
+      else this.queues.delete(queue);
     });
   }
 
@@ -121,6 +159,12 @@ export class InMemoryMessageBus implements MessageBus {
       this.closed = true;
       this.signals.complete();
     });
+  }
+
+  private nextId(): string {
+    const now = Date.now();
+    this.lastId = now > this.lastId.ms ? { ms: now, seq: 0 } : { ms: this.lastId.ms, seq: this.lastId.seq + 1 };
+    return `${this.lastId.ms}-${this.lastId.seq}`;
   }
 
   private open(): void {

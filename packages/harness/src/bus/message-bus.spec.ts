@@ -95,6 +95,25 @@ describe.each(pairs)('%s', (_name, makePair) => {
       expect(got).toEqual(['early', 'second', 'third']);
     });
 
+    it('peek reads after a cursor without taking; ack removes up to an id, from either side', async () => {
+      for (const m of ['one', 'two', 'three']) await a.push('q', m);
+      const all = await b.peek<string>('q');
+      expect(all.map((e) => e.message)).toEqual(['one', 'two', 'three']);
+      expect(await a.peek<string>('q')).toEqual(all); // still there, same ids
+      expect((await b.peek<string>('q', { after: all[0]!.id })).map((e) => e.message)).toEqual(['two', 'three']);
+      expect((await b.peek<string>('q', { after: all[0]!.id, max: 1 })).map((e) => e.message)).toEqual(['two']);
+      await b.ack('q', all[1]!.id);
+      expect((await a.peek<string>('q')).map((e) => e.message)).toEqual(['three']);
+      await a.push('q', 'four');
+      const rest = await a.peek<string>('q', { after: all[2]!.id });
+      expect(rest.map((e) => e.message)).toEqual(['four']); // ids keep increasing
+      await a.ack('q', rest[0]!.id);
+      expect(await b.peek('q')).toEqual([]);
+      expect(await b.drain('q')).toEqual([]);
+      await expect(a.peek('q', { after: 'nope' })).rejects.toThrow('is not an entry id of this queue');
+      await expect(a.ack('q', '12')).rejects.toThrow('is not an entry id of this queue');
+    });
+
     it('copies messages (a receiver never shares the sender object) and refuses what JSON cannot carry', async () => {
       const sent = { list: [1] };
       await a.push('q', sent);

@@ -26,7 +26,9 @@ export interface LogReadOptions {
  * Messages between the parts of an agent, its replies and other processes, in three modes:
  *
  * - **queue** (`push`, `drain`, `pushed`): each entry is taken by exactly one `drain`, in push
- *   order, even with many consumers in many processes. `pushed` says when to drain.
+ *   order, even with many consumers in many processes. `pushed` says when to drain. A consumer
+ *   that must not lose an entry when it dies reads with `peek` (after a cursor it keeps) and
+ *   removes the entries with `ack` once it has stored them.
  * - **replay log** (`append`, `read`): entries are kept (up to a bound) and read by cursor, by
  *   any number of readers, each at its own pace.
  * - **broadcast** (`publish`, `subscribe`): live delivery to every current subscriber; nothing
@@ -48,6 +50,14 @@ export interface MessageBus {
   /** Takes up to `max` (default all) entries from the front of a queue, atomically: no other drain gets them. */
   drain<T>(queue: string, options?: { readonly max?: number }): Promise<T[]>;
   /**
+   * The entries of a queue after the cursor `after` (all without it), oldest first, up to `max`,
+   * each with its id, **without taking them**: they stay until `ack` or `drain` removes them.
+   * Ids increase in push order; pass the last one read as `after` to read on.
+   */
+  peek<T>(queue: string, options?: { readonly after?: string; readonly max?: number }): Promise<LogEntry<T>[]>;
+  /** Removes the entries of a queue up to and including the id `upTo` (read with `peek`). */
+  ack(queue: string, upTo: string): Promise<void>;
+  /**
    * Emits when the queue may hold entries: once as soon as the listener is in place (entries
    * pushed before it), after every push from any process, and after a lost connection came
    * back. Drain when it emits; nothing is missed between the listener starting and a push.
@@ -65,6 +75,29 @@ export interface MessageBus {
   delete(name: string): Promise<void>;
   /** Releases connections and timers; subscriptions end. */
   close(): Promise<void>;
+}
+
+/** Checks a `max` option: a positive integer, or 0 / absent for all. */
+export function checkMax(method: string, max: unknown): number {
+  const n = max ?? 0;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0)
+    throw new TypeError(`MessageBus.${method}: max must be a positive integer, got ${String(max)}.`);
+  return n;
+}
+
+/** Checks a queue cursor (`<ms>-<seq>`, an id read with `peek`). */
+export function checkQueueId(method: string, id: unknown): asserts id is string {
+  if (typeof id !== 'string' || !/^\d+-\d+$/.test(id))
+    throw new TypeError(
+      `MessageBus.${method}: "${String(id)}" is not an entry id of this queue (an id read with peek).`,
+    );
+}
+
+/** Compares two queue ids (`<ms>-<seq>`): negative, zero or positive. */
+export function compareQueueIds(a: string, b: string): number {
+  const [am, as] = a.split('-').map(Number) as [number, number];
+  const [bm, bs] = b.split('-').map(Number) as [number, number];
+  return am - bm || as - bs;
 }
 
 /** Checks a queue, log or channel name: a non-empty string. */

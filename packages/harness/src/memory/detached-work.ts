@@ -1,4 +1,5 @@
 import { type AgentEvent, createEvent } from '@rxscope/core';
+import { type Lease, LeaseBusyError } from '../coordination/lease.js';
 
 /**
  * Where detached work (memory flush, memory maintenance) reports what it did: a session event
@@ -15,6 +16,21 @@ export interface DetachedReport {
   readonly bus?: { append(sessionId: string, event: AgentEvent): Promise<void> };
   /** Every failure, with what failed. Default: `console.error`. */
   readonly onError?: (error: unknown, what: string) => void;
+  /**
+   * Makes the work exclusive across processes, not only within this one: each piece holds the
+   * lease of its key while it runs (a `RedisLease` of `@rxscope/harness/redis`). Default none.
+   */
+  readonly lease?: Lease;
+}
+
+/** How a piece of detached work takes the cross-process lease (when the report has one). */
+export interface DetachedLeaseUse {
+  /** The lease's key (`flush:<sessionId>`, `maintenance:<workspace>`). */
+  readonly key: string;
+  /** How long to wait for another process's piece to end. */
+  readonly waitMs: number;
+  /** When another process holds the lease: skip this piece (it covers it) instead of failing. */
+  readonly skipWhenBusy?: boolean;
 }
 
 /** Identity of the reply that started a piece of detached work. */
@@ -27,7 +43,9 @@ export interface DetachedOrigin {
 /**
  * Runs work after a reply without the reply waiting for it: one piece at a time per key (a
  * session, a workspace), later pieces queued behind the running one, failures reported and
- * never thrown. `idle()` resolves when nothing runs (tests, graceful shutdown).
+ * never thrown. With a `lease` in the report, each piece also holds that lease while it runs,
+ * so no other process runs a piece of the same key meanwhile; the task's signal aborts if the
+ * lease is lost. `idle()` resolves when nothing runs (tests, graceful shutdown).
  *
  * @example
  * ```ts
@@ -57,8 +75,9 @@ export class DetachedWork {
   start(
     key: string,
     origin: DetachedOrigin,
-    task: (emit: (name: string, value: unknown) => Promise<void>) => Promise<void>,
+    task: (emit: (name: string, value: unknown) => Promise<void>, signal: AbortSignal) => Promise<void>,
     failureName: string,
+    lease?: DetachedLeaseUse,
   ): Promise<void> {
     const emit = async (name: string, value: unknown) => {
       const bus = this.report.bus;
@@ -71,7 +90,7 @@ export class DetachedWork {
     const log = this.report.onError ?? ((e: unknown, w: string) => console.error(`[rxscope] ${w} failed:`, e));
     const previous = this.tails.get(key) ?? Promise.resolve();
     const run = previous
-      .then(() => task(emit))
+      .then(() => this.exclusively(lease, (signal) => task(emit, signal)))
       .catch(async (error: unknown) => {
         const message = error instanceof Error ? error.message : String(error);
         log(error, `${this.what} of session "${origin.sessionId}"`);
@@ -84,6 +103,33 @@ export class DetachedWork {
       if (this.tails.get(key) === run) this.tails.delete(key);
     });
     return run;
+  }
+
+  /** Runs `task` holding the report's lease (if any); its signal aborts when the lease is lost. */
+  private async exclusively(
+    use: DetachedLeaseUse | undefined,
+    task: (signal: AbortSignal) => Promise<void>,
+  ): Promise<void> {
+    const controller = new AbortController();
+    const lease = this.report.lease;
+    if (!lease || !use) return task(controller.signal);
+    let held;
+    try {
+      held = await lease.acquire(use.key, { waitMs: use.waitMs });
+    } catch (error) {
+      if (use.skipWhenBusy && error instanceof LeaseBusyError) return;
+      throw error instanceof LeaseBusyError
+        ? new Error(
+            `another process runs the ${this.what} of "${use.key}" (${error.holder ?? 'unknown holder'}); gave up after ${use.waitMs} ms`,
+          )
+        : error;
+    }
+    held.onLost((error) => controller.abort(error));
+    try {
+      await task(controller.signal);
+    } finally {
+      await held.release().catch(() => undefined); // it expires on its own
+    }
   }
 
   /** Resolves when no work runs or waits (work started meanwhile included). */

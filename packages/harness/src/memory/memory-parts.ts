@@ -23,7 +23,11 @@ export function memoryParts(
     ];
   }
   const o: HarnessMemoryOptions = option === true ? {} : option;
-  const report = { ...(o.bus ? { bus: o.bus } : {}), ...(o.onError ? { onError: o.onError } : {}) };
+  const report = {
+    ...(o.bus ? { bus: o.bus } : {}),
+    ...(o.onError ? { onError: o.onError } : {}),
+    ...(o.lease ? { lease: o.lease } : {}),
+  };
   const parts: AssembledPart[] = [];
   if (o.flush === false) parts.push(off('MemoryFlushMiddleware', 'memory.flush: false'));
   else {

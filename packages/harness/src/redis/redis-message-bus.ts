@@ -3,7 +3,10 @@ import type { Redis } from 'ioredis';
 import { Observable, type Subscriber } from 'rxjs';
 import {
   checkBusName,
+  checkMax,
+  checkQueueId,
   encodeBusMessage,
+  type LogEntry,
   type LogPage,
   type LogReadOptions,
   type MessageBus,
@@ -42,6 +45,12 @@ for i, entry in ipairs(entries) do
   out[i] = entry[2][2]
 end
 return out`;
+
+// Ack: delete the entries up to and including an id. KEYS: stream. ARGV: id.
+const ACK = `
+local entries = redis.call('XRANGE', KEYS[1], '-', ARGV[1])
+for _, entry in ipairs(entries) do redis.call('XDEL', KEYS[1], entry[1]) end
+return #entries`;
 
 // Append to a log, trimmed exactly. KEYS: stream. ARGV: json, maxlen, ttl.
 const APPEND = `
@@ -101,11 +110,28 @@ export class RedisMessageBus implements MessageBus {
 
   async drain<T>(queue: string, options: { readonly max?: number } = {}): Promise<T[]> {
     checkBusName('queue', queue);
-    const max = options.max ?? 0;
-    if (!Number.isInteger(max) || max < 0)
-      throw new TypeError(`MessageBus.drain: max must be a positive integer, got ${options.max}.`);
+    const max = checkMax('drain', options.max);
     const taken = (await this.redis.eval(DRAIN, 1, this.queueKey(queue), max)) as string[];
     return taken.map((json) => JSON.parse(json) as T);
+  }
+
+  async peek<T>(
+    queue: string,
+    options: { readonly after?: string; readonly max?: number } = {},
+  ): Promise<LogEntry<T>[]> {
+    checkBusName('queue', queue);
+    const max = checkMax('peek', options.max);
+    if (options.after !== undefined) checkQueueId('peek', options.after);
+    const start = options.after === undefined ? '-' : `(${options.after}`;
+    const key = this.queueKey(queue);
+    const raw = max ? await this.redis.xrange(key, start, '+', 'COUNT', max) : await this.redis.xrange(key, start, '+');
+    return raw.map(([id, fields]) => ({ id, message: JSON.parse(fields[1]!) as T }));
+  }
+
+  async ack(queue: string, upTo: string): Promise<void> {
+    checkBusName('queue', queue);
+    checkQueueId('ack', upTo);
+    await this.redis.eval(ACK, 1, this.queueKey(queue), upTo);
   }
 
   pushed(queue: string): Observable<void> {

@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
+import { type LeaseBusyError } from '../coordination/lease.js';
 import { SandboxBusyError, type HeldSandboxLease, type SandboxLease } from '../sandbox/sandbox-lease.js';
+import { RedisLease } from './redis-lease.js';
 
 /** Options of {@link RedisSandboxLease}. */
 export interface RedisSandboxLeaseOptions {
@@ -19,19 +19,28 @@ export interface RedisSandboxLeaseOptions {
   readonly retryEveryMs?: number;
 }
 
-// Renews (or releases) only a lease this owner still holds. KEYS: lease. ARGV: owner, ttl ms ('0': delete).
-const RENEW = `
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-if ARGV[2] == '0' then redis.call('DEL', KEYS[1]) else redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return 1`;
+/** A RedisLease whose errors are SandboxBusyErrors that speak of the session's sandbox. */
+class SessionSandboxRedisLease extends RedisLease {
+  protected override busy(sessionId: string, holder: string | undefined, lost = false): LeaseBusyError {
+    return new SandboxBusyError(
+      sessionId,
+      holder,
+      lost
+        ? `The sandbox lease of session "${sessionId}" was lost (not renewed within ${this.ttlMs} ms` +
+            `${holder ? `; now held by ${holder}` : ''}); this process stops driving it.`
+        : undefined,
+    );
+  }
+}
 
 /**
- * A {@link SandboxLease} on Redis: a key per session (`SET NX PX`), renewed by its holder every
- * `renewEveryMs` and expiring `ttlMs` after the last renewal, so a holder that dies frees the
- * session within `ttlMs`. Renewal and release touch the key only while this holder owns it
- * (a Lua check-and-set). A second process gets a {@link SandboxBusyError} at once, or after
- * waiting up to `waitMs`. A holder that cannot renew for `ttlMs` (Redis unreachable) or finds the
- * key taken counts the lease as lost and tells its `onLost` listeners.
+ * A {@link SandboxLease} on Redis (a {@link RedisLease} per session): a key per session (`SET NX
+ * PX`), renewed by its holder every `renewEveryMs` and expiring `ttlMs` after the last renewal,
+ * so a holder that dies frees the session within `ttlMs`. Renewal and release touch the key only
+ * while this holder owns it (a Lua check-and-set). A second process gets a
+ * {@link SandboxBusyError} at once, or after waiting up to `waitMs`. A holder that cannot renew
+ * for `ttlMs` (Redis unreachable) or finds the key taken counts the lease as lost and tells its
+ * `onLost` listeners.
  *
  * @example
  * ```ts
@@ -43,20 +52,10 @@ return 1`;
  * ```
  */
 export class RedisSandboxLease implements SandboxLease {
-  private readonly redis: Redis;
-  private readonly prefix: string;
-  private readonly ttlMs: number;
-  private readonly renewEveryMs: number;
-  private readonly waitMs: number;
-  private readonly retryEveryMs: number;
+  private readonly lease: RedisLease;
 
   constructor(options: RedisSandboxLeaseOptions) {
-    this.redis = options.redis;
-    this.prefix = options.prefix ?? 'rxscope:sandbox-lease:';
-    this.ttlMs = Math.max(100, options.ttlMs ?? 30_000);
-    this.renewEveryMs = Math.max(10, Math.min(options.renewEveryMs ?? this.ttlMs / 3, this.ttlMs / 2));
-    this.waitMs = Math.max(0, options.waitMs ?? 0);
-    this.retryEveryMs = Math.max(10, options.retryEveryMs ?? 200);
+    this.lease = new SessionSandboxRedisLease({ ...options, prefix: options.prefix ?? 'rxscope:sandbox-lease:' });
   }
 
   /**
@@ -68,81 +67,16 @@ export class RedisSandboxLease implements SandboxLease {
    * ```
    */
   keyOf(sessionId: string): string {
-    return `${this.prefix}${sessionId}`;
+    return this.lease.keyOf(sessionId);
   }
 
   async acquire(sessionId: string, options: { readonly signal?: AbortSignal } = {}): Promise<HeldSandboxLease> {
-    const key = this.keyOf(sessionId);
-    const owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
-    const deadline = Date.now() + this.waitMs;
-    for (;;) {
-      options.signal?.throwIfAborted();
-      if ((await this.redis.set(key, owner, 'PX', this.ttlMs, 'NX')) === 'OK') {
-        if (!options.signal?.aborted) return this.held(sessionId, key, owner);
-        await this.redis.eval(RENEW, 1, key, owner, '0'); // the reply went away meanwhile
-        options.signal.throwIfAborted();
-      }
-      if (Date.now() >= deadline) {
-        const holder = await this.redis.get(key);
-        if (holder === null) continue; // it just expired or was released
-        throw new SandboxBusyError(sessionId, holder);
-      }
-      await sleep(Math.min(this.retryEveryMs, Math.max(1, deadline - Date.now())), options.signal);
-    }
-  }
-
-  private held(sessionId: string, key: string, owner: string): HeldSandboxLease {
-    const listeners: ((error: SandboxBusyError) => void)[] = [];
-    let lastRenewed = Date.now();
-    let done = false;
-    const lose = (holder: string | undefined) => {
-      if (done) return;
-      done = true;
-      clearInterval(timer);
-      const error = new SandboxBusyError(
-        sessionId,
-        holder,
-        `The sandbox lease of session "${sessionId}" was lost (not renewed within ${this.ttlMs} ms` +
-          `${holder ? `; now held by ${holder}` : ''}); this process stops driving it.`,
-      );
-      for (const listener of listeners.splice(0)) listener(error);
-    };
-    const timer = setInterval(() => {
-      this.redis.eval(RENEW, 1, key, owner, this.ttlMs).then(
-        async (ok) => {
-          if (ok === 1) lastRenewed = Date.now();
-          else lose((await this.redis.get(key).catch(() => null)) ?? undefined);
-        },
-        () => {
-          if (Date.now() - lastRenewed >= this.ttlMs) lose(undefined);
-        },
-      );
-    }, this.renewEveryMs);
-    timer.unref?.();
+    const held = await this.lease.acquire(sessionId, options);
     return {
       sessionId,
-      owner,
-      onLost: (listener) => void listeners.push(listener),
-      release: async () => {
-        if (done) return;
-        done = true;
-        clearInterval(timer);
-        await this.redis.eval(RENEW, 1, key, owner, '0');
-      },
+      owner: held.owner,
+      onLost: (listener) => held.onLost((error) => listener(error as SandboxBusyError)),
+      release: () => held.release(),
     };
   }
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason instanceof Error ? signal!.reason : new Error(String(signal!.reason)));
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }

@@ -1,4 +1,4 @@
-import { RxscopeError } from '@rxscope/core';
+import { LeaseBusyError } from '../coordination/lease.js';
 
 /**
  * A lease on one session's sandbox, held while a reply of that session drives it: while one
@@ -41,7 +41,8 @@ export interface HeldSandboxLease {
 }
 
 /**
- * Another process drives this session's sandbox (or took over a lease this process lost). A
+ * Another process drives this session's sandbox (or took over a lease this process lost); a
+ * {@link LeaseBusyError} whose key is the session id. A
  * reply that cannot get the lease ends with `REPLY_END {finishReason: 'error', error: {code:
  * 'sandbox_busy'}}` before anything of it runs; retry later or route the session to the process
  * holding it.
@@ -52,15 +53,17 @@ export interface HeldSandboxLease {
  * if (end.type === 'REPLY_END' && end.error?.code === 'sandbox_busy') res.status(409).end(end.error.message);
  * ```
  */
-export class SandboxBusyError extends RxscopeError {
+export class SandboxBusyError extends LeaseBusyError {
   override readonly name = 'SandboxBusyError';
-  readonly code = 'sandbox_busy';
+  override readonly code = 'sandbox_busy';
   constructor(
     readonly sessionId: string,
-    readonly holder: string | undefined,
+    holder: string | undefined,
     message?: string,
   ) {
     super(
+      sessionId,
+      holder,
       message ??
         `The sandbox of session "${sessionId}" is in use by another process (${holder ?? 'unknown holder'}); ` +
           'two processes never drive one session at once. Retry when its reply has ended.',

@@ -1,10 +1,10 @@
 import { type AgentEvent, newId } from '@rxscope/core';
 import type { Observable } from 'rxjs';
 import type { MessageBus } from '../bus/message-bus.js';
-import { pushToInbox } from '../inbox/inbox-message.js';
+import { type InboxMessage, pushToInbox } from '../inbox/inbox-message.js';
 
-/** Where a background task stands. */
-export type TaskStatus = 'running' | 'completed' | 'failed' | 'cancelled';
+/** Where a background task stands (`queued`: a task on a task queue that waits for a worker). */
+export type TaskStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
 
 /**
  * What `task_output` and {@link BackgroundTasks.get} tell about a background task.
@@ -216,14 +216,10 @@ export class BackgroundTasks {
     if (entry.info.status !== 'running') return; // cancelled: nothing is delivered
     entry.info = { ...entry.info, status, endedAt: Date.now(), result };
     this.forgetOld();
-    const { id, kind, name, sessionId } = entry.info;
-    const what = kind === 'tool' ? `the tool call "${name}"` : `the subagent "${name}"`;
-    const text =
-      status === 'completed'
-        ? `Background task ${id} (${what}) finished. Its result:\n\n${cut(result, this.maxResultChars)}`
-        : `Background task ${id} (${what}) failed: ${cut(result, this.maxResultChars)}`;
+    const { id, sessionId } = entry.info;
+    const message = taskResultMessage(entry.info, status, result, this.maxResultChars);
     try {
-      await pushToInbox(this.bus, sessionId, { text, from: `task ${id}` });
+      await pushToInbox(this.bus, sessionId, message);
     } catch (error) {
       this.onError(error, `the result of background task ${id} could not be delivered to session ${sessionId}`);
     }
@@ -233,6 +229,25 @@ export class BackgroundTasks {
     const finished = [...this.entries.values()].filter((e) => e.info.status !== 'running');
     for (const e of finished.slice(0, Math.max(0, finished.length - this.keepFinished))) this.entries.delete(e.info.id);
   }
+}
+
+/**
+ * The inbox message that reports a background task's end: its result, or what went wrong.
+ * Results longer than `maxChars` are cut (head and tail kept).
+ */
+export function taskResultMessage(
+  task: Pick<TaskInfo, 'id' | 'kind' | 'name'>,
+  status: 'completed' | 'failed',
+  result: string,
+  maxChars = 20_000,
+): InboxMessage {
+  const { id, kind, name } = task;
+  const what = kind === 'tool' ? `the tool call "${name}"` : `the subagent "${name}"`;
+  const text =
+    status === 'completed'
+      ? `Background task ${id} (${what}) finished. Its result:\n\n${cut(result, maxChars)}`
+      : `Background task ${id} (${what}) failed: ${cut(result, maxChars)}`;
+  return { text, from: `task ${id}` };
 }
 
 /** Text cut to `max` characters, head and tail kept, with a note of what was left out. */

@@ -1,7 +1,15 @@
 // InboxMiddleware: messages pushed to a session's inbox reach the running reply's next model
 // request (from this process, and from another connection on a real redis-server), wait for the
 // next reply when none runs, and are never lost when the reply ends first.
-import { Agent, type AgentEvent, defineTool, type ModelRequest, textOfMsg } from '@rxscope/core';
+import {
+  Agent,
+  type AgentEvent,
+  defineTool,
+  InMemorySessionStore,
+  type ModelRequest,
+  type SessionStore,
+  textOfMsg,
+} from '@rxscope/core';
 import { ofType, runReply, ScriptedChatModel } from '@rxscope/core/testing';
 import { startRedisServer, type RedisTestServer } from '@rxscope/core/testing/node';
 import { Redis } from 'ioredis';
@@ -72,6 +80,7 @@ describe('InboxMiddleware', () => {
     const model = new ScriptedChatModel([
       { toolCalls: [{ id: 'c1', name: 'build', input: {} }] },
       { text: 'Built, changelog updated.' },
+      { text: 'Anything else?' },
     ]);
     const { tool, running, release } = gate();
     const agent = agentOn(bus, model, { tools: [tool] });
@@ -86,7 +95,11 @@ describe('InboxMiddleware', () => {
     expect(userTexts(model.requests[0]!)).toEqual(['Build it']);
     expect(userTexts(model.requests[1]!)).toEqual(['Build it', '[message from reviewer]\nAlso update the changelog.']);
     expect(userHints(events)).toEqual(['[message from reviewer]\nAlso update the changelog.']);
-    expect(await bus.drain(inboxQueueOf('s1'))).toEqual([]);
+    // Delivered once: the next reply does not get it again, and once that reply's state is saved
+    // (which holds the cursor past it) it is gone from the bus.
+    expect(await bus.peek(inboxQueueOf('s1'))).toHaveLength(1);
+    expect(userHints(await runReply(agent, 'next'))).toEqual([]);
+    expect(await bus.peek(inboxQueueOf('s1'))).toEqual([]);
   });
 
   it('a message pushed while no reply runs waits on the bus and opens the next reply, after its input', async () => {
@@ -114,12 +127,12 @@ describe('InboxMiddleware', () => {
     const inner = new InMemoryMessageBus();
     const held: { release?: () => void } = {};
     const releaseIfHeld = (): void => held.release?.();
-    // A bus whose drains after the first take a while (a slow network): the reply ends meanwhile.
-    let drains = 0;
+    // A bus whose reads after the first take a while (a slow network): the reply ends meanwhile.
+    let reads = 0;
     const bus: MessageBus = Object.assign(Object.create(inner) as MessageBus, {
-      drain: async <T>(queue: string) => {
-        if (++drains > 1) await new Promise<void>((r) => (held.release = r));
-        return inner.drain<T>(queue);
+      peek: async <T>(queue: string, options?: { after?: string }) => {
+        if (++reads > 1) await new Promise<void>((r) => (held.release = r));
+        return inner.peek<T>(queue, options);
       },
     });
     const model = new ScriptedChatModel([
@@ -150,7 +163,7 @@ describe('InboxMiddleware', () => {
   it('a failing bus never fails the reply; the failure is reported', async () => {
     const inner = new InMemoryMessageBus();
     const bus: MessageBus = Object.assign(Object.create(inner) as MessageBus, {
-      drain: () => Promise.reject(new Error('connection lost')),
+      peek: () => Promise.reject(new Error('connection lost')),
     });
     const reported: string[] = [];
     const model = new ScriptedChatModel([{ text: 'fine' }]);
@@ -181,6 +194,7 @@ describe('InboxMiddleware', () => {
       const model = new ScriptedChatModel([
         { toolCalls: [{ id: 'c1', name: 'build', input: {} }] },
         { text: 'Done, tests kept.' },
+        { text: 'Anything else?' },
       ]);
       const { tool, running, release } = gate();
       const agent = agentOn(workerBus, model, { tools: [tool] });
@@ -192,10 +206,64 @@ describe('InboxMiddleware', () => {
       const events = await reply;
       expect(userTexts(model.requests[1]!)).toEqual(['Build it', '[message from front]\nDo not delete the tests.']);
       expect(userHints(events)).toEqual(['[message from front]\nDo not delete the tests.']);
-      expect(await frontBus.drain(inboxQueueOf('s1'))).toEqual([]);
+      expect(userHints(await runReply(agent, 'next'))).toEqual([]);
+      expect(await frontBus.peek(inboxQueueOf('s1'))).toEqual([]);
     } finally {
       await workerBus.close();
       await frontBus.close();
+    }
+  });
+
+  it('at-least-once on Redis: a message taken by a reply whose process died before saving is delivered by the next reply, elsewhere', async () => {
+    const prefix = `inbox${Math.random().toString(36).slice(2)}:`;
+    const connections = [new Redis(redisServer.url), new Redis(redisServer.url), new Redis(redisServer.url)];
+    clients.push(...connections);
+    const [busA, busB, frontBus] = connections.map((redis) => new RedisMessageBus({ redis, prefix }));
+    // One store for all "processes"; process A dies before its save reaches it (the save never happens).
+    const shared = new InMemorySessionStore();
+    let aDied = false;
+    const storeOfA: SessionStore = {
+      load: (id) => shared.load(id),
+      save: (id, state, version) => (aDied ? new Promise<number>(() => undefined) : shared.save(id, state, version)),
+      delete: (id) => shared.delete(id),
+    };
+    try {
+      const { tool, running, release } = gate();
+      const modelA = new ScriptedChatModel([
+        { text: 'Hello.' },
+        { toolCalls: [{ id: 'c1', name: 'build', input: {} }] },
+        { text: 'Built, changelog updated.' },
+      ]);
+      const a = agentOn(busA!, modelA, { tools: [tool], store: storeOfA });
+      await runReply(a, 'hi'); // saved
+      const dying = runReply(a, 'Build it');
+      await running;
+      await pushToInbox(frontBus!, 's1', { text: 'Also update the changelog.', from: 'front' });
+      await until(() => a.queued.length === 1, 'process A to take the message');
+      aDied = true;
+      release();
+      await until(() => modelA.requests.length === 3, "A's next model request");
+      expect(userTexts(modelA.requests[2]!).at(-1)).toBe('[message from front]\nAlso update the changelog.');
+      void dying; // never ends: its save never reaches the store
+
+      // Process B runs the session's next reply from the stored state: the message comes again.
+      const modelB = new ScriptedChatModel([{ text: 'Changelog updated too.' }]);
+      const b = agentOn(busB!, modelB, { store: shared });
+      const events = await runReply(b, 'Did you build it?');
+      expect(userTexts(modelB.requests[0]!)).toEqual([
+        'hi',
+        'Did you build it?',
+        '[message from front]\nAlso update the changelog.',
+      ]);
+      expect(userHints(events)).toEqual(['[message from front]\nAlso update the changelog.']);
+
+      // Saved with B's state: a third process does not get it again, and it leaves the bus.
+      const modelC = new ScriptedChatModel([{ text: 'Nothing new.' }]);
+      const c = agentOn(busB!, modelC, { store: shared });
+      expect(userHints(await runReply(c, 'Anything new?'))).toEqual([]);
+      expect(await frontBus!.peek(inboxQueueOf('s1'))).toEqual([]);
+    } finally {
+      for (const bus of [busA, busB, frontBus]) await bus!.close();
     }
   });
 });

@@ -7,10 +7,15 @@
  * reply one more step. Messages pushed while no reply runs wait on the bus and join the next
  * reply, before its first model request.
  *
- * Nothing pushed is lost: a message stays on the bus until a reply takes it, and a message taken
- * just as the reply ends is handed to `agent.send()` all the same, which keeps it in the agent's
- * state for the next reply. A failing bus (Redis down) never fails the reply: the failure goes to
- * `onError` and the messages stay on the bus.
+ * Nothing pushed is lost, even when the process dies: a message stays on the bus until the
+ * agent's state holding it has been saved. The middleware reads the inbox with `peek` after a
+ * cursor kept in the agent's persisted state (`middlewareState.InboxMiddleware.cursor`, saved
+ * with the messages it covers), and removes the entries (`ack`) only after a reply whose saved
+ * state holds them ended. An agent that dies before saving leaves the old cursor in the store:
+ * the next reply, in any process, reads those messages again. A message taken just as the reply
+ * ends is handed to `agent.send()` all the same, which keeps it in the agent's state for the next
+ * reply. A failing bus (Redis down) never fails the reply: the failure goes to `onError` and the
+ * messages stay on the bus.
  *
  * @example
  * ```ts
@@ -35,8 +40,9 @@ import {
   type Observable,
   switchMap,
   takeUntil,
+  tap,
 } from 'rxjs';
-import type { Agent, AgentEvent, AgentInput, Middleware, Next, RuntimeContext } from '@rxscope/core';
+import type { Agent, AgentEvent, AgentInput, Middleware, Next, RuntimeContext, StateSlot } from '@rxscope/core';
 import type { MessageBus } from '../../bus/message-bus.js';
 import { checkInboxMessage, inboxQueueOf, inboxText } from '../../inbox/inbox-message.js';
 
@@ -60,6 +66,8 @@ export class InboxMiddleware implements Middleware {
   readonly key = 'InboxMiddleware';
   private readonly bus: MessageBus;
   private readonly onError: (error: unknown, what: string) => void;
+  /** The take in progress per agent: takes of one agent run one after another. */
+  private readonly taking = new WeakMap<Agent, Promise<void>>();
 
   constructor(options: InboxOptions) {
     if (!options?.bus || typeof options.bus.drain !== 'function')
@@ -70,8 +78,13 @@ export class InboxMiddleware implements Middleware {
 
   onAgent(agent: Agent, ctx: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent> {
     const queue = inboxQueueOf(ctx.sessionId);
+    const slot = ctx.state<InboxState>(this.key);
+    // The cursor this reply starts from is in the state it saves: once that save is done
+    // (a REPLY_END that is not an error), the entries up to it are safe to remove from the bus.
+    const startCursor = slot.get()?.cursor;
+    const take = () => this.take(agent, queue, slot);
     const live = this.bus.pushed(queue).pipe(
-      concatMap(() => this.take(agent, queue)),
+      concatMap(() => take()),
       catchError((error: unknown) => {
         this.onError(
           error,
@@ -81,10 +94,18 @@ export class InboxMiddleware implements Middleware {
       }),
       ignoreElements(),
     );
+    const acknowledge = (event: AgentEvent) => {
+      if (event.type !== 'REPLY_END' || event.replyId !== ctx.replyId || event.finishReason === 'error') return;
+      if (startCursor === undefined) return;
+      this.bus
+        .ack(queue, startCursor)
+        .catch((error: unknown) => this.onError(error, `the inbox ${queue} could not remove delivered messages`));
+    };
     // What waits already joins before the first model request; then the inbox listens while the reply runs.
-    return defer(() => this.take(agent, queue)).pipe(
+    return defer(() => take()).pipe(
       switchMap(() =>
         next(input).pipe(
+          tap(acknowledge),
           connect((reply) => merge(reply, live.pipe(takeUntil(reply.pipe(ignoreElements(), endWith(true)))))),
         ),
       ),
@@ -92,22 +113,44 @@ export class InboxMiddleware implements Middleware {
   }
 
   /**
-   * Takes every waiting message off the bus and hands it to the agent. The hand-over is part of
-   * the promise, so a reply that ends (and stops listening) while a drain is in flight still
-   * gets the drained messages into the agent's state. Never rejects.
+   * Hands the messages after the cursor to the agent, advancing the cursor with each (one take
+   * at a time per agent, so two never hand over one message). The hand-over is part of the
+   * promise, so a reply that ends (and stops listening) while a read is in flight still gets the
+   * messages into the agent's state. Never rejects.
    */
-  private take(agent: Agent, queue: string): Promise<void> {
-    return this.bus.drain<unknown>(queue).then(
-      (messages) => {
-        for (const message of messages) {
-          try {
-            agent.send(inboxText(checkInboxMessage(message)));
-          } catch (error) {
-            this.onError(error, `a malformed message in ${queue} was dropped`);
+  private take(agent: Agent, queue: string, slot: StateSlot<InboxState>): Promise<void> {
+    const previous = this.taking.get(agent) ?? Promise.resolve();
+    const taken = previous.then(() =>
+      this.bus.peek<unknown>(queue, { ...(slot.get()?.cursor ? { after: slot.get()!.cursor } : {}) }).then(
+        (entries) => {
+          for (const { id, message } of entries) {
+            let text: string;
+            try {
+              text = inboxText(checkInboxMessage(message));
+            } catch (error) {
+              this.onError(error, `a malformed message in ${queue} was dropped`);
+              slot.set({ cursor: id });
+              continue;
+            }
+            try {
+              agent.send(text);
+            } catch (error) {
+              this.onError(error, `the agent refused a message of ${queue}; it waits on the bus`);
+              return;
+            }
+            slot.set({ cursor: id });
           }
-        }
-      },
-      (error: unknown) => this.onError(error, `the inbox ${queue} could not be read; its messages wait on the bus`),
+        },
+        (error: unknown) => this.onError(error, `the inbox ${queue} could not be read; its messages wait on the bus`),
+      ),
     );
+    this.taking.set(agent, taken);
+    return taken;
   }
+}
+
+/** What the middleware keeps in the agent's persisted state. */
+interface InboxState {
+  /** The id of the last inbox entry handed to the agent. */
+  readonly cursor?: string;
 }

@@ -5,7 +5,8 @@
  * naming the time and the session. Facts the ledger already holds are left out.
  *
  * The flush runs **detached**: the reply's stream completes without waiting for it. One session
- * never runs two flushes at once (a later one waits for the running one). Each outcome is
+ * never runs two flushes at once (a later one waits for the running one): in this process, and
+ * with a `lease` (a `RedisLease`) in every process sharing it (lease key `flush:<sessionId>`). Each outcome is
  * appended to the session's event log when a `bus` is given — `CUSTOM memory_flushed {path,
  * facts}` or `CUSTOM memory_flush_failed {error}` — and failures are logged (`onError`).
  * Interrupted, failed and suspended replies are not flushed (their messages are flushed with
@@ -83,8 +84,10 @@ export class MemoryFlushMiddleware implements Middleware {
           void this.work.start(
             ctx.sessionId,
             { sessionId: ctx.sessionId, replyId: ctx.replyId, agentName: agent.name },
-            (emit) => this.flush(this.options.model ?? agent.model, messages, ctx.sessionId, emit),
+            (emit, signal) => this.flush(this.options.model ?? agent.model, messages, ctx.sessionId, emit, signal),
             'memory_flush_failed',
+            // Another process's flush of this session runs at most its model call's timeout and a write.
+            { key: `flush:${ctx.sessionId}`, waitMs: this.timeoutMs + 60_000 },
           );
         }),
       );
@@ -107,6 +110,7 @@ export class MemoryFlushMiddleware implements Middleware {
     messages: readonly Msg[],
     sessionId: string,
     emit: (name: string, value: unknown) => Promise<void>,
+    signal: AbortSignal,
   ): Promise<void> {
     const now = this.now();
     const day = dayOf(now);
@@ -116,6 +120,7 @@ export class MemoryFlushMiddleware implements Middleware {
       (await readText(fs, ledgerPathOf(day))) ?? '',
     ].join('\n');
     const facts = await extractFacts(model, messages, known, AbortSignal.timeout(this.timeoutMs));
+    signal.throwIfAborted(); // the lease was lost: another process may flush this session now
     const written = facts.length
       ? await appendToLedger(fs, day, `${now.toISOString().slice(11, 16)} UTC — session ${sessionId}`, facts)
       : [];

@@ -7,7 +7,9 @@
  * answers with an empty or too long file, nothing changes.
  *
  * It runs **detached**: the reply's stream completes without waiting for it; one workspace (so
- * one session) never runs two at once. The last run's time is kept in `memory/.maintenance.json`
+ * one session) never runs two at once: in this process, and with a `lease` (a `RedisLease`) in
+ * every process sharing it (lease key `maintenance:<workspace root>`; a run that finds it held
+ * elsewhere is skipped, that run covers it). The last run's time is kept in `memory/.maintenance.json`
  * so the throttle holds across processes and restarts. Outcomes go to the session's event log
  * when a `bus` is given — `CUSTOM memory_consolidated {ledgers, archived, chars}` or `CUSTOM
  * memory_maintenance_failed {error}` — and failures are logged (`onError`).
@@ -93,8 +95,10 @@ export class MemoryMaintenanceMiddleware implements Middleware {
           void this.work.start(
             key,
             { sessionId: ctx.sessionId, replyId: ctx.replyId, agentName: agent.name },
-            (emit) => this.maintain(this.options.model ?? agent.model, emit),
+            (emit, signal) => this.maintain(this.options.model ?? agent.model, emit, signal),
             'memory_maintenance_failed',
+            // A run in another process covers this reply too.
+            { key: `maintenance:${key}`, waitMs: 0, skipWhenBusy: true },
           );
         }),
       ),
@@ -102,7 +106,11 @@ export class MemoryMaintenanceMiddleware implements Middleware {
   }
 
   /** Consolidates when the interval has passed and there are ledgers old enough. */
-  private async maintain(model: ChatModel, emit: (name: string, value: unknown) => Promise<void>): Promise<void> {
+  private async maintain(
+    model: ChatModel,
+    emit: (name: string, value: unknown) => Promise<void>,
+    signal: AbortSignal,
+  ): Promise<void> {
     const fs = this.options.fileSystem;
     const now = this.now();
     const last = await this.lastRun();
@@ -119,6 +127,7 @@ export class MemoryMaintenanceMiddleware implements Middleware {
       this.maxChars,
       AbortSignal.timeout(this.options.timeoutMs ?? 300_000),
     );
+    signal.throwIfAborted(); // the lease was lost: another process may run now
     const stamp = now.toISOString().replace(/[:.]/g, '-');
     if (current.trim()) await fs.writeFile(`${MEMORY_ARCHIVE}/MEMORY-${stamp}.md`, current);
     await editSerially(fs, WORKSPACE_LAYOUT.memory, () => fs.writeFile(WORKSPACE_LAYOUT.memory, `${memory}\n`));

@@ -18,6 +18,10 @@
  *   calls that `AsyncToolMiddleware` sent to the background.
  * - The model finds the declared subagents (name and description) in `agent_spawn`'s
  *   description, read from the workspace once per reply.
+ * - With a `taskQueue` (such as `SubagentJobQueue` of `@rxscope/harness/bullmq`), a background
+ *   subagent is enqueued instead: a worker process that builds the session's agent the same way
+ *   runs it, and its report arrives in the session's inbox through the message bus. The task
+ *   tools read and stop it through the queue, from any process.
  * - Nesting is bounded: a subagent may spawn its own only while its level is below `maxDepth`
  *   (default 2), and only in the foreground.
  *
@@ -50,7 +54,9 @@ import {
   type ToolContext,
   type ToolOutput,
 } from '@rxscope/core';
+import type { PermissionState } from '@rxscope/core';
 import type { BackgroundTasks, TaskInfo } from '../../tasks/background-tasks.js';
+import type { SubagentTaskQueue } from '../../subagents/subagent-task-queue.js';
 import { GENERAL_PURPOSE, loadSubagent, type SubagentDefinition } from '../../subagents/subagent-definition.js';
 import type { WorkspaceFileSystem } from '../../workspace/workspace-file-system.js';
 import { subagentCatalogue, withCatalogue } from './catalogue.js';
@@ -70,6 +76,12 @@ export interface SubagentsOptions {
   readonly fileSystem: WorkspaceFileSystem;
   /** Background subagents and the task tools (`background: true` needs them, and the inbox on their bus). */
   readonly tasks?: BackgroundTasks;
+  /**
+   * Background subagents go to this queue instead of running in this process (workers elsewhere
+   * run them; see `SubagentJobQueue` in `@rxscope/harness/bullmq`). Tool calls that
+   * `AsyncToolMiddleware` sends to the background stay in `tasks`.
+   */
+  readonly taskQueue?: SubagentTaskQueue;
   /** Models a subagent's front matter may name (`model: small`). Default none: the parent's model. */
   readonly models?: Readonly<Record<string, ChatModel>>;
   /** Middlewares every subagent gets, such as a sandbox lifecycle so it has `execute`. Default none. */
@@ -141,53 +153,124 @@ export class SubagentsMiddleware implements Middleware {
     // By name: an outer layer may have passed a copy of the tool.
     if (!SUBAGENT_TOOL_NAMES.includes(tool.name)) return next(input);
     const execute = (args: unknown, toolCtx: ToolContext): ObservableInput<ToolOutput> => {
-      switch (tool.name) {
-        case 'agent_spawn':
-          return this.spawn(agent, ctx, args as SpawnInput, toolCtx);
-        case 'agent_send': {
-          const { task_id, message } = args as { task_id: string; message: string };
-          const refused = this.needTasks().send(ctx.sessionId, task_id, message);
-          if (refused) throw new Error(refused);
-          return of(`Sent to task ${task_id}; it reads the message before its next step.`);
-        }
-        case 'task_output':
-          return of(this.describe(ctx, (args as { task_id: string }).task_id));
-        default: {
-          const { task_id } = args as { task_id: string };
-          const tasks = this.needTasks();
-          if (!tasks.cancel(ctx.sessionId, task_id, 'cancelled with task_cancel'))
-            throw new Error(this.notRunning(ctx, task_id));
-          return of(`Task ${task_id} is cancelled; its result will not arrive.`);
-        }
-      }
+      if (tool.name === 'agent_spawn') return this.spawn(agent, ctx, args as SpawnInput, toolCtx);
+      const { task_id, message } = args as { task_id: string; message?: string };
+      return defer(() => this.taskTool(tool.name, ctx.sessionId, task_id, message ?? ''));
     };
     return next({ ...input, tool: { ...tool, execute } });
   }
 
-  /** One spawn: the subagent in the foreground (through `asTool`), or a background task. */
+  /**
+   * The subagent `agent_spawn {name}` would start for `parent` (a general-purpose one without a
+   * name): what a worker process runs for a task of a {@link SubagentTaskQueue}, built from this
+   * middleware's workspace, models and middlewares. Rejects with what is wrong with the definition.
+   *
+   * @example
+   * ```ts
+   * const sub = await subagents.createSubagent(parentAgent, 'reviewer');
+   * const report = await sub.call('Review src/parser.ts.');
+   * ```
+   */
+  async createSubagent(
+    parent: Agent,
+    name?: string,
+    options: { readonly permissions?: PermissionState } = {},
+  ): Promise<Agent> {
+    return this.build(parent, await this.definition(name), options.permissions);
+  }
+
+  /** One spawn: the subagent in the foreground (through `asTool`), a background task, or a queued task. */
   private spawn(agent: Agent, ctx: RuntimeContext, input: SpawnInput, toolCtx: ToolContext): Observable<ToolOutput> {
     return defer(() => from(this.definition(input.name))).pipe(
       switchMap((def) => {
-        if (input.background && (this.depth > 0 || !this.options.tasks)) {
+        if (input.background && (this.depth > 0 || (!this.options.tasks && !this.options.taskQueue))) {
           throw new Error(
             this.depth > 0
               ? 'A subagent cannot start background subagents; spawn without background.'
               : 'Background subagents are not available here (no background tasks); spawn without background.',
           );
         }
-        const sub = buildSubagent(def, {
-          parent: agent,
-          models: this.options.models ?? {},
-          middlewares: this.options.middlewares ?? [],
-          nested: this.depth + 1 < this.maxDepth ? this.nested() : undefined,
-          maxIters: this.options.maxIters ?? 20,
-        });
+        // A queued subagent is built by the worker that runs it.
+        if (input.background && this.options.taskQueue) return from(this.enqueue(agent, ctx, def, input));
+        const sub = this.build(agent, def);
         const asTool = sub.asTool({ name: 'agent_spawn', description: def.description || def.name });
         if (!input.background)
           return from(asTool.execute!({ message: input.task }, toolCtx) as ObservableInput<ToolOutput>);
         return of(this.background(agent, ctx, sub, asTool, input.task));
       }),
     );
+  }
+
+  private build(parent: Agent, def: SubagentDefinition, permissions?: PermissionState): Agent {
+    return buildSubagent(def, {
+      parent,
+      models: this.options.models ?? {},
+      middlewares: this.options.middlewares ?? [],
+      nested: this.depth + 1 < this.maxDepth ? this.nested() : undefined,
+      maxIters: this.options.maxIters ?? 20,
+      ...(permissions ? { permissions } : {}),
+    });
+  }
+
+  /** Hands a background subagent to the task queue and returns what the model is told. */
+  private async enqueue(
+    agent: Agent,
+    ctx: RuntimeContext,
+    def: SubagentDefinition,
+    input: SpawnInput,
+  ): Promise<string> {
+    const queue = this.options.taskQueue!;
+    const taskId = newId('task');
+    const name = input.name?.trim();
+    await queue.enqueue({
+      taskId,
+      sessionId: ctx.sessionId,
+      parent: agent.name,
+      task: input.task,
+      permissions: agent.permissions.state,
+      ...(name ? { name } : {}),
+    });
+    // Cancelling or interrupting the parent's reply cancels its background subagents too.
+    const sessionId = ctx.sessionId;
+    ctx.signal.addEventListener(
+      'abort',
+      () => void queue.cancel(sessionId, taskId, 'the reply that started it was cancelled').catch(() => undefined),
+      { once: true },
+    );
+    return (
+      `Queued subagent "${def.name}" in the background as task ${taskId}; a worker runs it. Its report will arrive later as a message from "task ${taskId}". ` +
+      'Go on with other work meanwhile; agent_send gives it more instructions, task_output shows how it stands, task_cancel stops it.'
+    );
+  }
+
+  /** `agent_send`, `task_output` and `task_cancel`: a task of this process, else one of the task queue. */
+  private async taskTool(tool: string, sessionId: string, id: string, message: string): Promise<string> {
+    const local = this.options.tasks?.get(sessionId, id);
+    const queue = this.options.taskQueue;
+    if (!this.options.tasks && !queue) throw new Error('There are no background tasks here.');
+    const queued = !local && queue ? await queue.get(sessionId, id) : undefined;
+    if (!local && !queued) throw new Error(this.notRunning(sessionId, id, undefined));
+    switch (tool) {
+      case 'agent_send': {
+        const refused = local
+          ? this.options.tasks!.send(sessionId, id, message)
+          : queued!.status === 'queued' || queued!.status === 'running'
+            ? await queue!.send(sessionId, id, message)
+            : `Task ${id} has ended (${queued!.status}); it takes no more messages.`;
+        if (refused) throw new Error(refused);
+        return `Sent to task ${id}; it reads the message before its next step.`;
+      }
+      case 'task_output':
+        return describe(local ?? queued!);
+      default: {
+        const cancelled = local
+          ? this.options.tasks!.cancel(sessionId, id, 'cancelled with task_cancel')
+          : await queue!.cancel(sessionId, id, 'cancelled with task_cancel');
+        if (!cancelled)
+          throw new Error(this.notRunning(sessionId, id, local ? this.options.tasks!.get(sessionId, id) : queued));
+        return `Task ${id} is cancelled; its result will not arrive.`;
+      }
+    }
   }
 
   /** Starts a background subagent and returns what the model is told. */
@@ -248,28 +331,24 @@ export class SubagentsMiddleware implements Middleware {
     return this.nestedLevel;
   }
 
-  private needTasks(): BackgroundTasks {
-    if (!this.options.tasks) throw new Error('There are no background tasks here.');
-    return this.options.tasks;
-  }
-
-  private describe(ctx: RuntimeContext, id: string): string {
-    const info = this.needTasks().get(ctx.sessionId, id);
-    if (!info) throw new Error(this.notRunning(ctx, id));
-    const what = `${info.kind === 'tool' ? 'tool call' : 'subagent'} "${info.name}"`;
-    const seconds = Math.round(((info.endedAt ?? Date.now()) - info.startedAt) / 1000);
-    if (info.status === 'running')
-      return `Task ${id} (${what}) is still running (${seconds} s so far). Its result will arrive as a message.`;
-    const head = `Task ${id} (${what}) ${info.status} after ${seconds} s.`;
-    return info.result ? `${head}\n\n${info.status === 'completed' ? 'Result' : 'Reason'}:\n${info.result}` : head;
-  }
-
-  private notRunning(ctx: RuntimeContext, id: string): string {
-    const info: TaskInfo | undefined = this.options.tasks?.get(ctx.sessionId, id);
+  private notRunning(sessionId: string, id: string, info: TaskInfo | undefined): string {
     if (info) return `Task ${id} has already ended (${info.status}).`;
-    const known = this.options.tasks?.list(ctx.sessionId).map((t) => `${t.id} (${t.name}, ${t.status})`) ?? [];
-    return `There is no task "${id}". ${known.length ? `Tasks of this session: ${known.join(', ')}.` : 'This session has no tasks.'}`;
+    const known = this.options.tasks?.list(sessionId).map((t) => `${t.id} (${t.name}, ${t.status})`) ?? [];
+    return `There is no task "${id}". ${known.length ? `Tasks of this session: ${known.join(', ')}.` : 'This session has no tasks in this process.'}`;
   }
+}
+
+/** What `task_output` says about a task. */
+function describe(info: TaskInfo): string {
+  const { id } = info;
+  const what = `${info.kind === 'tool' ? 'tool call' : 'subagent'} "${info.name}"`;
+  const seconds = Math.round(((info.endedAt ?? Date.now()) - info.startedAt) / 1000);
+  if (info.status === 'queued')
+    return `Task ${id} (${what}) is waiting for a worker (${seconds} s so far). Its result will arrive as a message.`;
+  if (info.status === 'running')
+    return `Task ${id} (${what}) is still running (${seconds} s so far). Its result will arrive as a message.`;
+  const head = `Task ${id} (${what}) ${info.status} after ${seconds} s.`;
+  return info.result ? `${head}\n\n${info.status === 'completed' ? 'Result' : 'Reason'}:\n${info.result}` : head;
 }
 
 export { SUBAGENT_TOOL_NAMES };

@@ -1,4 +1,4 @@
-import { Agent, type ChatModel, type Middleware, type Tool } from '@rxscope/core';
+import { Agent, type ChatModel, type Middleware, type PermissionState, type Tool } from '@rxscope/core';
 import { SUBAGENT_TOOL_NAMES } from './subagent-tools.js';
 import type { SubagentDefinition } from '../../subagents/subagent-definition.js';
 
@@ -13,6 +13,8 @@ export interface SubagentBuild {
   /** The subagent tools of the next level down, when it may spawn in turn. */
   readonly nested: Middleware | undefined;
   readonly maxIters: number;
+  /** Permission settings instead of the parent's current ones (those it had when it spawned, from another process). */
+  readonly permissions?: PermissionState;
 }
 
 /**
@@ -67,6 +69,6 @@ export function buildSubagent(def: SubagentDefinition, build: SubagentBuild): Ag
     tools: own.filter((t) => use(t.name)),
     middlewares,
     maxIters: build.maxIters,
-    permissions: parent.permissions.state,
+    permissions: build.permissions ?? parent.permissions.state,
   });
 }

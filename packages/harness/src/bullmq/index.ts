@@ -1,0 +1,8 @@
+// @rxscope/harness/bullmq — background subagents as BullMQ jobs on Redis, run by workers in any
+// process. A separate entry point, so that the main entry never loads bullmq (an optional peer).
+export { SubagentJobQueue } from './subagent-job-queue.js';
+export type { SubagentJobQueueOptions } from './subagent-job-queue.js';
+export { SubagentJobWorker } from './subagent-job-worker.js';
+export type { SubagentJobWorkerOptions } from './subagent-job-worker.js';
+export { DEFAULT_SUBAGENT_QUEUE } from './subagent-job.js';
+export type { SubagentJobData, SubagentJobResult } from './subagent-job.js';
