@@ -311,6 +311,19 @@ describe('node-service over HTTP (offline scripted model)', () => {
       body: { error: { message: expect.stringContaining('no suspended reply') as string } },
     });
     expect((await api('/api/nothing')).status).toBe(404);
+
+    // What a cross-site form (or a text/plain fetch, sent without a preflight) posts starts nothing.
+    for (const path of ['/api/sessions/csrf-1/messages', '/api/sessions/csrf-1/confirmations']) {
+      const forged = await api(path, {
+        method: 'POST',
+        headers: { origin: 'http://evil.example', 'content-type': 'text/plain' },
+        body: JSON.stringify({ text: 'refund everything', results: [{ toolCallId: 'a', confirmed: true }] }),
+      });
+      expect(forged.status).toBe(415);
+      expect(await forged.json()).toMatchObject({ error: { code: 'unsupported_media_type' } });
+    }
+    expect((await api('/api/sessions/csrf-1')).ok).toBe(true);
+    expect(((await (await api('/api/sessions/csrf-1')).json()) as { messages: unknown[] }).messages).toEqual([]);
   });
 });
 

@@ -15,6 +15,7 @@ import {
   HttpError,
   InMemorySessionEventBus,
   readJsonBody,
+  requireJsonContentType,
   sendHttpError,
   type SessionEventBus,
 } from '@rxscope/core/node';
@@ -156,6 +157,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       return;
     }
     if (method === 'POST' && action === 'messages') {
+      requireJsonContentType(req, 'A message'); // no reply started by a cross-site form post
       const body = (await readJsonBody(req)) as { text?: unknown } | undefined;
       if (typeof body?.text !== 'string' || !body.text.trim())
         throw new HttpError(400, 'The body needs "text": a non-empty string.', 'invalid_body');
@@ -163,6 +165,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       return json(req, res, 202, { sessionId: id, replyId });
     }
     if (method === 'POST' && action === 'confirmations') {
+      requireJsonContentType(req, 'A confirmation'); // no refund confirmed by a cross-site form post
       const body = await readJsonBody(req);
       const { results, replyId: answering } = checkConfirmations(body, (await sessions.agent(id)).pending, tools);
       const { replyId } = await sessions.start(id, {

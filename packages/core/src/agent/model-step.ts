@@ -3,6 +3,7 @@ import type { AgentEvent, ModelEvent, Usage } from '../event/events.js';
 import type { ModelCallInput } from '../middleware/middleware.js';
 import type { RuntimeContext } from '../middleware/context.js';
 import { ModelError, toErrorInfo } from '../model/model-error.js';
+import { newId } from '../util/id.js';
 
 const ZERO_USAGE: Usage = { inputTokens: 0, outputTokens: 0 };
 
@@ -63,11 +64,30 @@ export function callModel(ctx: RuntimeContext, input: ModelCallInput): Observabl
       return closing;
     };
 
+    // Tool-call ids already in the conversation (or earlier in this answer). A model that reuses
+    // one (a server numbering its calls call_0, call_1... afresh in every answer) would have its call taken
+    // for answered and never run; it gets a fresh id instead, used on the wire from then on.
+    let usedIds: Set<string> | undefined;
+    const uniqueId = (id: string): string => {
+      usedIds ??= new Set(
+        [...ctx.conversation.messages, ...input.messages].flatMap((m) =>
+          m.content.flatMap((b) => (b.type === 'tool_call' ? [b.id] : [])),
+        ),
+      );
+      const unique = usedIds.has(id) ? newId('call') : id;
+      usedIds.add(unique);
+      return unique;
+    };
+
     const stamp = (e: ModelEvent): AgentEvent | AgentEvent[] => {
       switch (e.type) {
+        case 'TOOL_CALL_START': {
+          open.set(e.blockId, e.type);
+          const toolCallId = uniqueId(e.toolCallId);
+          return ctx.event(e.type, toolCallId === e.toolCallId ? e : { ...e, toolCallId });
+        }
         case 'TEXT_BLOCK_START':
         case 'THINKING_BLOCK_START':
-        case 'TOOL_CALL_START':
         case 'DATA_BLOCK_START':
           open.set(e.blockId, e.type);
           break;

@@ -14,6 +14,7 @@ export {
   HttpError,
   httpStatusOf,
   readJsonBody,
+  requireJsonContentType,
   sendHttpError,
   streamAgentEvents,
 } from './sse/index.js';

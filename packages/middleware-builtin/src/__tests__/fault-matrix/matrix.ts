@@ -160,6 +160,11 @@ export const FAULTS: readonly Fault[] = [
     ),
   },
   {
+    name: 'tool-call id reused from an earlier answer',
+    turns: [weatherCall('call_0'), weatherCall('call_0'), { text: 'recovered' }],
+    outcome: all(completed(3, 'the second call gets a fresh id; both run and are answered; the model answers')),
+  },
+  {
     name: 'stalled stream',
     turns: [{ fault: 'stall' }, { text: 'recovered' }],
     outcome: {
