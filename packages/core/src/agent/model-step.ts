@@ -1,5 +1,6 @@
 import { Observable } from 'rxjs';
 import type { AgentEvent, ModelEvent, Usage } from '../event/events.js';
+import type { Msg } from '../message/blocks.js';
 import type { ModelCallInput } from '../middleware/middleware.js';
 import type { RuntimeContext } from '../middleware/context.js';
 import { ModelError, toErrorInfo } from '../model/model-error.js';
@@ -69,11 +70,7 @@ export function callModel(ctx: RuntimeContext, input: ModelCallInput): Observabl
     // for answered and never run; it gets a fresh id instead, used on the wire from then on.
     let usedIds: Set<string> | undefined;
     const uniqueId = (id: string): string => {
-      usedIds ??= new Set(
-        [...ctx.conversation.messages, ...input.messages].flatMap((m) =>
-          m.content.flatMap((b) => (b.type === 'tool_call' ? [b.id] : [])),
-        ),
-      );
+      usedIds ??= toolCallIds(ctx.conversation.messages, input.messages);
       const unique = usedIds.has(id) ? newId('call') : id;
       usedIds.add(unique);
       return unique;
@@ -146,6 +143,13 @@ export function callModel(ctx: RuntimeContext, input: ModelCallInput): Observabl
       if (!ended) controller.abort(new ModelError('model call cancelled', { code: 'cancelled' }));
     };
   });
+}
+
+/** The ids of the tool calls in the given messages (one pass, no copies: conversations get long). */
+function toolCallIds(...lists: (readonly Msg[])[]): Set<string> {
+  const ids = new Set<string>();
+  for (const list of lists) for (const m of list) for (const b of m.content) if (b.type === 'tool_call') ids.add(b.id);
+  return ids;
 }
 
 /** Wraps anything thrown by a model into a {@link ModelError} (kept as is when it already is one). */
