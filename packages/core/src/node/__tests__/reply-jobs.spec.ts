@@ -251,4 +251,37 @@ describe('replies as BullMQ jobs on a real redis-server', () => {
     await waitFor(() => dying.runningSessions().length === 0, 5000);
     expect((await store.load('s4'))!.version).toBe(stored.version);
   });
+
+  it("runs one session's replies one at a time, in enqueue order, across workers; other sessions are not held up", async () => {
+    const lastUserText = (body: { messages?: readonly { role: string; content?: unknown }[] }) => {
+      const content = body.messages?.filter((m) => m.role === 'user').at(-1)?.content;
+      return typeof content === 'string' ? content : '';
+    };
+    model = await startOpenAITestServer({
+      handler: (request) => {
+        const asked = lastUserText(request.body);
+        // The first reply is slow, so the second job is taken by the other worker while it runs.
+        return { text: ['Answer ', `to ${asked}.`], chunkDelayMs: asked === 'One' ? 400 : 0 };
+      },
+    });
+    newWorker();
+    newWorker();
+    const queue = newQueue();
+    const first = await queue.enqueue('s5', 'One');
+    const second = await queue.enqueue('s5', 'Two');
+    const other = await queue.enqueue('s6', 'Elsewhere');
+    await waitFor(() => model!.requests.length >= 2, 10_000);
+    // While the first reply of s5 runs, s6's runs too; s5's second waits for its turn.
+    expect(model.requests.map((r) => lastUserText(r.body)).sort()).toEqual(['Elsewhere', 'One']);
+    const results = await Promise.all([first, second, other].map((job) => queue.result(job, 15_000)));
+    expect(results.map((r) => r.finishReason)).toEqual(['completed', 'completed', 'completed']);
+    expect((await store.load('s5'))!.state.context.map((m) => [m.role, textOfMsg(m)])).toEqual([
+      ['user', 'One'],
+      ['assistant', 'Answer to One.'],
+      ['user', 'Two'],
+      ['assistant', 'Answer to Two.'],
+    ]);
+    // Waiting for its turn used none of the job's attempts.
+    expect((await queue.queue.getJob(second.id!))!.attemptsMade).toBe(1);
+  });
 });

@@ -19,6 +19,11 @@ export interface ReplyJobData {
   readonly sessionId: string;
   /** What the agent replies to. */
   readonly input: ReplyInput;
+  /**
+   * The job's turn among its session's replies (set by `ReplyQueue.enqueue`): a worker runs it
+   * only after every earlier reply of the session has finished. Absent: it runs at once.
+   */
+  readonly turn?: number;
 }
 
 /**

@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { type ConnectionOptions, type Job, type JobsOptions, Queue, QueueEvents } from 'bullmq';
 import type { ReplyInput } from '../../agent/agent-options.js';
 import { DEFAULT_REPLY_QUEUE, type ReplyJobData, type ReplyJobResult } from './reply-job.js';
+import { SessionTurns } from './session-turns.js';
 
 /** Options of {@link ReplyQueue}. */
 export interface ReplyQueueOptions {
@@ -33,6 +35,7 @@ export class ReplyQueue {
   /** The BullMQ queue (for its own API: counts, pausing, cleaning). */
   readonly queue: Queue<ReplyJobData, ReplyJobResult>;
   private events: QueueEvents | undefined;
+  private readonly turns: SessionTurns;
 
   constructor(private readonly options: ReplyQueueOptions) {
     this.queue = new Queue<ReplyJobData, ReplyJobResult>(options.name ?? DEFAULT_REPLY_QUEUE, {
@@ -40,14 +43,24 @@ export class ReplyQueue {
       ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),
       ...(options.defaultJobOptions ? { defaultJobOptions: options.defaultJobOptions } : {}),
     });
+    this.turns = new SessionTurns(() => this.queue.getBackend().client, this.queue.toKey('rxscope-turns'));
   }
 
   /**
    * Enqueues a reply of the session (a message, a confirmation's answer, or `{type:
-   * 'RESUME_REPLY'}`); resolves with the job once it is in Redis. The input must be JSON.
+   * 'RESUME_REPLY'}`); resolves with the job once it is in Redis. The input must be JSON. The
+   * job takes the session's next turn: workers run a session's replies one at a time, in the
+   * order they were enqueued (from any number of producers).
    */
-  enqueue(sessionId: string, input: ReplyInput, options: JobsOptions = {}): Promise<Job<ReplyJobData, ReplyJobResult>> {
-    return this.queue.add('reply', { sessionId, input }, options);
+  async enqueue(
+    sessionId: string,
+    input: ReplyInput,
+    options: JobsOptions = {},
+  ): Promise<Job<ReplyJobData, ReplyJobResult>> {
+    // The id is known before the job is added, so the turn names it; word characters only (it goes into URLs).
+    const jobId = options.jobId ?? `reply_${randomUUID().replaceAll('-', '')}`;
+    const turn = await this.turns.take(sessionId, jobId);
+    return this.queue.add('reply', { sessionId, input, turn }, { ...options, jobId });
   }
 
   /**

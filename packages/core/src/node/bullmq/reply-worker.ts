@@ -1,4 +1,4 @@
-import { type ConnectionOptions, type Job, UnrecoverableError, Worker } from 'bullmq';
+import { type ConnectionOptions, DelayedError, type Job, UnrecoverableError, Worker } from 'bullmq';
 import { concatMap, from, lastValueFrom, map, tap } from 'rxjs';
 import type { Agent } from '../../agent/agent.js';
 import { AgentShutdownError, AgentUsageError } from '../../agent/errors.js';
@@ -8,6 +8,7 @@ import { ReplyTracker } from '../reply-tracker.js';
 import type { SessionEventBus } from '../sessions/session-event-bus.js';
 import { shutdownAgents, type ShutdownAgentsOptions, type ShutdownReport } from '../shutdown-agents.js';
 import { DEFAULT_REPLY_QUEUE, isReplyJobProgress, type ReplyJobData, type ReplyJobResult } from './reply-job.js';
+import { SessionTurns } from './session-turns.js';
 
 /** Options of {@link ReplyWorker}. */
 export interface ReplyWorkerOptions {
@@ -38,6 +39,11 @@ export interface ReplyWorkerOptions {
   readonly maxStalledCount?: number;
   /** Failures with no caller to report to (the bus failing while closing a dead attempt). Default `console.error`. */
   readonly onError?: (error: unknown) => void;
+  /**
+   * How long a job whose session has an earlier reply still running (or waiting) goes back to
+   * the queue (delayed) before it looks again (ms). Default 250.
+   */
+  readonly turnPollMs?: number;
 }
 
 /**
@@ -47,7 +53,9 @@ export interface ReplyWorkerOptions {
  * the reply ends or suspends. Run several, in several processes, on the same Redis: BullMQ
  * gives each job to one worker, limits each worker to `concurrency` replies, and hands the job
  * of a worker that died to another one (stalled-job recovery), which runs the reply again from
- * the last saved state.
+ * the last saved state. The replies of one session run one at a time, in the order
+ * `ReplyQueue.enqueue` added them: a job taken while an earlier reply of its session has not
+ * finished goes back to the queue, delayed by `turnPollMs`, without using an attempt.
  *
  * @example
  * ```ts
@@ -65,13 +73,14 @@ export class ReplyWorker {
   readonly worker: Worker<ReplyJobData, ReplyJobResult>;
   private readonly running = new Map<string, Agent>();
   private readonly onError: (error: unknown) => void;
+  private readonly turns: SessionTurns;
   private closing: string | undefined;
 
   constructor(private readonly options: ReplyWorkerOptions) {
     this.onError = options.onError ?? ((error) => console.error('[rxscope] reply job:', error));
     this.worker = new Worker<ReplyJobData, ReplyJobResult>(
       options.name ?? DEFAULT_REPLY_QUEUE,
-      (job, _token, signal) => this.run(job, signal),
+      (job, token, signal) => this.run(job, token, signal),
       {
         connection: options.connection,
         concurrency: options.concurrency ?? 1,
@@ -83,6 +92,7 @@ export class ReplyWorker {
     );
     // BullMQ reports connection and lock failures as 'error' events; unobserved they would throw.
     this.worker.on('error', (error) => this.onError(error));
+    this.turns = new SessionTurns(() => this.worker.getBackend().client, this.worker.toKey('rxscope-turns'));
   }
 
   /** Ids of the sessions whose reply runs on this worker now. */
@@ -110,9 +120,53 @@ export class ReplyWorker {
     return this.worker.close();
   }
 
-  private async run(job: Job<ReplyJobData, ReplyJobResult>, signal: AbortSignal | undefined): Promise<ReplyJobResult> {
-    const { sessionId, input } = job.data;
+  private async run(
+    job: Job<ReplyJobData, ReplyJobResult>,
+    token: string | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<ReplyJobResult> {
+    const { sessionId, turn } = job.data;
     if (this.closing !== undefined) throw new AgentShutdownError(`The worker is shutting down (${this.closing}).`);
+    if (turn !== undefined && !(await this.isTurnOf(sessionId, turn))) {
+      // An earlier reply of the session runs or waits: back to the queue for a while (BullMQ's
+      // documented way: moveToDelayed with the job's token, then DelayedError; no attempt is used).
+      await job.moveToDelayed(Date.now() + (this.options.turnPollMs ?? 250), token);
+      throw new DelayedError();
+    }
+    let finished = false;
+    try {
+      const result = await this.runReply(job, signal);
+      finished = true;
+      return result;
+    } catch (error) {
+      // Failed for good (no attempt left, or unrecoverable): the session's next reply may run.
+      finished = error instanceof UnrecoverableError || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+      throw error;
+    } finally {
+      if (finished && turn !== undefined) await this.turns.finish(sessionId, turn).catch(this.onError);
+    }
+  }
+
+  /**
+   * Whether `turn` is the session's current one. Turns whose job is gone or finished without
+   * passing the turn on (removed, failed by stalled-job recovery, a producer that died between
+   * taking a turn and adding its job) are passed over.
+   */
+  private async isTurnOf(sessionId: string, turn: number): Promise<boolean> {
+    for (;;) {
+      const current = await this.turns.current(sessionId);
+      if (turn <= current.turn) return true;
+      const state = current.jobId ? await this.worker.getBackend().getState(current.jobId) : 'unknown';
+      if (state !== 'unknown' && state !== 'completed' && state !== 'failed') return false;
+      await this.turns.finish(sessionId, current.turn);
+    }
+  }
+
+  private async runReply(
+    job: Job<ReplyJobData, ReplyJobResult>,
+    signal: AbortSignal | undefined,
+  ): Promise<ReplyJobResult> {
+    const { sessionId, input } = job.data;
     await this.closeDeadAttempt(job);
     const agent = await this.options.agent(sessionId);
     const key = `${job.id ?? ''}:${job.attemptsStarted}`;
