@@ -132,7 +132,7 @@ describe('createHarnessAgent', () => {
     ]);
     expect(d.parts[0]).toMatchObject({ hooks: ['onAgent', 'onActing'], tools: ['execute'] });
     expect(d.parts[0]!.reason).toMatch(/^sandbox: local/);
-    expect(d.parts[3]).toMatchObject({ hooks: ['onAgent'], tools: [] });
+    expect(d.parts[3]).toMatchObject({ hooks: ['onAgent', 'onReasoning'], tools: [] });
     expect(d.parts[3]!.reason).toBe(
       "messages pushed to inbox:<session> on an in-memory bus (this process only) join the running reply's next step",
     );

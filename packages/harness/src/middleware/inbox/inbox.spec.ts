@@ -95,11 +95,12 @@ describe('InboxMiddleware', () => {
     expect(userTexts(model.requests[0]!)).toEqual(['Build it']);
     expect(userTexts(model.requests[1]!)).toEqual(['Build it', '[message from reviewer]\nAlso update the changelog.']);
     expect(userHints(events)).toEqual(['[message from reviewer]\nAlso update the changelog.']);
-    // Delivered once: the next reply does not get it again, and once that reply's state is saved
-    // (which holds the cursor past it) it is gone from the bus.
-    expect(await bus.peek(inboxQueueOf('s1'))).toHaveLength(1);
-    expect(userHints(await runReply(agent, 'next'))).toEqual([]);
+    // Taken before the reply's last step, so held by the state the reply ended with: gone from the
+    // bus, and neither the next reply nor a fresh agent of the session gets it again.
     expect(await bus.peek(inboxQueueOf('s1'))).toEqual([]);
+    expect(userHints(await runReply(agent, 'next'))).toEqual([]);
+    const fresh = agentOn(bus, new ScriptedChatModel([{ text: 'Hello.' }]));
+    expect(userHints(await runReply(fresh, 'hello'))).toEqual([]);
   });
 
   it('a message pushed while no reply runs waits on the bus and opens the next reply, after its input', async () => {

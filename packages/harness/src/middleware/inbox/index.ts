@@ -11,7 +11,8 @@
  * agent's state holding it has been saved. The middleware reads the inbox with `peek` after a
  * cursor kept in the agent's persisted state (`middlewareState.InboxMiddleware.cursor`, saved
  * with the messages it covers), and removes the entries (`ack`) only after a reply whose saved
- * state holds them ended. An agent that dies before saving leaves the old cursor in the store:
+ * state holds them ended: at a reply's end (which comes after its save), the entries it had
+ * taken before its last reasoning step began. An agent that dies before saving leaves the old cursor in the store:
  * the next reply, in any process, reads those messages again. A message taken just as the reply
  * ends is handed to `agent.send()` all the same, which keeps it in the agent's state for the next
  * reply. A failing bus (Redis down) never fails the reply: the failure goes to `onError` and the
@@ -42,7 +43,17 @@ import {
   takeUntil,
   tap,
 } from 'rxjs';
-import type { Agent, AgentEvent, AgentInput, Middleware, Next, RuntimeContext, StateSlot } from '@rxscope/core';
+import {
+  type Agent,
+  type AgentEvent,
+  type AgentInput,
+  ContextToken,
+  type Middleware,
+  type Next,
+  type ReasoningInput,
+  type RuntimeContext,
+  type StateSlot,
+} from '@rxscope/core';
 import type { MessageBus } from '../../bus/message-bus.js';
 import { checkInboxMessage, inboxQueueOf, inboxText } from '../../inbox/inbox-message.js';
 
@@ -94,11 +105,14 @@ export class InboxMiddleware implements Middleware {
       }),
       ignoreElements(),
     );
+    // The reply's save (done before its REPLY_END) holds every message taken before its last
+    // reasoning step began; one taken later may have missed it, and waits for the next reply's end.
     const acknowledge = (event: AgentEvent) => {
       if (event.type !== 'REPLY_END' || event.replyId !== ctx.replyId || event.finishReason === 'error') return;
-      if (startCursor === undefined) return;
+      const saved = ctx.has(STEP_CURSOR) ? ctx.get(STEP_CURSOR) : startCursor;
+      if (saved === undefined) return;
       this.bus
-        .ack(queue, startCursor)
+        .ack(queue, saved)
         .catch((error: unknown) => this.onError(error, `the inbox ${queue} could not remove delivered messages`));
     };
     // What waits already joins before the first model request; then the inbox listens while the reply runs.
@@ -110,6 +124,19 @@ export class InboxMiddleware implements Middleware {
         ),
       ),
     );
+  }
+
+  /** Notes how far the inbox was taken when a reasoning step begins (see `onAgent`). */
+  onReasoning(
+    _agent: Agent,
+    ctx: RuntimeContext,
+    input: ReasoningInput,
+    next: Next<ReasoningInput>,
+  ): Observable<AgentEvent> {
+    return defer(() => {
+      ctx.set(STEP_CURSOR, ctx.state<InboxState>(this.key).get()?.cursor);
+      return next(input);
+    });
   }
 
   /**
@@ -148,6 +175,9 @@ export class InboxMiddleware implements Middleware {
     return taken;
   }
 }
+
+/** The inbox cursor when the reply's latest reasoning step began. */
+const STEP_CURSOR = new ContextToken<string | undefined>('harness.inboxStepCursor', () => undefined);
 
 /** What the middleware keeps in the agent's persisted state. */
 interface InboxState {
