@@ -4,7 +4,9 @@
 // agent_send reaches a queued task, and a worker that dies mid-task has its job run by another.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Agent, type AgentEvent, type ModelRequest, textOfMsg } from '@rxscope/core';
+import { Agent, type AgentEvent, defineTool, type ModelRequest, textOfMsg, type Tool } from '@rxscope/core';
+import { lastValueFrom, toArray } from 'rxjs';
+import { z } from 'zod';
 import { ModelTestingController, ofType, runReply, ScriptedChatModel } from '@rxscope/core/testing';
 import { startRedisServer, type RedisTestServer } from '@rxscope/core/testing/node';
 import { Redis } from 'ioredis';
@@ -60,7 +62,7 @@ describe('background subagents as BullMQ jobs on a real redis-server', () => {
     return b;
   };
   /** The parent's process: its bus, the job queue and the lead agent of session s1. */
-  const parentProcess = (model: ScriptedChatModel) => {
+  const parentProcess = (model: ScriptedChatModel, tools: Tool[] = []) => {
     const parentBus = bus();
     const queue = new SubagentJobQueue({ connection: redis({ maxRetriesPerRequest: null }), bus: parentBus, prefix });
     closers.push(() => queue.close());
@@ -68,6 +70,7 @@ describe('background subagents as BullMQ jobs on a real redis-server', () => {
       name: 'lead',
       sessionId: 's1',
       model,
+      tools,
       middlewares: [
         new InboxMiddleware({ bus: parentBus }),
         new SubagentsMiddleware({ fileSystem: fs, taskQueue: queue }),
@@ -265,5 +268,44 @@ describe('background subagents as BullMQ jobs on a real redis-server', () => {
         text: `Background task ${id} (the subagent "general-purpose") finished. Its result:\n\n42 files.`,
       },
     ]);
+  });
+
+  it("a queued task outlives its parent's process shutting down (even cut off); cancelling the parent's reply cancels it", async () => {
+    // A tool that runs until its call is aborted, so the parent's reply is still running.
+    const waitTool = defineTool({
+      name: 'wait',
+      description: 'waits',
+      input: z.object({}),
+      execute: (_input, { signal }) =>
+        new Promise<string>((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')))),
+    });
+    const spawnThenWait = (task: string) => ({
+      toolCalls: [
+        { id: `b-${task}`, name: 'agent_spawn', input: { task, background: true } },
+        { id: `w-${task}`, name: 'wait', input: {} },
+      ],
+    });
+    const model = new ScriptedChatModel([spawnThenWait('Kept.'), spawnThenWait('Dropped.')]);
+    const parent = parentProcess(model, [waitTool]);
+    const jobOf = async (task: string) => {
+      await until(
+        async () => (await parent.queue.queue.getJobs(['waiting'])).some((j) => j.data.task === task),
+        `the job of "${task}"`,
+      );
+      return (await parent.queue.queue.getJobs(['waiting'])).find((j) => j.data.task === task)!.id!;
+    };
+    const shutDown = lastValueFrom(parent.agent.reply('Start one.').pipe(toArray()));
+    const kept = await jobOf('Kept.');
+    await parent.agent.shutdown({ graceMs: 0, reason: 'deploy' }); // cut off: its signal aborts
+    expect((await shutDown).at(-1)).toMatchObject({ type: 'REPLY_END', finishReason: 'shutdown' });
+    expect(await parent.queue.get('s1', kept)).toMatchObject({ status: 'queued' });
+
+    const other = parentProcess(new ScriptedChatModel([spawnThenWait('Dropped.')]), [waitTool]);
+    const subscription = other.agent.reply('Start another.').subscribe();
+    const dropped = await jobOf('Dropped.');
+    subscription.unsubscribe(); // the user cancels the reply
+    await until(async () => (await other.queue.get('s1', dropped))?.status === 'cancelled', 'the cancellation');
+    expect(await other.queue.queue.getJob(dropped)).toBeUndefined();
+    expect(await other.queue.get('s1', kept)).toMatchObject({ status: 'queued' });
   });
 });

@@ -230,11 +230,15 @@ export class SubagentsMiddleware implements Middleware {
       permissions: agent.permissions.state,
       ...(name ? { name } : {}),
     });
-    // Cancelling or interrupting the parent's reply cancels its background subagents too.
+    // Cancelling or interrupting the parent's reply cancels its background subagents too; a
+    // shutdown of the parent's process does not (the task is in the queue, its report in the inbox).
     const sessionId = ctx.sessionId;
     ctx.signal.addEventListener(
       'abort',
-      () => void queue.cancel(sessionId, taskId, 'the reply that started it was cancelled').catch(() => undefined),
+      () => {
+        if (agent.shuttingDown) return;
+        void queue.cancel(sessionId, taskId, 'the reply that started it was cancelled').catch(() => undefined);
+      },
       { once: true },
     );
     return (
