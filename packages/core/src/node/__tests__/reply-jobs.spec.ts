@@ -261,7 +261,7 @@ describe('replies as BullMQ jobs on a real redis-server', () => {
       handler: (request) => {
         const asked = lastUserText(request.body);
         // The first reply is slow, so the second job is taken by the other worker while it runs.
-        return { text: ['Answer ', `to ${asked}.`], chunkDelayMs: asked === 'One' ? 400 : 0 };
+        return { text: ['Answer ', `to ${asked}.`], chunkDelayMs: asked === 'One' ? 1000 : 0 };
       },
     });
     newWorker();
