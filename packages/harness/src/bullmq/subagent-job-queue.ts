@@ -14,7 +14,14 @@ import {
   taskInboxOf,
 } from './subagent-job.js';
 
-/** Options of {@link SubagentJobQueue}. */
+/**
+ * Options of {@link SubagentJobQueue}.
+ *
+ * @example
+ * ```ts
+ * const options: SubagentJobQueueOptions = { connection: redis, bus, defaultJobOptions: { removeOnComplete: { age: 86_400 } } };
+ * ```
+ */
 export interface SubagentJobQueueOptions {
   /** BullMQ's connection: ioredis options (`{host, port}`) or an ioredis client. */
   readonly connection: ConnectionOptions;

@@ -15,7 +15,14 @@ import {
   taskInboxOf,
 } from './subagent-job.js';
 
-/** Options of {@link SubagentJobWorker}. */
+/**
+ * Options of {@link SubagentJobWorker}.
+ *
+ * @example
+ * ```ts
+ * const options: SubagentJobWorkerOptions = { connection: redis, bus, agent: buildAgent, concurrency: 4, lockDuration: 30_000 };
+ * ```
+ */
 export interface SubagentJobWorkerOptions {
   /** BullMQ's connection: ioredis options or an ioredis client (with `maxRetriesPerRequest: null`). */
   readonly connection: ConnectionOptions;

@@ -1,6 +1,13 @@
 import type { SubagentTaskRequest } from '../subagents/subagent-task-queue.js';
 
-/** The queue background subagents are enqueued on when no name is given. */
+/**
+ * The queue background subagents are enqueued on when no name is given.
+ *
+ * @example
+ * ```ts
+ * const waiting = await new Queue(DEFAULT_SUBAGENT_QUEUE, { connection }).getWaitingCount();
+ * ```
+ */
 export const DEFAULT_SUBAGENT_QUEUE = 'rxscope-subagents';
 
 /**

@@ -3,7 +3,14 @@ import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
 import { type HeldLease, type Lease, LeaseBusyError } from '../coordination/lease.js';
 
-/** Options of {@link RedisLease}. */
+/**
+ * Options of {@link RedisLease}.
+ *
+ * @example
+ * ```ts
+ * const options: RedisLeaseOptions = { redis, prefix: 'rxscope:memory-lease:', ttlMs: 30_000 };
+ * ```
+ */
 export interface RedisLeaseOptions {
   /** An ioredis client (yours: never closed here). */
   readonly redis: Redis;
