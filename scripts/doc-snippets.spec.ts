@@ -9,10 +9,33 @@ import { asDocs, check, write } from './doc-snippets.cjs';
 const root = resolve(__dirname, '..');
 
 describe('doc snippets', () => {
-  it('every snippet block in docs/ is its file, and the middleware guide has its examples as snippets', () => {
+  it('every snippet block in docs/ is its file, and the guides have their examples as snippets', () => {
     const results = check();
     expect(results.filter((r) => !r.ok)).toEqual([]);
-    expect(results.filter((r) => r.page === 'middleware.md').length).toBeGreaterThanOrEqual(4);
+    const count = (page: string) => results.filter((r) => r.page === page).length;
+    expect(count('middleware.md')).toBeGreaterThanOrEqual(4);
+    expect(count('getting-started.md')).toBeGreaterThanOrEqual(10);
+    expect(count('events.md')).toBeGreaterThanOrEqual(5);
+  });
+
+  it('keeps the name after the language of a block it rewrites (the consumer test builds `ts src/agent.ts`)', () => {
+    const copy = mkdtempSync(join(tmpdir(), 'rxscope-snippets-'));
+    try {
+      const snippets = join('packages', 'core', 'src', '__tests__', 'docs', 'getting-started');
+      const snippet = join(snippets, 'agent.ts');
+      cpSync(join(root, 'packages', 'core', 'package.json'), join(copy, 'packages', 'core', 'package.json'));
+      cpSync(join(root, snippets), join(copy, snippets), { recursive: true });
+      const page = join(copy, 'docs', 'getting-started.md');
+      cpSync(join(root, 'docs', 'getting-started.md'), page);
+      writeFileSync(page, readFileSync(page, 'utf8').replace("name: 'assistant',", "name: 'helper',"));
+      expect(write(copy)).toEqual(['getting-started.md']);
+      expect(readFileSync(page, 'utf8')).toContain(
+        `<!-- snippet: ${snippet} -->\n\`\`\`ts src/agent.ts\nimport { z } from 'zod';`,
+      );
+      expect(check(copy).filter((r) => r.file === snippet)).toMatchObject([{ ok: true }]);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
   });
 
   it('shows a relative import of a package entry as the package name, and keeps other imports', () => {
