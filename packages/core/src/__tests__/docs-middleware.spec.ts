@@ -1,23 +1,29 @@
 /**
- * The code of docs/middleware.md, run as tests: every middleware class below is a file in ./docs/
- * that the page shows through a `<!-- snippet: ... -->` marker (checked by
+ * The code of docs/middleware.md, run as tests: every middleware class and usage example below is
+ * a file in ./docs/ that the page shows through a `<!-- snippet: ... -->` marker (checked by
  * scripts/doc-snippets.spec.ts), and each test checks what a reader of the guide would notice if
- * the example stopped working.
+ * the example stopped working. The page's "Testing a middleware" example is itself a spec
+ * (./docs/timing-middleware.spec.ts), run as is.
+ *
+ * Blocks of the page that are not run, and why:
+ * - `interface Middleware` (and `type Next`): a type signature (the real one is
+ *   src/middleware/middleware.ts);
+ * - `new Agent({ model, tools, middlewares: [...] })`: a one-line registration of two middlewares
+ *   that the tests below register the same way;
+ * - the two diagrams (the five hooks, the timing events of one reply): listings, not code;
+ * - the sketches `quota`, `compaction`, `retrieval` and the blocks beside them: they call
+ *   functions the page leaves to the reader (`quotaLeft`, `summarise`, `search`...); the hooks
+ *   they use are tested in src/middleware/ and src/agent/;
+ * - the import list of the worked examples: the example files carry their own imports.
  */
-import { BehaviorSubject, finalize, lastValueFrom, map, type Observable, tap, timer, toArray } from 'rxjs';
+import { BehaviorSubject, lastValueFrom, map, type Observable, timer, toArray } from 'rxjs';
 import { z } from 'zod';
-import {
-  Agent,
-  type AgentEvent,
-  defineTool,
-  isEvent,
-  type Middleware,
-  ModelError,
-  textOfMsg,
-  toolResultsOf,
-} from '../index.js';
+import { Agent, type AgentEvent, defineTool, isEvent, ModelError, textOfMsg, toolResultsOf } from '../index.js';
 import { assertReplyGrammar, ScriptedChatModel } from '../testing/index.js';
+import { layeredAgent } from './docs/layer-order.js';
 import { PromptContextMiddleware, type UserProfile } from './docs/prompt-context-middleware.js';
+import { askInTwoLanguages } from './docs/prompt-context-usage.js';
+import { addThenFail } from './docs/tool-call-log-usage.js';
 import { TimingMiddleware } from './docs/timing-middleware.js';
 import { ToolCallLogMiddleware } from './docs/tool-call-log-middleware.js';
 import { DeterministicSampling } from './docs/deterministic-sampling.js';
@@ -119,32 +125,60 @@ describe('middleware guide', () => {
   });
 
   it('(b) PromptContextMiddleware appends the date and the user profile to the system prompt', async () => {
-    const profile$ = new BehaviorSubject<UserProfile>({ name: 'Ada', language: 'English' });
-    const model = new ScriptedChatModel([
-      { toolCalls: [{ name: 'add', input: { a: 1, b: 1 } }] },
-      { text: '2' },
-      { text: 'Deux.' },
-    ]);
+    const model = new ScriptedChatModel([{ text: '2' }, { text: 'Deux.' }]);
+    const before = new Date().toISOString().slice(0, 10);
+    await askInTwoLanguages(model);
+    const after = new Date().toISOString().slice(0, 10);
+    const systemPrompts = model.requests.map((r) =>
+      r.messages[0]!.role === 'system' ? textOfMsg(r.messages[0]!) : '',
+    );
+    expect([before, after]).toContain(/Today is (\S+)\./.exec(systemPrompts[0]!)?.[1]);
+    expect(systemPrompts[0]).toMatch(
+      /^You are a helpful assistant\.\n\n## Context\nToday is \S+\.\nThe user is Ada; answer in English\.$/,
+    );
+    expect(systemPrompts[1]).toContain('The user is Grace; answer in French.');
+    // The system prompt is sent to the model, never stored in the conversation.
+    expect(model.requests[1]!.messages.slice(1).some((m) => m.role === 'system')).toBe(false);
+  });
+
+  it('(b) PromptContextMiddleware recomputes the prompt at every reasoning step', async () => {
+    const model = new ScriptedChatModel([{ toolCalls: [{ name: 'add', input: { a: 1, b: 1 } }] }, { text: '2' }]);
     const agent = new Agent({
       sysPrompt: 'You are a helpful assistant.',
       model,
       tools: [add],
-      middlewares: [new PromptContextMiddleware({ profile$, today: () => new Date('2026-03-14T12:00:00Z') })],
+      middlewares: [
+        new PromptContextMiddleware({
+          profile$: new BehaviorSubject<UserProfile>({ name: 'Ada', language: 'English' }),
+          today: () => new Date('2026-03-14T12:00:00Z'),
+        }),
+      ],
     });
     await agent.call('1 + 1?');
-    profile$.next({ name: 'Grace', language: 'French' });
-    await agent.call('Et en français ?');
-
-    const systemPrompts = model.requests.map((r) =>
-      r.messages[0]!.role === 'system' ? textOfMsg(r.messages[0]!) : '',
-    );
-    expect(systemPrompts[0]).toBe(
+    const systemPrompts = model.requests.map((r) => textOfMsg(r.messages[0]!));
+    expect(systemPrompts).toEqual([
       'You are a helpful assistant.\n\n## Context\nToday is 2026-03-14.\nThe user is Ada; answer in English.',
-    );
-    expect(systemPrompts[1]).toBe(systemPrompts[0]); // recomputed for every reasoning step
-    expect(systemPrompts[2]).toContain('The user is Grace; answer in French.');
-    // The system prompt is sent to the model, never stored in the conversation.
+      'You are a helpful assistant.\n\n## Context\nToday is 2026-03-14.\nThe user is Ada; answer in English.',
+    ]);
     expect(agent.context.some((m) => m.role === 'system')).toBe(false);
+  });
+
+  it('(c) ToolCallLogMiddleware logs to console.info by default, one line per tool call', async () => {
+    const model = new ScriptedChatModel([
+      {
+        toolCalls: [
+          { name: 'add', input: { a: 2, b: 3 } },
+          { name: 'fail', input: { reason: 'disk full' } },
+        ],
+      },
+      { text: '5, and the other call failed.' },
+    ]);
+    const info = jest.spyOn(console, 'info').mockImplementation(() => {});
+    await addThenFail(model, add, fail);
+    expect(info.mock.calls).toEqual([
+      [expect.stringMatching(/^\[assistant\] add \{"a":2,"b":3\} -> success in \d+ ms$/)],
+      [expect.stringMatching(/^\[assistant\] fail \{"reason":"disk full"\} -> error in \d+ ms$/)],
+    ]);
   });
 
   it('(c) ToolCallLogMiddleware logs each executed tool call with its status and duration', async () => {
@@ -189,19 +223,7 @@ describe('middleware guide', () => {
 
   it('the first middleware is the outermost layer; events flow outward through every layer', async () => {
     const seen: string[] = [];
-    const spy = (name: string): Middleware => ({
-      onAgent: (_a, _c, input, next) => {
-        seen.push(`${name}:enter`);
-        return next(input).pipe(
-          tap((e) => e.type === 'MODEL_CALL_END' && seen.push(`${name}:saw MODEL_CALL_END`)),
-          finalize(() => seen.push(`${name}:exit`)),
-        );
-      },
-    });
-    const agent = new Agent({
-      model: new ScriptedChatModel([{ text: 'hi' }]),
-      middlewares: [spy('outer'), spy('inner')],
-    });
+    const agent = layeredAgent(new ScriptedChatModel([{ text: 'hi' }]), seen);
     await agent.call('hello');
     expect(seen).toEqual([
       'outer:enter',
