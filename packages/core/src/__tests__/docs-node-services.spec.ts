@@ -1,10 +1,17 @@
 /**
- * docs/node-services.md "Graceful shutdown", run as a test with what a reader would notice.
+ * docs/node-services.md "Graceful shutdown", run as a test with what a reader would notice. The
+ * page's resume example is a file in ./docs/node-services/ that the page shows through a
+ * `<!-- snippet: ... -->` marker (checked by scripts/doc-snippets.spec.ts).
+ *
+ * Not run here: the section's first block, which wires `shutdownAgents` to `terminationSignal()`
+ * and ends the process with `process.exit(0)` (src/node/shutdown-agents.spec.ts tests both
+ * functions). The page's other sections are not mirrored by any spec.
  */
 import { filter, lastValueFrom, toArray } from 'rxjs';
 import { z } from 'zod';
-import { Agent, defineTool, InMemorySessionStore, isEvent, textOfMsg } from '../index.js';
+import { Agent, type AgentEvent, defineTool, InMemorySessionStore, isEvent } from '../index.js';
 import { ScriptedChatModel } from '../testing/index.js';
+import { resumeOrders } from './docs/node-services/resume.js';
 
 describe('node services: graceful shutdown', () => {
   it('shutdown() saves the running reply; RESUME_REPLY in a new agent finishes it', async () => {
@@ -44,13 +51,15 @@ describe('node services: graceful shutdown', () => {
     });
 
     // The next process: the same session, resumed; order 2 is packed then.
-    const after = agentFor('orders');
-    const resumed = lastValueFrom(after.reply({ type: 'RESUME_REPLY' }).pipe(toArray()));
+    const rendered: AgentEvent[] = [];
+    await resumeOrders(model, [packOrder], store, (e) => rendered.push(e));
     while (started < 2) await new Promise((r) => setTimeout(r, 1));
     release();
-    const events = await resumed;
-    expect(events.at(-1)).toMatchObject({ type: 'REPLY_END', finishReason: 'completed' });
-    expect(textOfMsg(after.context[1]!)).toBe('Both orders are packed.');
-    expect(after.pending).toBeUndefined();
+    while (!rendered.some(isEvent('REPLY_END'))) await new Promise((r) => setTimeout(r, 1));
+    expect(rendered[0]).toMatchObject({ type: 'REPLY_START', replyId: (await ends)[0]!.replyId });
+    expect(rendered.at(-1)).toMatchObject({ type: 'REPLY_END', finishReason: 'completed' });
+    const text = rendered.flatMap((e) => (e.type === 'TEXT_BLOCK_DELTA' ? [e.delta] : [])).join('');
+    expect(text).toBe('Both orders are packed.');
+    expect((await store.load('orders'))?.state.pending).toBeUndefined();
   });
 });
