@@ -11,7 +11,8 @@ const { dirname, join, resolve } = require('node:path');
 
 const ROOT = resolve(__dirname, '..');
 // The block's info string may name the file after the language (```ts src/agent.ts): it is kept.
-const MARKER = /<!-- snippet: (\S+) -->\n+```(\w+[^\n]*)\n([\s\S]*?)\n```/g;
+// The block may be empty (a new marker before an empty block: --write fills it).
+const MARKER = /<!-- snippet: (\S+) -->\n+```(\w+[^\n]*)\n(?:([\s\S]*?)\n)??```/g;
 
 /** Source file of each entry point of each workspace package → the specifier a user imports. */
 function entrySpecifiers(root = ROOT) {
@@ -51,7 +52,7 @@ function check(root = ROOT) {
     .sort()) {
     const text = readFileSync(join(docs, page), 'utf8');
     for (const m of text.matchAll(MARKER)) {
-      const [, file, , body] = m;
+      const [, file, , body = ''] = m;
       if (!existsSync(join(root, file))) {
         results.push({ page, file, ok: false, why: 'the file does not exist' });
         continue;
