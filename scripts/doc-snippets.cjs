@@ -10,7 +10,9 @@ const { existsSync, readdirSync, readFileSync, writeFileSync } = require('node:f
 const { dirname, join, resolve } = require('node:path');
 
 const ROOT = resolve(__dirname, '..');
-const MARKER = /<!-- snippet: (\S+) -->\n+```(\w+)\n([\s\S]*?)\n```/g;
+// The block's info string may name the file after the language (```ts src/agent.ts): it is kept.
+// The block may be empty (a new marker before an empty block: --write fills it).
+const MARKER = /<!-- snippet: (\S+) -->\n+```(\w+[^\n]*)\n(?:([\s\S]*?)\n)??```/g;
 
 /** Source file of each entry point of each workspace package → the specifier a user imports. */
 function entrySpecifiers(root = ROOT) {
@@ -50,7 +52,7 @@ function check(root = ROOT) {
     .sort()) {
     const text = readFileSync(join(docs, page), 'utf8');
     for (const m of text.matchAll(MARKER)) {
-      const [, file, , body] = m;
+      const [, file, , body = ''] = m;
       if (!existsSync(join(root, file))) {
         results.push({ page, file, ok: false, why: 'the file does not exist' });
         continue;
@@ -76,7 +78,7 @@ function write(root = ROOT) {
     const text = readFileSync(path, 'utf8');
     const next = text.replace(
       MARKER,
-      (whole, file, lang) => `<!-- snippet: ${file} -->\n\`\`\`${lang}\n${asDocs(file, root)}\n\`\`\``,
+      (whole, file, info) => `<!-- snippet: ${file} -->\n\`\`\`${info}\n${asDocs(file, root)}\n\`\`\``,
     );
     if (next !== text) {
       writeFileSync(path, next);

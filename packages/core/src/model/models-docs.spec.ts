@@ -1,6 +1,16 @@
 /**
- * The snippets of docs/models.md, run as tests with the same public imports (`@rxscope/core`,
- * `@rxscope/core/testing/node`), checking what a reader of the page would notice if one broke.
+ * docs/models.md, run as tests, checking what a reader of the page would notice if one broke. The
+ * page's OpenAIChatModel example is a file in src/__tests__/docs/models/ that the page shows through
+ * a `<!-- snippet: ... -->` marker (checked by scripts/doc-snippets.spec.ts); its test-server
+ * example is a spec there (test-server.spec.ts), run as is.
+ *
+ * Blocks of the page that are not run, and why:
+ * - the `npm install` lines: shell commands;
+ * - `new OpenAIChatModel({ apiKey, baseURL: ... })` with the errors it throws: it shows options
+ *   TypeScript already refuses (`model` missing); the messages are tested in
+ *   src/model/openai/openai-chat-model-options.spec.ts;
+ * - LangChainChatModel over `ChatAnthropic`: `@langchain/anthropic` is not a dependency here; the
+ *   test below wraps ChatOpenAI the same way.
  */
 import { ChatOpenAI } from '@langchain/openai';
 import { Agent, AgentError, createMsg, defineTool, textOfMsg } from '@rxscope/core';
@@ -10,6 +20,7 @@ import { startOpenAITestServer, type OpenAITestServer } from '@rxscope/core/test
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { localModel, whatIsTwoPlusThree } from '../__tests__/docs/models/openai-chat-model.js';
 
 const add = defineTool({
   name: 'add',
@@ -25,28 +36,30 @@ describe('docs/models.md', () => {
     await server?.close();
   });
 
-  it('the test server example: an agent with a tool over OpenAIChatModel', async () => {
+  it('OpenAIChatModel takes the key (and the server) from the environment', async () => {
     server = await startOpenAITestServer({
-      script: [
-        { toolCalls: [{ name: 'add', input: { a: 2, b: 3 } }] },
-        { text: ['The sum ', 'is 5.'], usage: { inputTokens: 50, outputTokens: 6 } },
-      ],
+      script: [{ toolCalls: [{ name: 'add', input: { a: 2, b: 3 } }] }, { text: ['The sum ', 'is 5.'] }],
     });
-    const model = new OpenAIChatModel({ model: 'gpt-4o-mini', apiKey: 'test', baseURL: server.url });
-    const agent = new Agent({ model, tools: [add] });
-    const reply = await agent.call('What is 2 + 3?');
-    expect(textOfMsg(reply)).toBe('The sum is 5.');
-    expect(server.requests[1]!.body.messages!.at(-1)).toEqual({
-      role: 'tool',
-      tool_call_id: expect.any(String),
-      content: '5',
-    });
-    await server.close();
-    expect(server.openConnections()).toBe(0);
+    const saved = { key: process.env['OPENAI_API_KEY'], url: process.env['OPENAI_BASE_URL'] };
+    process.env['OPENAI_API_KEY'] = 'sk-from-env';
+    process.env['OPENAI_BASE_URL'] = server.url;
+    try {
+      expect(textOfMsg(await whatIsTwoPlusThree(add))).toBe('The sum is 5.');
+    } finally {
+      for (const [name, value] of [
+        ['OPENAI_API_KEY', saved.key],
+        ['OPENAI_BASE_URL', saved.url],
+      ] as const) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
+    expect(server.requests[0]!.headers.authorization).toBe('Bearer sk-from-env');
+    expect(server.requests[1]!.body.messages!.at(-1)).toMatchObject({ role: 'tool', content: '5' });
   });
 
   it('OpenAIChatModel options: a local server needs only a model, a base URL and apiKey: null', () => {
-    const local = new OpenAIChatModel({ model: 'qwen3:8b', baseURL: 'http://localhost:11434/v1', apiKey: null });
+    const local = localModel();
     expect([local.modelName, local.provider]).toEqual(['qwen3:8b', 'openai']);
     expect(local.chatOpenAI).toBeInstanceOf(ChatOpenAI);
   });

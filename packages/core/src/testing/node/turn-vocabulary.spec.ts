@@ -9,7 +9,6 @@ import type { AgentEvent } from '../../event/events.js';
 import type { ChatModel } from '../../model/chat-model.js';
 import { OpenAIChatModel } from '../../model/openai/index.js';
 import { defineTool } from '../../tool/tool.js';
-import { textOfMsg } from '../../message/msg.js';
 import { ScriptedChatModel, type ScriptedTurn } from '../index.js';
 import { startOpenAITestServer, type OpenAITestServer, type ServerTurn } from './index.js';
 
@@ -122,28 +121,5 @@ describe('one vocabulary for scripted turns', () => {
       },
     });
     expect(await complete()).toEqual(fromCurrent);
-  });
-
-  it('docs/getting-started.md: the test server snippet (same turns, real OpenAIChatModel, the requests it sent)', async () => {
-    const weather = defineTool({
-      name: 'get_weather',
-      description: 'Current weather for a city',
-      input: z.object({ city: z.string() }),
-      readOnly: true,
-      execute: ({ city }) => ({ city, tempC: 21, sky: 'sunny' }),
-    });
-    const script: ScriptedTurn[] = [
-      { toolCalls: [{ name: 'get_weather', input: { city: 'Paris' } }] },
-      { text: ['It is 21 °C ', 'and sunny in Paris.'], usage: { inputTokens: 80, outputTokens: 9 } },
-    ];
-    server = await startOpenAITestServer({ script });
-    const model = new OpenAIChatModel({ model: 'gpt-4o-mini', apiKey: 'test', baseURL: server.url });
-    const agent = new Agent({ model, tools: [weather] });
-    const msg = await agent.call('What is the weather in Paris?');
-    expect(textOfMsg(msg)).toBe('It is 21 °C and sunny in Paris.');
-    expect(server.requests[1]!.body.messages!.at(-1)).toMatchObject({
-      role: 'tool',
-      content: '{"city":"Paris","tempC":21,"sky":"sunny"}',
-    });
   });
 });
