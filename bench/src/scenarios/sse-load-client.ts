@@ -27,6 +27,8 @@ interface Stream {
   events: number;
   finishReason: string | undefined;
   error?: string;
+  /** Resolves once the service answered the GET (the stream is subscribed) or the request failed. */
+  connected: Promise<void>;
 }
 
 const streams = new Map<string, Stream>();
@@ -39,11 +41,19 @@ const posts = new Agent({ keepAlive: true, maxSockets: 32 });
 const endedCount = () => [...streams.values()].filter((s) => s.finishReason !== undefined || s.error).length;
 
 function openStream(base: string, session: string): Stream {
-  const s: Stream = { session, text: '', events: 0, finishReason: undefined };
+  let connected!: () => void;
+  const s: Stream = {
+    session,
+    text: '',
+    events: 0,
+    finishReason: undefined,
+    connected: new Promise<void>((resolve) => (connected = resolve)),
+  };
   streams.set(session, s);
   let buffer = '';
   s.req = request(`${base}/api/sessions/${session}/events`, { agent: false }, (res) => {
     s.res = res;
+    connected();
     if (res.statusCode !== 200) s.error = `status ${res.statusCode}`;
     res.setEncoding('utf8');
     res.on('data', (chunk: string) => {
@@ -75,6 +85,7 @@ function openStream(base: string, session: string): Stream {
     res.on('error', (e) => (s.error ??= e.message));
   });
   s.req.on('error', (e) => {
+    connected();
     s.error ??= e.message;
     if (endedCount() === streams.size) onEnded?.();
   });
@@ -108,7 +119,11 @@ serveActor({
   /** Opens a stream per session, then POSTs `text` to each (32 at a time); resolves when all POSTs are answered. */
   open: async (args: { url: string; sessions: readonly string[]; text: string; expected: string }) => {
     expected = args.expected;
-    for (const session of args.sessions) openStream(args.url, session);
+    // Every stream is subscribed before its message goes out: a stream opened late (1,000 SYNs at
+    // once overflow the listen backlog; the kernel retries them a second or more later) sees only
+    // what its session emits from then on, and missed its reply.
+    const opened = args.sessions.map((session) => openStream(args.url, session));
+    await Promise.all(opened.map((s) => s.connected));
     const statuses: number[] = [];
     let next = 0;
     await Promise.all(
