@@ -177,6 +177,16 @@ describe('FileSessionStore on disk', () => {
     await expect(store.save('hand', state, 4)).rejects.toThrow(SessionConflictError);
   });
 
+  it('makes its directory again when it was removed after an earlier save', async () => {
+    const sub = join(dir, 'nested', 'sessions');
+    const store = new FileSessionStore({ dir: sub });
+    const state = new Agent({ model: new ScriptedChatModel([]), sessionId: 'gone' }).saveState();
+    await expect(store.save('gone', state, 0)).resolves.toBe(1);
+    await rm(join(dir, 'nested'), { recursive: true, force: true });
+    await expect(store.save('gone', state, 0)).resolves.toBe(1);
+    expect((await store.load('gone'))?.version).toBe(1);
+  });
+
   it('takes over a lock left by a dead process', async () => {
     const store = new FileSessionStore({ dir, lockTimeoutMs: 500 });
     await writeFile(`${store.fileOf('s')}.lock`, JSON.stringify({ pid: 2 ** 22 + 12345, at: Date.now() }));

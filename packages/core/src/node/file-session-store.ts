@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
@@ -17,6 +16,9 @@ export interface FileSessionStoreOptions {
   readonly lockTimeoutMs?: number;
 }
 
+/** Names temporary files uniquely within this process (the pid tells processes apart). */
+let tmpCounter = 0;
+
 /**
  * A {@link SessionStore} on the file system, safe across processes: every save takes an
  * exclusive lock file, checks the stored version, writes a temporary file and renames it over
@@ -33,6 +35,7 @@ export interface FileSessionStoreOptions {
 export class FileSessionStore implements SessionStore {
   private readonly dir: string;
   private readonly lockTimeoutMs: number;
+  private madeDir: Promise<void> | undefined;
 
   constructor(options: FileSessionStoreOptions) {
     this.dir = options.dir;
@@ -57,15 +60,27 @@ export class FileSessionStore implements SessionStore {
   }
 
   async save(sessionId: string, state: AgentStateSnapshot, expectedVersion: number): Promise<number> {
-    await mkdir(this.dir, { recursive: true });
+    // Once per store: a directory removed later is made again when taking the lock finds it missing.
+    this.madeDir ??= mkdir(this.dir, { recursive: true }).then(() => undefined);
+    try {
+      await this.madeDir;
+    } catch (e) {
+      this.madeDir = undefined;
+      throw e;
+    }
     const file = this.fileOf(sessionId);
-    const release = await this.lock(file);
+    const release = await this.lock(file).catch(async (e: unknown) => {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      await mkdir(this.dir, { recursive: true });
+      return this.lock(file);
+    });
     try {
       const actual = await this.versionOf(file);
       if (actual !== expectedVersion) throw new SessionConflictError(sessionId, expectedVersion, actual);
       const version = actual + 1;
-      const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-      await writeFile(tmp, JSON.stringify({ version, state }), { flag: 'wx' });
+      const tmp = `${file}.${process.pid}.${(tmpCounter = (tmpCounter + 1) % 0x7fffffff).toString(36)}.tmp`;
+      const text = JSON.stringify({ version, state });
+      await writeFile(tmp, text, { flag: 'wx' });
       await rename(tmp, file);
       return version;
     } finally {
