@@ -119,9 +119,9 @@ serveActor({
   /** Opens a stream per session, then POSTs `text` to each (32 at a time); resolves when all POSTs are answered. */
   open: async (args: { url: string; sessions: readonly string[]; text: string; expected: string }) => {
     expected = args.expected;
-    // Every stream is subscribed before its message goes out: a stream opened late (1,000 SYNs at
-    // once overflow the listen backlog; the kernel retries them a second or more later) sees only
-    // what its session emits from then on, and missed its reply.
+    // Every stream has started (its response headers, sent with the first heartbeat) before its
+    // message goes out: a stream opened late (1,000 SYNs at once overflow the listen backlog; the
+    // kernel retries them a second or more later) sees only what its session emits from then on.
     const opened = args.sessions.map((session) => openStream(args.url, session));
     await Promise.all(opened.map((s) => s.connected));
     const statuses: number[] = [];

@@ -81,6 +81,9 @@ serveActor({
       staticDir: fileURLToPath(new URL('../../../examples/node-service/public', import.meta.url)),
       corsOrigins: [],
       bus,
+      // A stream's response starts at its first event or heartbeat; the client waits for that before
+      // posting (so no stream misses its reply), and 15 s (the default) would be its wait.
+      heartbeatMs: 1000,
       ...(args.maxQueuedBytes !== undefined ? { maxQueuedBytes: args.maxQueuedBytes } : {}),
     });
     service.server.on('connection', (socket: Socket) => {

@@ -25,7 +25,7 @@ export const sseLoad: CustomScenario = {
   id: 'sse-load',
   title: 'Load — the node-service holding 1,000 SSE streams',
   description:
-    'Three processes on one machine, over loopback: the node-service example (`startService` from `examples/node-service`, as its `main.ts` starts it, with the real `OpenAIChatModel`, its in-memory session bus and default SSE settings), a client process, and the OpenAI-compatible test server. ' +
+    'Three processes on one machine, over loopback: the node-service example (`startService` from `examples/node-service`, as its `main.ts` starts it, with the real `OpenAIChatModel`, its in-memory session bus and default SSE settings but a 1 s heartbeat instead of 15 s: the response of a stream starts with its first event or heartbeat, and the client waits for every stream to start before posting its message), a client process, and the OpenAI-compatible test server. ' +
     'The client opens one event stream per session (`GET /api/sessions/:id/events`, a connection each) and POSTs a message to each session; every reply streams the same text, one word per chunk, with a fixed delay before each chunk. ' +
     'The model holds every request until all N have arrived (the service then has N streams open and N replies waiting: the *held* snapshot), then answers them spread over one chunk interval, so the streams run at a steady rate rather than in lockstep. ' +
     'Memory per stream = (server `heapUsed` after forced GCs − the same after a warm-up with no stream open) / N; RSS likewise (RSS includes freed memory not yet returned to the system). ' +
