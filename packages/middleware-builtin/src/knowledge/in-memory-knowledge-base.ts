@@ -13,6 +13,7 @@ import {
   matchesFilter,
   sourceOf,
 } from './knowledge-base.js';
+import { SerialWrites } from './serial-writes.js';
 
 /**
  * Options of {@link InMemoryKnowledgeBase}.
@@ -107,7 +108,7 @@ export class InMemoryKnowledgeBase implements KnowledgeBase {
   private readonly chunks = new Map<string, StoredChunk>();
   private readonly chunkIdsOf = new Map<string, readonly string[]>();
   /** Adds run one after the other, so a replaced document never leaves chunks behind. */
-  private writes: Promise<unknown> = Promise.resolve();
+  private readonly writes = new SerialWrites('InMemoryKnowledgeBase');
 
   constructor(options: InMemoryKnowledgeBaseOptions = {}) {
     const { chunkSize = 1000, chunkOverlap = 150 } = options;
@@ -133,13 +134,7 @@ export class InMemoryKnowledgeBase implements KnowledgeBase {
   }
 
   add(documents: readonly KnowledgeDocument[]): Promise<KnowledgeAddResult> {
-    documents.forEach((d, i) => {
-      if (typeof d?.content !== 'string')
-        throw new TypeError(`InMemoryKnowledgeBase.add: document ${i} has no string 'content'.`);
-    });
-    const run = this.writes.then(() => this.addNow(documents));
-    this.writes = run.catch(() => undefined);
-    return run;
+    return this.writes.add(documents, () => this.addNow(documents));
   }
 
   search(query: string, options: KnowledgeSearchOptions = {}): Observable<readonly KnowledgeHit[]> {
@@ -227,7 +222,7 @@ export class InMemoryKnowledgeBase implements KnowledgeBase {
   private async searchNow(query: string, options: KnowledgeSearchOptions): Promise<readonly KnowledgeHit[]> {
     const topK = checkTopK('InMemoryKnowledgeBase.search', options.topK);
     options.signal?.throwIfAborted();
-    await this.writes;
+    await this.writes.settled();
     const db = this.db;
     if (!db || this.chunks.size === 0) return [];
     // With a filter, rank everything and filter afterwards (the metadata is not indexed).

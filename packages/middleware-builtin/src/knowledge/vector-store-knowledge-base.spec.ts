@@ -98,8 +98,8 @@ describe('VectorStoreKnowledgeBase (a LangChain VectorStore as a knowledge base)
     const hits = await firstValueFrom(kb.search('refund days', { topK: 5 }));
     expect(hits.filter((h) => h.documentId === 'refunds').map((h) => h.content)).toEqual(['Refunds now take 30 days.']);
 
-    // MemoryVectorStore's delete() throws "Not implemented.": its old chunk stays in the store, and
-    // searches skip it, so the document is replaced all the same.
+    // LangChain's MemoryVectorStore cannot delete (its delete() always throws): the old chunk stays
+    // in the store, and searches skip it, so the document is replaced all the same.
     const plain = new VectorStoreKnowledgeBase({ store: new MemoryVectorStore(embeddings) });
     await plain.add(docs);
     await plain.add([

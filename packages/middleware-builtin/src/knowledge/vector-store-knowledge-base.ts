@@ -11,6 +11,7 @@ import {
   matchesFilter,
   sourceOf,
 } from './knowledge-base.js';
+import { SerialWrites } from './serial-writes.js';
 
 /** A LangChain document as vector stores take and return it. */
 interface StoreDocument {
@@ -97,7 +98,7 @@ export class VectorStoreKnowledgeBase implements KnowledgeBase {
   /** Superseded chunks the store could not delete (searched past, so they never take a hit's place). */
   private superseded = 0;
   /** Adds run one after the other, so a replaced document never leaves chunks behind. */
-  private writes: Promise<unknown> = Promise.resolve();
+  private readonly writes = new SerialWrites('VectorStoreKnowledgeBase');
 
   constructor(options: VectorStoreKnowledgeBaseOptions) {
     const owner = 'VectorStoreKnowledgeBase';
@@ -137,13 +138,7 @@ export class VectorStoreKnowledgeBase implements KnowledgeBase {
   }
 
   add(documents: readonly KnowledgeDocument[]): Promise<KnowledgeAddResult> {
-    documents.forEach((d, i) => {
-      if (typeof d?.content !== 'string')
-        throw new TypeError(`VectorStoreKnowledgeBase.add: document ${i} has no string 'content'.`);
-    });
-    const run = this.writes.then(() => this.addNow(documents));
-    this.writes = run.catch(() => undefined);
-    return run;
+    return this.writes.add(documents, () => this.addNow(documents));
   }
 
   search(query: string, options: KnowledgeSearchOptions = {}): Observable<readonly KnowledgeHit[]> {
@@ -207,7 +202,7 @@ export class VectorStoreKnowledgeBase implements KnowledgeBase {
   private async searchNow(query: string, options: KnowledgeSearchOptions): Promise<readonly KnowledgeHit[]> {
     const topK = checkTopK('VectorStoreKnowledgeBase.search', options.topK);
     options.signal?.throwIfAborted();
-    await this.writes;
+    await this.writes.settled();
     const k = (options.filter ? topK * this.overfetch : topK) + this.superseded;
     const found = await this.store.similaritySearchWithScore(query, k, this.storeFilter as never);
     options.signal?.throwIfAborted();
