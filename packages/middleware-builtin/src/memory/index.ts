@@ -28,7 +28,7 @@
  *
  * @module
  */
-import { concat, defer, from, type Observable, of, switchMap } from 'rxjs';
+import { defer, type Observable } from 'rxjs';
 import { z } from 'zod';
 import {
   type Agent,
@@ -45,8 +45,9 @@ import {
   textOfMsg,
   type Tool,
 } from '@rxscope/core';
-import type { Memory, MemoryBackend, MemoryHeader } from './memory-backend.js';
+import type { MemoryBackend, MemoryHeader } from './memory-backend.js';
 import { checkMemoryBackend } from './check-memory-backend.js';
+import { type RecalledMemories, withRecalledMemories } from './recalled-memories.js';
 
 /** Options of {@link AgenticMemoryMiddleware}. */
 export interface AgenticMemoryOptions {
@@ -64,13 +65,10 @@ export interface AgenticMemoryOptions {
   readonly key?: string;
 }
 
-/** What the selection found for a reply. */
-interface Recall {
-  readonly memories: readonly Memory[];
-  readonly dropped: readonly string[];
-}
-
-const RECALL = new ContextToken<Promise<Recall> | undefined>('AgenticMemoryMiddleware.recall', () => undefined);
+const RECALL = new ContextToken<Promise<RecalledMemories> | undefined>(
+  'AgenticMemoryMiddleware.recall',
+  () => undefined,
+);
 
 const indexLine = (h: MemoryHeader) => `- ${h.name} (${h.type}): ${h.description}`;
 
@@ -147,29 +145,11 @@ export class AgenticMemoryMiddleware implements Middleware {
   ): Observable<AgentEvent> {
     const recall = ctx.iteration === 1 ? ctx.get(RECALL) : undefined;
     if (!recall) return next(input);
-    return from(
-      recall.then(
-        (r): AgentEvent => {
-          if (r.memories.length) {
-            const text = `Memories that may matter here:\n\n${r.memories.map((m) => `### ${m.name} (${m.type})\n${m.content}`).join('\n\n')}`;
-            ctx.conversation.addHint(text, { id: `${this.key}:${ctx.replyId}`, lifetime: 'step', source: 'memory' });
-          }
-          return ctx.event('CUSTOM', {
-            name: 'memory.recalled',
-            value: { names: r.memories.map((m) => m.name), dropped: r.dropped },
-          });
-        },
-        (err: unknown) =>
-          ctx.event('CUSTOM', {
-            name: 'memory.error',
-            value: { message: err instanceof Error ? err.message : String(err) },
-          }),
-      ),
-    ).pipe(switchMap((event) => concat(of(event), next(input))));
+    return withRecalledMemories(this.key, ctx, recall, input, next);
   }
 
   /** Asks the selector which memories matter for `question`, keeps real names only, reads them. */
-  private async recall(model: ChatModel, question: string, signal: AbortSignal): Promise<Recall> {
+  private async recall(model: ChatModel, question: string, signal: AbortSignal): Promise<RecalledMemories> {
     const headers = await this.backend.list();
     if (!headers.length) return { memories: [], dropped: [] };
     const system =

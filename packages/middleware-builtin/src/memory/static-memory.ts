@@ -1,4 +1,4 @@
-import { concat, defer, from, type Observable, of, switchMap, tap } from 'rxjs';
+import { defer, type Observable, tap } from 'rxjs';
 import {
   type Agent,
   type AgentEvent,
@@ -14,6 +14,7 @@ import {
 } from '@rxscope/core';
 import { checkMemory, type Memory, type MemoryBackend, type MemoryHeader } from './memory-backend.js';
 import { checkMemoryBackend } from './check-memory-backend.js';
+import { withRecalledMemories } from './recalled-memories.js';
 
 /**
  * One finished reply, as the write-back sees it.
@@ -176,25 +177,13 @@ export class StaticMemoryMiddleware implements Middleware {
   ): Observable<AgentEvent> {
     const recall = ctx.iteration === 1 ? ctx.get(RECALL) : undefined;
     if (!recall) return next(input);
-    return from(
-      recall.then(
-        (memories): AgentEvent => {
-          if (memories.length) {
-            const text = `Memories that may matter here:\n\n${memories.map((m) => `### ${m.name} (${m.type})\n${m.content}`).join('\n\n')}`;
-            ctx.conversation.addHint(text, { id: `${this.key}:${ctx.replyId}`, lifetime: 'step', source: 'memory' });
-          }
-          return ctx.event('CUSTOM', {
-            name: 'memory.recalled',
-            value: { names: memories.map((m) => m.name), dropped: [] },
-          });
-        },
-        (err: unknown) =>
-          ctx.event('CUSTOM', {
-            name: 'memory.error',
-            value: { message: err instanceof Error ? err.message : String(err) },
-          }),
-      ),
-    ).pipe(switchMap((event) => concat(of(event), next(input))));
+    return withRecalledMemories(
+      this.key,
+      ctx,
+      recall.then((memories) => ({ memories, dropped: [] })),
+      input,
+      next,
+    );
   }
 
   /** Detached from the reply: its stream has ended, so failures go to `onError`. */
