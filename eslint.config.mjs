@@ -17,6 +17,25 @@ export default tseslint.config(
     },
   },
   {
+    // Getters in an object literal are new closures per object: every object gets a hidden class
+    // of its own, which V8 keeps reachable until a full GC together with everything the closures
+    // hold. In code that runs per agent, reply or call that promoted whole replies to the old
+    // generation (docs/BENCHMARKS.md, performance round 2). Use a class, or Object.defineProperty
+    // with one shared getter function.
+    files: ['packages/*/src/**/*.ts'],
+    ignores: ['**/*.spec.ts', '**/__tests__/**', '**/__type-tests__/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "ObjectExpression > Property[kind='get'], ObjectExpression > Property[kind='set']",
+          message:
+            'No getters or setters in object literals: each object gets its own hidden class, kept until a full GC with what the closures hold. Use a class, or Object.defineProperty with a shared getter.',
+        },
+      ],
+    },
+  },
+  {
     // The Angular example has no tsconfig.json of its own: its app and spec programs say which files it has.
     files: ['examples/angular-chat/**/*.ts'],
     languageOptions: {

@@ -117,6 +117,27 @@ describe('cancellation by unsubscribing', () => {
     expect(String(signal.reason)).toMatch(/cancel/);
   });
 
+  it('a copy of the tool context made with a spread carries the signal, which a cancel aborts', async () => {
+    let copy: { signal?: AbortSignal; callId?: string } | undefined;
+    const slow = defineTool({
+      name: 'slow',
+      description: 'hands its context on as a copy',
+      input: z.object({}),
+      execute: (_input, ctx) => {
+        copy = { ...ctx };
+        return NEVER;
+      },
+    });
+    const model = new ScriptedChatModel([{ toolCalls: [{ id: 's1', name: 'slow', input: {} }] }, { text: 'ok' }]);
+    const agent = new Agent({ model, tools: [slow] });
+    const sub = agent.reply('go').subscribe();
+    await sleep(5);
+    expect(copy?.callId).toBe('s1');
+    expect(copy?.signal?.aborted).toBe(false);
+    sub.unsubscribe();
+    expect(copy?.signal?.aborted).toBe(true);
+  });
+
   it('aborts the reply signal seen by middlewares after the layers are torn down', async () => {
     let signal: AbortSignal | undefined;
     const grab: Middleware = {

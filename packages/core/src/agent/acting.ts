@@ -89,10 +89,7 @@ export function executeTool(ctx: RuntimeContext, input: ActingInput): Observable
     let values = 0;
     let value: unknown;
     let done = false;
-    const toolCtx: ToolContext = {
-      get signal() {
-        return signal();
-      },
+    const toolCtx = withLazySignal(signal, {
       callId: toolCall.id,
       agentName: ctx.agentName,
       replyId: ctx.replyId,
@@ -110,7 +107,7 @@ export function executeTool(ctx: RuntimeContext, input: ActingInput): Observable
         }
         if (!done && !subscriber.closed) subscriber.next(event);
       },
-    };
+    });
     subscriber.next(ctx.event('TOOL_RESULT_START', { blockId, toolCallId: toolCall.id, name: tool.name }));
     // Cancelled while that event was delivered (e.g. an interrupt): the tool does not run.
     if (subscriber.closed) {
@@ -148,6 +145,26 @@ export function executeTool(ctx: RuntimeContext, input: ActingInput): Observable
       else if (controller) ctx.signal.removeEventListener('abort', onReplyAbort);
     };
   });
+}
+
+const SIGNAL_OF = Symbol('signalOf');
+
+/** The `signal` getter every tool context shares (see {@link withLazySignal}). */
+function lazySignal(this: { [SIGNAL_OF]: () => AbortSignal }): AbortSignal {
+  return this[SIGNAL_OF]();
+}
+const SIGNAL_PROPERTY: PropertyDescriptor = { get: lazySignal, enumerable: true };
+
+/**
+ * A tool context whose `signal` is made on first read, as an own enumerable getter (a spread
+ * copies it). The getter is one shared function, not a closure per call: an object literal's
+ * `get signal()` would give every context a hidden class of its own, which V8 keeps reachable
+ * until a full GC with everything the closure holds (the call's subscriber, the reply's context).
+ */
+function withLazySignal(signal: () => AbortSignal, fields: Omit<ToolContext, 'signal'>): ToolContext {
+  const ctx = Object.assign({ [SIGNAL_OF]: signal }, fields);
+  Object.defineProperty(ctx, 'signal', SIGNAL_PROPERTY);
+  return ctx as unknown as ToolContext;
 }
 
 /** The fields of a progress report, checked: a bad report from a tool names what is wrong. */

@@ -74,40 +74,95 @@ export interface LoopHostParts {
   reportError(error: unknown): void;
 }
 
+/**
+ * The loop host of an agent. A class, not an object literal with getters: a literal's getters
+ * are new closures per agent, which gives every host a hidden class of its own; V8 keeps those
+ * reachable through the shared parent's transitions until a full GC, and with them everything
+ * the closures hold (the agent, its state, its tools), so each agent's graph was promoted to the
+ * old generation and every scavenge in a busy service copied it.
+ */
+class AgentLoopHost implements LoopHost {
+  readonly agent: Agent;
+  readonly model: ChatModel;
+  readonly reasoningChain: Chain<ReasoningInput>;
+  readonly actingChain: Chain<ActingInput>;
+  readonly modelCallChain: Chain<ModelCallInput>;
+  readonly maxIters: number;
+  readonly toolChoice: ToolChoice;
+  readonly resetToolChoice: boolean;
+  readonly modelOptions: ModelOptions;
+  readonly maxConcurrentTools: number;
+  private readonly state: SessionState;
+
+  constructor(private readonly parts: LoopHostParts) {
+    const { options, chains } = parts;
+    this.agent = parts.agent;
+    this.state = parts.state;
+    this.model = options.model;
+    this.reasoningChain = chains.reasoning;
+    this.actingChain = chains.acting;
+    this.modelCallChain = chains.modelCall;
+    this.maxIters = parts.maxIters;
+    this.toolChoice = options.toolChoice ?? 'auto';
+    this.resetToolChoice = options.resetToolChoice ?? true;
+    this.modelOptions = options.modelOptions ?? {};
+    this.maxConcurrentTools = Math.max(1, options.maxConcurrentTools ?? 8);
+  }
+
+  get tools(): ReadonlyMap<string, Tool> {
+    return this.parts.tools.map;
+  }
+
+  get toolList(): readonly Tool[] {
+    return this.parts.tools.list;
+  }
+
+  systemPrompt(ctx: ReplyContext): string | Observable<string> {
+    return this.parts.systemPrompt(ctx);
+  }
+
+  context(): readonly Msg[] {
+    return this.state.context;
+  }
+
+  append(messages: readonly Msg[]): void {
+    this.state.append(messages);
+  }
+
+  setContext(messages: readonly Msg[]): void {
+    this.state.context = [...messages];
+  }
+
+  setPending(pending: PendingReply | undefined): void {
+    this.state.pending = pending;
+  }
+
+  takeSent(): readonly Msg[] {
+    return this.state.inbox.take();
+  }
+
+  hasSent(): boolean {
+    return this.state.inbox.size > 0;
+  }
+
+  decide(tool: Tool, input: unknown): PermissionDecision | Promise<PermissionDecision> {
+    return decidePermission(tool, input, this.state.permissions.state);
+  }
+
+  alwaysAllow(toolName: string): void {
+    this.state.permissions.addRule({ behavior: 'allow', tool: toolName });
+  }
+
+  persist(): Promise<void> | undefined {
+    return this.parts.persist();
+  }
+
+  reportError(error: unknown): void {
+    this.parts.reportError(error);
+  }
+}
+
 /** The loop host of an agent: its settings resolved once, its state reached through `state`. */
 export function createLoopHost(parts: LoopHostParts): LoopHost {
-  const { agent, options, state, chains } = parts;
-  return {
-    agent,
-    model: options.model,
-    get tools() {
-      return parts.tools.map;
-    },
-    get toolList() {
-      return parts.tools.list;
-    },
-    reasoningChain: chains.reasoning,
-    actingChain: chains.acting,
-    modelCallChain: chains.modelCall,
-    maxIters: parts.maxIters,
-    toolChoice: options.toolChoice ?? 'auto',
-    resetToolChoice: options.resetToolChoice ?? true,
-    modelOptions: options.modelOptions ?? {},
-    maxConcurrentTools: Math.max(1, options.maxConcurrentTools ?? 8),
-    systemPrompt: (ctx) => parts.systemPrompt(ctx),
-    context: () => state.context,
-    append: (messages) => state.append(messages),
-    setContext: (messages) => {
-      state.context = [...messages];
-    },
-    setPending: (pending) => {
-      state.pending = pending;
-    },
-    takeSent: () => state.inbox.take(),
-    hasSent: () => state.inbox.size > 0,
-    decide: (tool, input) => decidePermission(tool, input, state.permissions.state),
-    alwaysAllow: (toolName) => state.permissions.addRule({ behavior: 'allow', tool: toolName }),
-    persist: () => parts.persist(),
-    reportError: (error) => parts.reportError(error),
-  };
+  return new AgentLoopHost(parts);
 }
