@@ -3,6 +3,7 @@ import type { AgentEvent } from '../event/events.js';
 import type { ToolCallBlock, ToolResultContent, ToolResultStatus } from '../message/blocks.js';
 import type { RuntimeContext } from '../middleware/context.js';
 import type { ActingInput, Next } from '../middleware/middleware.js';
+import { linkAbort } from '../util/abort-link.js';
 import { newId } from '../util/id.js';
 import { appendContent, contentToText, isStructuredValue, toolOutputToContent } from '../tool/output.js';
 import type { Tool, ToolContext, ToolOutput, ToolProgress } from '../tool/tool.js';
@@ -63,13 +64,13 @@ export function executeTool(ctx: RuntimeContext, input: ActingInput): Observable
     // The tool's signal is made when the tool first reads it: most tools never do, and an
     // AbortSignal with its listener on the reply's costs several µs per call.
     let controller: AbortController | undefined;
-    const onReplyAbort = () => controller!.abort(ctx.signal.reason);
+    let unlink: (() => void) | undefined;
     const signal = (): AbortSignal => {
       if (!controller) {
         controller = new AbortController();
         if (cancelled !== undefined) controller.abort(cancelled);
         else if (ctx.signal.aborted) controller.abort(ctx.signal.reason);
-        else if (!finished) ctx.signal.addEventListener('abort', onReplyAbort, { once: true });
+        else if (!finished) unlink = linkAbort(ctx.signal, controller);
       }
       return controller.signal;
     };
@@ -79,7 +80,7 @@ export function executeTool(ctx: RuntimeContext, input: ActingInput): Observable
     let finished = false;
     const cancel = (reason: Error) => {
       if (controller) {
-        ctx.signal.removeEventListener('abort', onReplyAbort);
+        unlink?.();
         controller.abort(reason);
       } else cancelled = reason;
     };
@@ -142,7 +143,7 @@ export function executeTool(ctx: RuntimeContext, input: ActingInput): Observable
       subscription.unsubscribe();
       finished = true;
       if (!done) cancel(new Error(`tool call ${toolCall.id} cancelled`));
-      else if (controller) ctx.signal.removeEventListener('abort', onReplyAbort);
+      else unlink?.();
     };
   });
 }

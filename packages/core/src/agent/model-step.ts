@@ -4,6 +4,7 @@ import type { Msg } from '../message/blocks.js';
 import type { ModelCallInput } from '../middleware/middleware.js';
 import type { RuntimeContext } from '../middleware/context.js';
 import { ModelError, toErrorInfo } from '../model/model-error.js';
+import { linkAbort } from '../util/abort-link.js';
 import { newId } from '../util/id.js';
 
 const ZERO_USAGE: Usage = { inputTokens: 0, outputTokens: 0 };
@@ -51,8 +52,7 @@ export function callModel(ctx: RuntimeContext, input: ModelCallInput): Observabl
       return undefined;
     }
     const controller = new AbortController();
-    const onOuterAbort = () => controller.abort(input.signal.reason);
-    input.signal.addEventListener('abort', onOuterAbort, { once: true });
+    const unlink = linkAbort(input.signal, controller);
 
     const open = new Map<string, ModelEvent['type']>();
     let ended = false;
@@ -139,7 +139,7 @@ export function callModel(ctx: RuntimeContext, input: ModelCallInput): Observabl
     });
     return () => {
       subscription.unsubscribe();
-      input.signal.removeEventListener('abort', onOuterAbort);
+      unlink();
       if (!ended) controller.abort(new ModelError('model call cancelled', { code: 'cancelled' }));
     };
   });

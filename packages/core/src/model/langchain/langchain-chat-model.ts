@@ -8,6 +8,7 @@ import { ModelError } from '../model-error.js';
 import { toModelError } from '../to-model-error.js';
 import { toOpenAITool } from '../openai/openai-messages.js';
 import { toLangChainMessages } from './langchain-messages.js';
+import { linkAbort } from '../../util/abort-link.js';
 
 /**
  * Options of {@link LangChainChatModel}.
@@ -37,6 +38,9 @@ function toLangChainToolChoice(choice: ToolChoice): string {
 }
 
 type Content = AIMessageChunk['content'];
+
+/** Why a call ends when its request's signal aborts. */
+const abortedCall = () => new ModelError('model call aborted', { code: 'cancelled' });
 
 /**
  * A {@link ChatModel} over any LangChain chat model. Tools are bound with `bindTools` (as
@@ -135,8 +139,7 @@ export class LangChainChatModel implements ChatModel {
         return undefined;
       }
       const controller = new AbortController();
-      const onAbort = () => controller.abort(new ModelError('model call aborted', { code: 'cancelled' }));
-      request.signal.addEventListener('abort', onAbort, { once: true });
+      const unlink = linkAbort(request.signal, controller, abortedCall);
       let settled = false;
       const emit = (e: ModelEvent) => {
         if (!subscriber.closed) subscriber.next(e);
@@ -153,7 +156,7 @@ export class LangChainChatModel implements ChatModel {
         },
       );
       return () => {
-        request.signal.removeEventListener('abort', onAbort);
+        unlink();
         if (!settled) controller.abort(new ModelError('model call cancelled', { code: 'cancelled' }));
       };
     });

@@ -13,6 +13,7 @@ import {
 } from './openai-chat-model-options.js';
 export type { OpenAIChatModelOptions } from './openai-chat-model-options.js';
 import { toOpenAIMessages, toOpenAITool, toOpenAIToolChoice, type ToOpenAIMessagesOptions } from './openai-messages.js';
+import { linkAbort } from '../../util/abort-link.js';
 
 type Completion = OpenAIClient.Chat.Completions.ChatCompletion;
 type WireUsage = OpenAIClient.Completions.CompletionUsage;
@@ -56,6 +57,9 @@ function openAITool(tool: ToolSchema): ReturnType<typeof toOpenAITool> {
   if (!wire) wireTools.set(tool, (wire = toOpenAITool(tool)));
   return wire;
 }
+
+/** Why a call ends when its request's signal aborts. */
+const abortedCall = () => new ModelError('model call aborted', { code: 'cancelled' });
 
 /**
  * A {@link ChatModel} for OpenAI and any OpenAI-compatible server (vLLM, Ollama, LM Studio,
@@ -168,8 +172,7 @@ export class OpenAIChatModel implements ChatModel {
         return undefined;
       }
       const controller = new AbortController();
-      const onAbort = () => controller.abort(new ModelError('model call aborted', { code: 'cancelled' }));
-      request.signal.addEventListener('abort', onAbort, { once: true });
+      const unlink = linkAbort(request.signal, controller, abortedCall);
       const idleMs = this.options.idleTimeoutMs;
       let idle: ReturnType<typeof setTimeout> | undefined;
       const touch = () => {
@@ -231,7 +234,7 @@ export class OpenAIChatModel implements ChatModel {
       return () => {
         if (idle !== undefined) clearTimeout(idle);
         hooks.responded();
-        request.signal.removeEventListener('abort', onAbort);
+        unlink();
         // Abort only a call still running: aborting a finished one costs an Error and an abort cascade per call.
         if (!settled) controller.abort(new ModelError('model call cancelled', { code: 'cancelled' }));
       };
