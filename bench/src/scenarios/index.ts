@@ -8,6 +8,7 @@ import { harnessOverhead } from './harness-overhead.js';
 import { leaks } from './leaks.js';
 import { modelOverhead } from './model-overhead.js';
 import { perEvent } from './per-event.js';
+import { replyGc } from './reply-gc.js';
 import { sseLoad } from './sse-load.js';
 
 /**
@@ -22,6 +23,7 @@ export const scenarios: readonly AnyScenario[] = [
   perEvent,
   concurrency,
   leaks,
+  replyGc,
   cancelLeaks,
   firstToken,
   harnessOverhead,

@@ -41,6 +41,19 @@ export function setComparedBuild(build: ComparedBuild): void {
 }
 
 /**
+ * The commit `--compare` names, as it was prepared (for a child process, which loads the same
+ * build with {@link setComparedBuild}); undefined without `--compare`.
+ *
+ * @example
+ * ```ts
+ * const compared = comparedBuildInfo(); // { sha: '99b528c', dir: 'bench/.compare/99b528c' }
+ * ```
+ */
+export function comparedBuildInfo(): ComparedBuild | undefined {
+  return compared;
+}
+
+/**
  * The compared build, loaded from its own `dist` (its own rxjs and LangChain too); undefined
  * without `--compare`.
  *
