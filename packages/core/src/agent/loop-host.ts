@@ -74,6 +74,9 @@ export interface LoopHostParts {
   reportError(error: unknown): void;
 }
 
+/** One object for every agent without model options: the model adapter describes a request once per options object. */
+const NO_OPTIONS: ModelOptions = Object.freeze({});
+
 /**
  * The loop host of an agent. A class, not an object literal with getters: a literal's getters
  * are new closures per agent, which gives every host a hidden class of its own; V8 keeps those
@@ -105,7 +108,7 @@ class AgentLoopHost implements LoopHost {
     this.maxIters = parts.maxIters;
     this.toolChoice = options.toolChoice ?? 'auto';
     this.resetToolChoice = options.resetToolChoice ?? true;
-    this.modelOptions = options.modelOptions ?? {};
+    this.modelOptions = options.modelOptions ?? NO_OPTIONS;
     this.maxConcurrentTools = Math.max(1, options.maxConcurrentTools ?? 8);
   }
 

@@ -2,7 +2,7 @@ import { ChatOpenAI, ChatOpenAICompletions, type OpenAIClient, wrapOpenAIClientE
 import { Observable } from 'rxjs';
 import type { ModelEvent, Usage } from '../../event/events.js';
 import { BlockAssembler } from '../block-assembler.js';
-import type { ChatModel, ModelRequest, ModelRequestInfo, ToolSchema } from '../chat-model.js';
+import type { ChatModel, ModelOptions, ModelRequest, ModelRequestInfo, ToolSchema } from '../chat-model.js';
 import { ModelError } from '../model-error.js';
 import { toModelError } from '../to-model-error.js';
 import { credentialsOf, withoutCredentials } from './redact-credentials.js';
@@ -252,12 +252,19 @@ export class OpenAIChatModel implements ChatModel {
    * request's options).
    */
   describeRequest(request: Omit<ModelRequest, 'signal'>): ModelRequestInfo {
+    // The description depends on the request's options alone: an agent passes the same object to every call.
+    const last = this.described;
+    if (last?.options === request.options) return last.info;
     const base = this.baseParams(this.streaming);
     const sent: Record<string, unknown> = {};
     for (const [wire, name] of WIRE_OPTIONS) if (base[wire] !== undefined) sent[name] = base[wire];
     for (const key in request.options) if (request.options[key] !== undefined) sent[key] = request.options[key];
-    return { provider: this.provider, ...this.server(), stream: this.streaming, options: sent };
+    const info: ModelRequestInfo = { provider: this.provider, ...this.server(), stream: this.streaming, options: sent };
+    this.described = { options: request.options, info };
+    return info;
   }
+
+  private described: { readonly options: ModelOptions; readonly info: ModelRequestInfo } | undefined;
 
   private server(): { serverAddress?: string; serverPort?: number } {
     // Parsed once: it is part of every call's MODEL_CALL_START.

@@ -50,4 +50,19 @@ describe('OpenAIChatModel request info', () => {
       options: { stop: ['END'] },
     });
   });
+
+  it('describes each options object for itself: a request with other options gets its own description', () => {
+    const model = new OpenAIChatModel({ model: 'gpt-4o-mini', apiKey: 'k', temperature: 0.3 });
+    const request = (options: Record<string, unknown>) => ({
+      messages: [],
+      tools: [],
+      toolChoice: 'auto' as const,
+      options,
+    });
+    const shared = { maxTokens: 10 };
+    expect(model.describeRequest(request(shared)).options).toEqual({ temperature: 0.3, maxTokens: 10 });
+    expect(model.describeRequest(request({ temperature: 0.9 })).options).toEqual({ temperature: 0.9 });
+    expect(model.describeRequest(request(shared)).options).toEqual({ temperature: 0.3, maxTokens: 10 });
+    expect(model.describeRequest(request({})).options).toEqual({ temperature: 0.3 });
+  });
 });
