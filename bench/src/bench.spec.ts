@@ -62,6 +62,7 @@ describe('bench --quick', () => {
       'per-event',
       'concurrency',
       'leaks',
+      'reply-gc',
       'cancel-leaks',
       'first-token',
       'harness-overhead',
@@ -106,10 +107,11 @@ describe('bench --quick', () => {
     ]);
     for (const c of s1.contenders) expect(c.ms.median).toBeGreaterThan(0);
     expect(s1.checks.map((c) => c.text)).toEqual([
+      expect.stringContaining('bare rxscope adds at most 0.3 ms'),
       expect.stringContaining('at most 0.5 ms'),
-      expect.stringContaining('langchain'),
+      expect.stringContaining('25× lower than langchain'),
       expect.stringContaining('ai-sdk'),
-      expect.stringContaining('openai-agents'),
+      expect.stringContaining('8× lower than openai-agents'),
     ]);
   });
 
@@ -170,6 +172,12 @@ describe('bench --quick', () => {
       ['rxscope+10mw', 'rxscope+builtins'],
     ]);
     expect(cancel.checks.length).toBe(4);
+    const gc = report.results.find((r) => r.id === 'reply-gc')!;
+    expect(gc.tables[0]!.rows.map((row) => row[0])).toEqual(['replay', 'rxscope', 'rxscope+10mw', 'rxscope+builtins']);
+    // Promoted KB, minor and major GC µs and CPU µs per reply are measured numbers; the floor row has no difference.
+    for (const row of gc.tables[0]!.rows)
+      for (const i of [2, 4, 5, 6]) expect(Number(row[i])).toBeGreaterThanOrEqual(0);
+    expect(Number(gc.tables[0]!.rows[1]![6])).toBeGreaterThan(0);
     const s5 = report.results.find((r) => r.id === 'first-token')!;
     expect(s5.contenders.map((c) => c.name)).toEqual(['openai', 'rxscope', 'rxscope+10mw', 'rxscope+builtins']);
     for (const c of s5.contenders) expect(c.ms.median).toBeGreaterThan(0);

@@ -42,7 +42,8 @@ export async function replyGc(args: ReplyGcArgs): Promise<ReplyGcFigures> {
   const model: ChatModel = new ReplayModel();
   const middlewares =
     args.kind === 'rxscope+10mw' ? passThrough(10) : args.kind === 'rxscope+builtins' ? builtins(build) : [];
-  const reply = args.kind === 'replay' ? () => modelReply(model) : () => rxscopeReply(exchangeAgent(model, middlewares, build));
+  const reply =
+    args.kind === 'replay' ? () => modelReply(model) : () => rxscopeReply(exchangeAgent(model, middlewares, build));
   for (let i = 0; i < args.warmup; i++) await reply();
   (globalThis as { gc?: () => void }).gc?.();
 

@@ -30,7 +30,7 @@ export const replyGc: CustomScenario = {
     'Sequential replies of the S1 exchange (two model calls of 20 text deltas, an `add` tool call between) replayed from memory by the `ReplayModel` of S1 in memory; a new `Agent` per reply, as in S1. ' +
     'Each contender runs in a fresh child process: warm-up replies, a full GC, then the measured replies. ' +
     "Promoted = the old generation's growth per reply (summed between full collections): objects of a reply that survived young-generation collections. " +
-    'Minor / major GC = time in scavenges / in full collections per reply (`PerformanceObserver` gc entries); CPU = the process\'s CPU time per reply. ' +
+    "Minor / major GC = time in scavenges / in full collections per reply (`PerformanceObserver` gc entries); CPU = the process's CPU time per reply. " +
     'A reply should leave nothing but its messages in the agent: what it promotes beyond the floor, every collection during a reply over a real socket copies again.',
   sizes: { quick: { warmup: 20, rounds: 100 }, full: { warmup: 2000, rounds: 10_000 } },
   async run(ctx) {
