@@ -3,6 +3,7 @@ import type { Tool } from '../tool/tool.js';
 import { AgentUsageError } from './errors.js';
 
 const NONE: readonly Tool[] = [];
+const NO_LISTS: readonly (readonly Tool[])[] = [];
 
 /**
  * An agent's tools: its own, then each middleware's `tools()`. The middlewares' lists are read
@@ -12,8 +13,9 @@ const NONE: readonly Tool[] = [];
  * identity of its tools), so reading stays cheap.
  */
 export class AgentTools {
-  private lists: readonly (readonly Tool[])[] = [];
-  private currentMap: ReadonlyMap<string, Tool> = new Map();
+  private lists: readonly (readonly Tool[])[] = NO_LISTS;
+  // Set by build(), which the constructor runs.
+  private currentMap!: ReadonlyMap<string, Tool>;
   private currentList: readonly Tool[] = NONE;
 
   constructor(
@@ -36,6 +38,8 @@ export class AgentTools {
   }
 
   private read(): readonly (readonly Tool[])[] {
+    // Most agents have no middleware offering tools: nothing to read, nothing to allocate.
+    if (!this.middlewares.some((m) => m.tools !== undefined)) return NO_LISTS;
     return this.middlewares.map((m) => m.tools?.() ?? NONE);
   }
 
@@ -48,7 +52,7 @@ export class AgentTools {
   /** Throws an {@link AgentUsageError} when two tools share a name (and keeps the previous tools). */
   private build(lists: readonly (readonly Tool[])[]): void {
     const map = new Map<string, Tool>();
-    for (const tool of [...this.own, ...lists.flat()]) {
+    for (const tool of lists.length ? [...this.own, ...lists.flat()] : this.own) {
       if (map.has(tool.name))
         throw new AgentUsageError(`Two tools are named "${tool.name}"; tool names must be unique.`);
       map.set(tool.name, tool);

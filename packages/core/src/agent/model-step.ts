@@ -4,6 +4,7 @@ import type { Msg } from '../message/blocks.js';
 import type { ModelCallInput } from '../middleware/middleware.js';
 import type { RuntimeContext } from '../middleware/context.js';
 import { ModelError, toErrorInfo } from '../model/model-error.js';
+import { isSelfAborting } from '../model/self-aborting.js';
 import { linkAbort } from '../util/abort-link.js';
 import { newId } from '../util/id.js';
 
@@ -51,8 +52,10 @@ export function callModel(ctx: RuntimeContext, input: ModelCallInput): Observabl
       subscriber.error(error);
       return undefined;
     }
-    const controller = new AbortController();
-    const unlink = linkAbort(input.signal, controller);
+    // A model that aborts its request on unsubscribe gets the input's signal itself; any other gets
+    // a signal of this call, aborted on unsubscribe (what the ChatModel contract promises it).
+    const controller = isSelfAborting(input.model) ? undefined : new AbortController();
+    const unlink = controller ? linkAbort(input.signal, controller) : undefined;
 
     const open = new Map<string, ModelEvent['type']>();
     let ended = false;
@@ -110,7 +113,7 @@ export function callModel(ctx: RuntimeContext, input: ModelCallInput): Observabl
       return ctx.event(e.type, e);
     };
 
-    const subscription = input.model.stream({ ...input, signal: controller.signal }).subscribe({
+    const subscription = input.model.stream(controller ? { ...input, signal: controller.signal } : input).subscribe({
       next: (e) => {
         if (ended) return;
         const out = stamp(e);
@@ -139,8 +142,8 @@ export function callModel(ctx: RuntimeContext, input: ModelCallInput): Observabl
     });
     return () => {
       subscription.unsubscribe();
-      unlink();
-      if (!ended) controller.abort(new ModelError('model call cancelled', { code: 'cancelled' }));
+      unlink?.();
+      if (!ended) controller?.abort(new ModelError('model call cancelled', { code: 'cancelled' }));
     };
   });
 }

@@ -9,6 +9,7 @@ import { toModelError } from '../to-model-error.js';
 import { toOpenAITool } from '../openai/openai-messages.js';
 import { toLangChainMessages } from './langchain-messages.js';
 import { linkAbort } from '../../util/abort-link.js';
+import { markSelfAborting } from '../self-aborting.js';
 
 /**
  * Options of {@link LangChainChatModel}.
@@ -75,6 +76,8 @@ export class LangChainChatModel implements ChatModel {
       options.modelName ??
       (typeof m.model === 'string' ? m.model : typeof m.modelName === 'string' ? m.modelName : m.getName());
     this.provider = options.provider ?? m._llmType();
+    // Its stream() aborts the request on unsubscribe: the agent need not make a signal per call for it.
+    markSelfAborting(this);
   }
 
   /**

@@ -1,7 +1,8 @@
-import { lastValueFrom, toArray } from 'rxjs';
+import { lastValueFrom, tap, toArray } from 'rxjs';
 import { z } from 'zod';
 import { Agent } from '../../agent/agent.js';
 import type { AgentEvent, AgentEventOf } from '../../event/events.js';
+import type { Middleware } from '../../middleware/middleware.js';
 import { assertConsistentConversation, assertReplyGrammar } from '../../testing/grammar.js';
 import { startOpenAITestServer, type OpenAITestServer, type ServerTurn } from '../../testing/node/index.js';
 import { defineTool } from '../../tool/tool.js';
@@ -172,6 +173,29 @@ describe('Agent over OpenAIChatModel: server faults', () => {
     assertConsistentConversation(agent.context);
     const { end } = await reply('are you there?');
     expect(end.finishReason).toBe('completed');
+  });
+
+  it('stall: a middleware aborting the signal it passed to the model call aborts the request, and the socket closes', async () => {
+    setup([{ text: ['Thinking', ' hard'], fault: 'stall' }, { text: 'Back again.' }]);
+    const ownSignal: Middleware = {
+      onModelCall: (_agent, _ctx, input, next) => {
+        const controller = new AbortController();
+        return next({ ...input, signal: controller.signal }).pipe(
+          tap((e) => {
+            if (e.type === 'TEXT_BLOCK_DELTA') controller.abort(new Error('the middleware gave up'));
+          }),
+        );
+      },
+    };
+    agent = new Agent({ model: agent.model, tools: [getWeather], middlewares: [ownSignal] });
+    const { end, events } = await reply('hi');
+    expect(end.finishReason).toBe('error');
+    expect(events.find((e) => e.type === 'MODEL_CALL_END')).toMatchObject({
+      finishReason: 'error',
+      error: { code: 'cancelled' },
+    });
+    await server.waitForConnections(0, 1000);
+    expect(server.requests[0]!.clientClosed).toBe(true);
   });
 
   it('stall: idleTimeoutMs aborts the request and the reply ends with a retryable timeout', async () => {

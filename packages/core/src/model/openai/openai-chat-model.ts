@@ -14,6 +14,7 @@ import {
 export type { OpenAIChatModelOptions } from './openai-chat-model-options.js';
 import { toOpenAIMessages, toOpenAITool, toOpenAIToolChoice, type ToOpenAIMessagesOptions } from './openai-messages.js';
 import { linkAbort } from '../../util/abort-link.js';
+import { markSelfAborting } from '../self-aborting.js';
 
 type Completion = OpenAIClient.Chat.Completions.ChatCompletion;
 type WireUsage = OpenAIClient.Completions.CompletionUsage;
@@ -152,6 +153,8 @@ export class OpenAIChatModel implements ChatModel {
       streamUsage: true,
     };
     this.credentials = credentialsOf(options);
+    // Its stream() aborts the request on unsubscribe: the agent need not make a signal per call for it.
+    markSelfAborting(this);
     this.completions = new ChatOpenAICompletions(fields);
     this.chatOpenAI = new ChatOpenAI({ ...fields, completions: this.completions });
   }
