@@ -30,6 +30,7 @@ import { DeterministicSampling } from './docs/deterministic-sampling.js';
 import { ReadOnlyGuard } from './docs/read-only-guard.js';
 import { RetryOnce } from './docs/retry-once.js';
 import { ToolCallCounter } from './docs/tool-call-counter.js';
+import { abortWith } from './docs/abort-with.js';
 
 const collect = (events$: Observable<AgentEvent>): Promise<AgentEvent[]> => lastValueFrom(events$.pipe(toArray()));
 const customs = (events: readonly AgentEvent[], name: string) =>
@@ -308,5 +309,23 @@ describe('middleware guide', () => {
     });
     const third = await collect(restored.reply('three'));
     expect(customs(third, 'tool_calls')[0]!.value).toEqual({ reply: 2, lifetime: 6 });
+  });
+});
+
+describe('Staying cheap: abortWith', () => {
+  it("aborts the controller with the signal's reason, and not once unlinked", () => {
+    const reply = new AbortController();
+    const call = new AbortController();
+    abortWith(reply.signal, call);
+    reply.abort(new Error('stop'));
+    expect(call.signal.aborted).toBe(true);
+    expect(String(call.signal.reason)).toBe('Error: stop');
+
+    const later = new AbortController();
+    const other = new AbortController();
+    const unlink = abortWith(later.signal, other);
+    unlink();
+    later.abort();
+    expect(other.signal.aborted).toBe(false);
   });
 });
