@@ -42,6 +42,8 @@ export interface ErrorInfo {
   readonly code?: string;
   readonly status?: number;
   readonly retryable?: boolean;
+  /** How long the server asked to wait before trying again (a rate limit's `Retry-After`), in ms. */
+  readonly retryAfterMs?: number;
 }
 
 /** A tool call waiting for a person's confirmation or for an external executor. */

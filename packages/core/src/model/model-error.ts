@@ -50,13 +50,14 @@ export class ModelError extends RxscopeError {
  */
 export function toErrorInfo(error: unknown): ErrorInfo {
   if (error instanceof Error) {
-    const e = error as Error & { status?: unknown; retryable?: unknown; code?: unknown };
+    const e = error as Error & { status?: unknown; retryable?: unknown; code?: unknown; retryAfterMs?: unknown };
     return {
       name: error.name,
       message: error.message,
       ...(typeof e.code === 'string' ? { code: e.code } : {}),
       ...(typeof e.status === 'number' ? { status: e.status } : {}),
       ...(typeof e.retryable === 'boolean' ? { retryable: e.retryable } : {}),
+      ...(typeof e.retryAfterMs === 'number' ? { retryAfterMs: e.retryAfterMs } : {}),
     };
   }
   return { name: 'Error', message: typeof error === 'string' ? error : (JSON.stringify(error) ?? String(error)) };

@@ -3,6 +3,10 @@
 export { SubagentJobQueue } from './subagent-job-queue.js';
 export type { SubagentJobQueueOptions } from './subagent-job-queue.js';
 export { SubagentJobWorker } from './subagent-job-worker.js';
-export type { SubagentJobWorkerOptions } from './subagent-job-worker.js';
+export type {
+  SubagentJobWorkerOptions,
+  SubagentWorkerShutdownOptions,
+  SubagentWorkerShutdownReport,
+} from './subagent-job-worker.js';
 export { DEFAULT_SUBAGENT_QUEUE } from './subagent-job.js';
 export type { SubagentJobData, SubagentJobResult } from './subagent-job.js';

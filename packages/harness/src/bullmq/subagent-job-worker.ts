@@ -1,5 +1,5 @@
 import { type Agent, type AgentEvent, type ToolContext, type ToolOutput } from '@rxscope/core';
-import { type ConnectionOptions, type Job, UnrecoverableError, Worker } from 'bullmq';
+import { type ConnectionOptions, DelayedError, type Job, UnrecoverableError, Worker } from 'bullmq';
 import { concatMap, defer, from, map, type ObservableInput, toArray } from 'rxjs';
 import type { MessageBus } from '../bus/message-bus.js';
 import { pushToInbox } from '../inbox/inbox-message.js';
@@ -53,6 +53,43 @@ export interface SubagentJobWorkerOptions {
 }
 
 /**
+ * Options of {@link SubagentJobWorker.shutdown}.
+ *
+ * @example
+ * ```ts
+ * await worker.shutdown({ graceMs: 5_000, reason: 'received SIGTERM' });
+ * ```
+ */
+export interface SubagentWorkerShutdownOptions {
+  /** How long running tasks may take to finish before they are stopped and put back (ms). Default 10,000. */
+  readonly graceMs?: number;
+  /** Why, for the logs of the tasks put back. Default `'the worker is shutting down'`. */
+  readonly reason?: string;
+}
+
+/**
+ * What {@link SubagentJobWorker.shutdown} did with the tasks that were running.
+ *
+ * @example
+ * ```ts
+ * const { finished, requeued } = await worker.shutdown(); // e.g. { finished: 2, requeued: 1 }
+ * ```
+ */
+export interface SubagentWorkerShutdownReport {
+  /** Tasks that ended within the grace period (reported, failed or cancelled as usual). */
+  readonly finished: number;
+  /** Tasks stopped at the end of the grace period and put back on the queue for another worker. */
+  readonly requeued: number;
+}
+
+/** A task this worker runs: its abort, whether a shutdown put it back, and its end. */
+interface RunningTask {
+  readonly controller: AbortController;
+  requeue: boolean;
+  readonly ended: Promise<void>;
+}
+
+/**
  * Runs the background subagents enqueued by a {@link SubagentJobQueue}: for each job, the
  * session's agent built by `agent(sessionId)`, the subagent its `SubagentsMiddleware` makes for
  * the task, run to its final answer; the subagent's events are published on the bus
@@ -71,7 +108,7 @@ export interface SubagentJobWorkerOptions {
  *   agent: (sessionId) => createHarnessAgent({ model, workspace, sessionId, store, bus }),
  *   concurrency: 4,
  * });
- * process.once('SIGTERM', () => void worker.close());
+ * process.once('SIGTERM', () => void worker.shutdown({ graceMs: 10_000 }));
  * ```
  */
 export class SubagentJobWorker {
@@ -80,6 +117,9 @@ export class SubagentJobWorker {
   private readonly bus: MessageBus;
   private readonly onError: (error: unknown, what: string) => void;
   private readonly cancels: { unsubscribe(): void };
+  private readonly running = new Map<string, RunningTask>();
+  /** Set by shutdown(): why this worker takes no new task. */
+  private closing: string | undefined;
 
   constructor(private readonly options: SubagentJobWorkerOptions) {
     if (!options?.bus || typeof options.bus.push !== 'function')
@@ -115,12 +155,50 @@ export class SubagentJobWorker {
     await this.worker.close(force);
   }
 
+  /**
+   * Stops the worker gracefully (its process is going down): it takes no new task; running
+   * tasks have `graceMs` to finish and report as usual; a task still running then is stopped
+   * and put back on the queue without using an attempt, so another worker runs it from its
+   * start and reports once (messages `agent_send` delivered to the stopped run are not sent
+   * again). Resolves once the worker is closed.
+   *
+   * @example
+   * ```ts
+   * process.once('SIGTERM', async () => {
+   *   const { requeued } = await worker.shutdown({ graceMs: 10_000, reason: 'received SIGTERM' });
+   *   process.exit(0); // the requeued tasks run on the other workers
+   * });
+   * ```
+   */
+  async shutdown(options: SubagentWorkerShutdownOptions = {}): Promise<SubagentWorkerShutdownReport> {
+    const reason = (this.closing ??= options.reason ?? 'the worker is shutting down');
+    const pausing = this.worker.pause(true); // no new job; the running ones go on
+    const tasks = [...this.running.values()];
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const graceOver = new Promise<void>((resolve) => (timer = setTimeout(resolve, options.graceMs ?? 10_000)));
+    await Promise.race([Promise.all(tasks.map((t) => t.ended)), graceOver]);
+    clearTimeout(timer);
+    let requeued = 0;
+    for (const task of this.running.values()) {
+      if (!tasks.includes(task)) continue;
+      task.requeue = true;
+      requeued++;
+      task.controller.abort(new Error(`the worker is shutting down (${reason})`));
+    }
+    await Promise.all(tasks.map((t) => t.ended));
+    await pausing;
+    await this.close();
+    return { finished: tasks.length - requeued, requeued };
+  }
+
   private async run(
     job: Job<SubagentJobData, SubagentJobResult>,
     token: string | undefined,
     signal?: AbortSignal,
   ): Promise<SubagentJobResult> {
     const { sessionId, taskId, name, task, permissions } = job.data;
+    // Fetched while the worker was pausing for a shutdown: back to the queue, attempt unused.
+    if (this.closing !== undefined) return this.putBack(job, token);
     const cancelled = await this.bus.read<{ reason: string }>(cancelledLogOf(taskId), { limit: 1 });
     if (cancelled.entries.length) throw new UnrecoverableError(`cancelled: ${cancelled.entries[0]!.message.reason}`);
     const parent = await this.options.agent(sessionId);
@@ -160,6 +238,9 @@ export class SubagentJobWorker {
           .publish<TaskEvent>(`tasks:${sessionId}`, { taskId, event })
           .catch((error: unknown) => this.onError(error, `an event of task ${taskId} could not be published`)),
     };
+    let ended!: () => void;
+    const running: RunningTask = { controller, requeue: false, ended: new Promise<void>((r) => (ended = r)) };
+    this.running.set(taskId, running);
     let report: string;
     try {
       report = await new Promise<string>((resolve, reject) => {
@@ -179,6 +260,7 @@ export class SubagentJobWorker {
         else controller.signal.addEventListener('abort', stop, { once: true });
       });
     } catch (error) {
+      if (running.requeue) return this.putBack(job, token);
       if (controller.signal.aborted) throw new UnrecoverableError(`cancelled: ${reasonOf(controller.signal)}`);
       const message = error instanceof Error ? error.message : String(error);
       await this.deliver(job, token, 'failed', message, false);
@@ -186,10 +268,19 @@ export class SubagentJobWorker {
     } finally {
       messages.unsubscribe();
       signal?.removeEventListener('abort', abort);
+      this.running.delete(taskId);
+      ended();
     }
+    if (running.requeue) return this.putBack(job, token);
     if (controller.signal.aborted) throw new UnrecoverableError(`cancelled: ${reasonOf(controller.signal)}`);
     await this.deliver(job, token, 'completed', report, true);
     return { report };
+  }
+
+  /** Puts the job back on the queue for another worker, without using an attempt (BullMQ's way: moveToDelayed, then DelayedError). */
+  private async putBack(job: Job<SubagentJobData, SubagentJobResult>, token: string | undefined): Promise<never> {
+    await job.moveToDelayed(Date.now(), token);
+    throw new DelayedError();
   }
 
   /**

@@ -308,4 +308,43 @@ describe('background subagents as BullMQ jobs on a real redis-server', () => {
     expect(await other.queue.queue.getJob(dropped)).toBeUndefined();
     expect(await other.queue.get('s1', kept)).toMatchObject({ status: 'queued' });
   });
+
+  it('shutdown(): a task that ends within the grace period reports; one still running then goes back to the queue, attempt unused, and another worker reports it once', async () => {
+    const model = new ScriptedChatModel([
+      { toolCalls: [{ id: 'b1', name: 'agent_spawn', input: { task: 'Quick one.', background: true } }] },
+      { text: 'Queued.' },
+      { toolCalls: [{ id: 'b2', name: 'agent_spawn', input: { task: 'Long one.', background: true } }] },
+      { text: 'Queued too.' },
+    ]);
+    const parent = parentProcess(model);
+    const quick = new ModelTestingController();
+    const first = workerProcess(quick);
+    const quickId = taskIdIn(resultText(await runReply(parent.agent, 'Start a quick one.'), 'b1'));
+    await until(() => quick.match().length === 1, 'the quick task to run');
+    // Answered within the grace period: it reports as usual and the shutdown waits for it.
+    const stopping = first.shutdown({ graceMs: 5_000, reason: 'deploy' });
+    setTimeout(() => quick.expectOne().flush({ text: 'Quick report.' }), 100);
+    expect(await stopping).toEqual({ finished: 1, requeued: 0 });
+    expect(await parent.queue.get('s1', quickId)).toMatchObject({ status: 'completed' });
+
+    const hanging = new ModelTestingController();
+    const second = workerProcess(hanging);
+    const longId = taskIdIn(resultText(await runReply(parent.agent, 'Start a long one.'), 'b2'));
+    await until(() => hanging.match().length === 1, 'the long task to run');
+    expect(await second.shutdown({ graceMs: 100, reason: 'deploy' })).toEqual({ finished: 0, requeued: 1 });
+    expect(second.worker.isRunning()).toBe(false);
+    const job = (await parent.queue.queue.getJob(longId))!;
+    expect(job.attemptsMade).toBe(0); // put back, not failed
+    expect(['waiting', 'delayed', 'prioritized']).toContain(await parent.queue.queue.getJobState(longId));
+
+    workerProcess(new ScriptedChatModel([{ text: 'Long report.' }]));
+    await until(async () => (await parent.queue.get('s1', longId))?.status === 'completed', 'another worker to run it');
+    const reports = (await parent.bus.drain<InboxMessage>('inbox:s1')).filter((m) => m.from === `task ${longId}`);
+    expect(reports).toEqual([
+      {
+        from: `task ${longId}`,
+        text: `Background task ${longId} (the subagent "general-purpose") finished. Its result:\n\nLong report.`,
+      },
+    ]);
+  });
 });

@@ -62,7 +62,7 @@ describe('Agent over OpenAIChatModel: server faults', () => {
     [
       'rate_limit',
       { fault: 'rate_limit', retryAfterSeconds: 7 },
-      { status: 429, retryable: true, code: 'rate_limited' },
+      { status: 429, retryable: true, code: 'rate_limited', retryAfterMs: 7000 },
     ],
     ['server_error', { fault: 'server_error' }, { status: 500, retryable: true, code: 'server_error' }],
     ['unauthorized', { fault: 'unauthorized' }, { status: 401, retryable: false, code: 'unauthorized' }],
