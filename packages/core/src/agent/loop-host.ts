@@ -14,47 +14,6 @@ import type { AgentChains } from './chains.js';
 import type { ReplyContext } from './reply-context.js';
 import type { SessionState } from './session-state.js';
 
-/**
- * What a reply needs from its agent, resolved once per agent: the composed chains, the tools
- * (read again at each step: a middleware's `tools()` may change),
- * the loop settings, and access to the state the agent keeps between replies.
- */
-export interface LoopHost {
-  readonly agent: Agent;
-  readonly model: ChatModel;
-  readonly tools: ReadonlyMap<string, Tool>;
-  readonly toolList: readonly Tool[];
-  readonly reasoningChain: Chain<ReasoningInput>;
-  readonly actingChain: Chain<ActingInput>;
-  readonly modelCallChain: Chain<ModelCallInput>;
-  readonly maxIters: number;
-  readonly toolChoice: ToolChoice;
-  readonly resetToolChoice: boolean;
-  readonly modelOptions: ModelOptions;
-  readonly maxConcurrentTools: number;
-  /** The system prompt after the `onSystemPrompt` layers: a string when every layer answered synchronously. */
-  systemPrompt(ctx: ReplyContext): string | Observable<string>;
-  context(): readonly Msg[];
-  /** Appends messages to the conversation. */
-  append(messages: readonly Msg[]): void;
-  /** Replaces the conversation (an edit through `ctx.conversation`). */
-  setContext(messages: readonly Msg[]): void;
-  /** Records (or clears) the suspended reply. */
-  setPending(pending: PendingReply | undefined): void;
-  /** The messages sent with `agent.send()` since they were last taken, oldest first (the inbox empties). */
-  takeSent(): readonly Msg[];
-  /** True when messages sent with `agent.send()` wait to join the reply. */
-  hasSent(): boolean;
-  /** Permission verdict for a validated call (synchronous unless a tool's own check is async). */
-  decide(tool: Tool, input: unknown): PermissionDecision | Promise<PermissionDecision>;
-  /** Adds an allow rule for a tool ("always allow" in a confirmation). */
-  alwaysAllow(toolName: string): void;
-  /** Saves the state to the session store; `undefined` when there is no store (nothing to wait for). */
-  persist(): Promise<void> | undefined;
-  /** Reports an error that has no stream left to travel on (a save after cancellation). */
-  reportError(error: unknown): void;
-}
-
 /** A validated resume: the suspended reply and the answer to its pending calls (none after a shutdown). */
 export interface ResumeRequest {
   readonly pending: PendingReply;
@@ -78,13 +37,17 @@ export interface LoopHostParts {
 const NO_OPTIONS: ModelOptions = Object.freeze({});
 
 /**
- * The loop host of an agent. A class, not an object literal with getters: a literal's getters
- * are new closures per agent, which gives every host a hidden class of its own; V8 keeps those
- * reachable through the shared parent's transitions until a full GC, and with them everything
- * the closures hold (the agent, its state, its tools), so each agent's graph was promoted to the
- * old generation and every scavenge in a busy service copied it.
+ * What a reply needs from its agent, resolved once per agent: the composed chains, the tools
+ * (read again at each step: a middleware's `tools()` may change), the loop settings, and access
+ * to the state the agent keeps between replies.
+ *
+ * A class, not an object literal with getters: a literal's getters are new closures per agent,
+ * which gives every host a hidden class of its own; V8 keeps those reachable through the shared
+ * parent's transitions until a full GC, and with them everything the closures hold (the agent,
+ * its state, its tools), so each agent's graph was promoted to the old generation and every
+ * scavenge in a busy service copied it.
  */
-class AgentLoopHost implements LoopHost {
+export class LoopHost {
   readonly agent: Agent;
   readonly model: ChatModel;
   readonly reasoningChain: Chain<ReasoningInput>;
@@ -120,6 +83,7 @@ class AgentLoopHost implements LoopHost {
     return this.parts.tools.list;
   }
 
+  /** The system prompt after the `onSystemPrompt` layers: a string when every layer answered synchronously. */
   systemPrompt(ctx: ReplyContext): string | Observable<string> {
     return this.parts.systemPrompt(ctx);
   }
@@ -128,38 +92,47 @@ class AgentLoopHost implements LoopHost {
     return this.state.context;
   }
 
+  /** Appends messages to the conversation. */
   append(messages: readonly Msg[]): void {
     this.state.append(messages);
   }
 
+  /** Replaces the conversation (an edit through `ctx.conversation`). */
   setContext(messages: readonly Msg[]): void {
     this.state.context = [...messages];
   }
 
+  /** Records (or clears) the suspended reply. */
   setPending(pending: PendingReply | undefined): void {
     this.state.pending = pending;
   }
 
+  /** The messages sent with `agent.send()` since they were last taken, oldest first (the inbox empties). */
   takeSent(): readonly Msg[] {
     return this.state.inbox.take();
   }
 
+  /** True when messages sent with `agent.send()` wait to join the reply. */
   hasSent(): boolean {
     return this.state.inbox.size > 0;
   }
 
+  /** Permission verdict for a validated call (synchronous unless a tool's own check is async). */
   decide(tool: Tool, input: unknown): PermissionDecision | Promise<PermissionDecision> {
     return decidePermission(tool, input, this.state.permissions.state);
   }
 
+  /** Adds an allow rule for a tool ("always allow" in a confirmation). */
   alwaysAllow(toolName: string): void {
     this.state.permissions.addRule({ behavior: 'allow', tool: toolName });
   }
 
+  /** Saves the state to the session store; `undefined` when there is no store (nothing to wait for). */
   persist(): Promise<void> | undefined {
     return this.parts.persist();
   }
 
+  /** Reports an error that has no stream left to travel on (a save after cancellation). */
   reportError(error: unknown): void {
     this.parts.reportError(error);
   }
@@ -167,5 +140,5 @@ class AgentLoopHost implements LoopHost {
 
 /** The loop host of an agent: its settings resolved once, its state reached through `state`. */
 export function createLoopHost(parts: LoopHostParts): LoopHost {
-  return new AgentLoopHost(parts);
+  return new LoopHost(parts);
 }
