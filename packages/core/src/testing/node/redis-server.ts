@@ -55,16 +55,20 @@ export async function startRedisServer(options: RedisTestServerOptions = {}): Pr
   });
   failed.catch(() => undefined); // observed through the race below; after a start, an exit is stop()'s business
   const url = `redis://127.0.0.1:${port}`;
+  // Set when the start failed: the polling below stops (it would poll an absent server for 5 s).
+  let abandoned = false;
   const ready = (async () => {
-    for (let attempt = 0; attempt < 200; attempt++) {
+    for (let attempt = 0; attempt < 200 && !abandoned; attempt++) {
       if (await pongs(port)) return;
       await new Promise((r) => setTimeout(r, 25));
     }
-    throw new Error(`redis-server did not answer on ${url}`);
+    if (!abandoned) throw new Error(`redis-server did not answer on ${url}`);
   })();
+  ready.catch(() => undefined); // observed through the race below
   try {
     await Promise.race([ready, failed]);
   } catch (e) {
+    abandoned = true;
     child.kill('SIGKILL');
     throw e;
   }
