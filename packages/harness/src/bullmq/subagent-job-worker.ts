@@ -82,11 +82,11 @@ export interface SubagentWorkerShutdownReport {
   readonly requeued: number;
 }
 
-/** A task this worker runs: its abort, whether a shutdown put it back, and its end. */
+/** A task this worker runs: its abort, whether a shutdown puts it back, and how it ended. */
 interface RunningTask {
   readonly controller: AbortController;
   requeue: boolean;
-  readonly ended: Promise<void>;
+  readonly ended: Promise<'finished' | 'requeued'>;
 }
 
 /**
@@ -173,22 +173,22 @@ export class SubagentJobWorker {
   async shutdown(options: SubagentWorkerShutdownOptions = {}): Promise<SubagentWorkerShutdownReport> {
     const reason = (this.closing ??= options.reason ?? 'the worker is shutting down');
     const pausing = this.worker.pause(true); // no new job; the running ones go on
+    // Every task is tracked from the first line of run(): these are all the tasks there are.
     const tasks = [...this.running.values()];
+    const ends = Promise.all(tasks.map((t) => t.ended));
     let timer: ReturnType<typeof setTimeout> | undefined;
     const graceOver = new Promise<void>((resolve) => (timer = setTimeout(resolve, options.graceMs ?? 10_000)));
-    await Promise.race([Promise.all(tasks.map((t) => t.ended)), graceOver]);
+    await Promise.race([ends, graceOver]);
     clearTimeout(timer);
-    let requeued = 0;
     for (const task of this.running.values()) {
-      if (!tasks.includes(task)) continue;
       task.requeue = true;
-      requeued++;
       task.controller.abort(new Error(`the worker is shutting down (${reason})`));
     }
-    await Promise.all(tasks.map((t) => t.ended));
+    const outcomes = await ends;
     await pausing;
     await this.close();
-    return { finished: tasks.length - requeued, requeued };
+    const requeued = outcomes.filter((o) => o === 'requeued').length;
+    return { finished: outcomes.length - requeued, requeued };
   }
 
   private async run(
@@ -196,9 +196,38 @@ export class SubagentJobWorker {
     token: string | undefined,
     signal?: AbortSignal,
   ): Promise<SubagentJobResult> {
-    const { sessionId, taskId, name, task, permissions } = job.data;
     // Fetched while the worker was pausing for a shutdown: back to the queue, attempt unused.
     if (this.closing !== undefined) return this.putBack(job, token);
+    const taskId = job.data.taskId;
+    let end!: (outcome: 'finished' | 'requeued') => void;
+    const running: RunningTask = {
+      controller: new AbortController(),
+      requeue: false,
+      ended: new Promise((r) => (end = r)),
+    };
+    this.running.set(taskId, running);
+    try {
+      return await this.runTask(job, token, signal, running.controller);
+    } catch (error) {
+      // Stopped by a shutdown (at any point, its setup included): another worker runs it from its start.
+      if (running.requeue) {
+        end('requeued');
+        return this.putBack(job, token);
+      }
+      throw error;
+    } finally {
+      this.running.delete(taskId);
+      end('finished'); // no effect when it was put back
+    }
+  }
+
+  private async runTask(
+    job: Job<SubagentJobData, SubagentJobResult>,
+    token: string | undefined,
+    signal: AbortSignal | undefined,
+    controller: AbortController,
+  ): Promise<SubagentJobResult> {
+    const { sessionId, taskId, name, task, permissions } = job.data;
     const cancelled = await this.bus.read<{ reason: string }>(cancelledLogOf(taskId), { limit: 1 });
     if (cancelled.entries.length) throw new UnrecoverableError(`cancelled: ${cancelled.entries[0]!.message.reason}`);
     const parent = await this.options.agent(sessionId);
@@ -215,7 +244,6 @@ export class SubagentJobWorker {
       await this.deliver(job, token, 'failed', error instanceof Error ? error.message : String(error), true);
       throw new UnrecoverableError(error instanceof Error ? error.message : String(error));
     }
-    const controller = new AbortController();
     const abort = () => controller.abort(signal?.reason ?? new Error('the task was cancelled'));
     if (signal?.aborted) abort();
     signal?.addEventListener('abort', abort, { once: true });
@@ -238,9 +266,6 @@ export class SubagentJobWorker {
           .publish<TaskEvent>(`tasks:${sessionId}`, { taskId, event })
           .catch((error: unknown) => this.onError(error, `an event of task ${taskId} could not be published`)),
     };
-    let ended!: () => void;
-    const running: RunningTask = { controller, requeue: false, ended: new Promise<void>((r) => (ended = r)) };
-    this.running.set(taskId, running);
     let report: string;
     try {
       report = await new Promise<string>((resolve, reject) => {
@@ -260,7 +285,6 @@ export class SubagentJobWorker {
         else controller.signal.addEventListener('abort', stop, { once: true });
       });
     } catch (error) {
-      if (running.requeue) return this.putBack(job, token);
       if (controller.signal.aborted) throw new UnrecoverableError(`cancelled: ${reasonOf(controller.signal)}`);
       const message = error instanceof Error ? error.message : String(error);
       await this.deliver(job, token, 'failed', message, false);
@@ -268,10 +292,7 @@ export class SubagentJobWorker {
     } finally {
       messages.unsubscribe();
       signal?.removeEventListener('abort', abort);
-      this.running.delete(taskId);
-      ended();
     }
-    if (running.requeue) return this.putBack(job, token);
     if (controller.signal.aborted) throw new UnrecoverableError(`cancelled: ${reasonOf(controller.signal)}`);
     await this.deliver(job, token, 'completed', report, true);
     return { report };
