@@ -15,6 +15,7 @@ export type { OpenAIChatModelOptions } from './openai-chat-model-options.js';
 import { toOpenAIMessages, toOpenAITool, toOpenAIToolChoice, type ToOpenAIMessagesOptions } from './openai-messages.js';
 import { linkAbort } from '../../util/abort-link.js';
 import { markSelfAborting } from '../self-aborting.js';
+import { openChunkStream, readChunks } from './chunk-stream.js';
 
 type Completion = OpenAIClient.Chat.Completions.ChatCompletion;
 type WireUsage = OpenAIClient.Completions.CompletionUsage;
@@ -39,7 +40,6 @@ const OPTION_NAMES: Readonly<Record<string, string>> = {
   logitBias: 'logit_bias',
 };
 
-/** Wire form of each tool schema, computed once per schema (tools are the same objects every call). */
 /** Wire names of the sampling options {@link OpenAIChatModel.describeRequest} reports, with their option names. */
 const WIRE_OPTIONS: readonly (readonly [string, string])[] = [
   ['temperature', 'temperature'],
@@ -52,6 +52,7 @@ const WIRE_OPTIONS: readonly (readonly [string, string])[] = [
   ['presence_penalty', 'presencePenalty'],
 ];
 
+/** Wire form of each tool schema, computed once per schema (tools are the same objects every call). */
 const wireTools = new WeakMap<ToolSchema, ReturnType<typeof toOpenAITool>>();
 function openAITool(tool: ToolSchema): ReturnType<typeof toOpenAITool> {
   let wire = wireTools.get(tool);
@@ -88,8 +89,10 @@ const abortedCall = () => new ModelError('model call aborted', { code: 'cancelle
  *   message, the v1 content translation and run-id stamping: chunks become events directly;
  * - with `maxRetries: 0` (the default), the `AsyncCaller` of `completionWithRetry` (a p-queue and
  *   a p-retry with nothing to retry): the call goes to ChatOpenAI's `openai` client with the
- *   same error wrapping (`wrapOpenAIClientError`); with `maxRetries > 0` it goes through
- *   `completionWithRetry`, retries included.
+ *   same error wrapping (`wrapOpenAIClientError`); with `maxRetries > 0` the request goes
+ *   through that `AsyncCaller`, retries included;
+ * - the `openai` SDK's `Stream` (nested async generators, a microtask hop per event): the body of
+ *   a streamed response is read with a push parser, each chunk turned into events as it arrives.
  *
  * It keeps: ChatOpenAI's `invocationParams` (model, sampling fields, `stream_options:
  * {include_usage: true}`, `max_completion_tokens` for reasoning models, `modelKwargs`; computed
@@ -245,11 +248,6 @@ export class OpenAIChatModel implements ChatModel {
   }
 
   /**
-   * ChatOpenAI's invocation params for this model without per-call options (model, sampling
-   * fields, `stream_options`, `max_tokens`/`max_completion_tokens`, `modelKwargs`), computed once
-   * per mode; undefined fields dropped.
-   */
-  /**
    * What a call with this request sends: the server of `baseURL` (default `api.openai.com:443`),
    * whether it streams, and the sampling options in effect (constructor defaults merged with the
    * request's options).
@@ -287,6 +285,11 @@ export class OpenAIChatModel implements ChatModel {
     }
   }
 
+  /**
+   * ChatOpenAI's invocation params for this model without per-call options (model, sampling
+   * fields, `stream_options`, `max_tokens`/`max_completion_tokens`, `modelKwargs`), computed once
+   * per mode; undefined fields dropped.
+   */
   private baseParams(stream: boolean): Readonly<Record<string, unknown>> {
     const cached = stream ? this.streamBase : this.onceBase;
     if (cached) return cached;
@@ -362,10 +365,7 @@ export class OpenAIChatModel implements ChatModel {
     hooks: CallHooks,
   ): Promise<void> {
     const body = { ...this.body(request, true), stream: true } as OpenAIClient.Chat.ChatCompletionCreateParamsStreaming;
-    const chunks =
-      this.maxRetries > 0
-        ? await this.completions.completionWithRetry(body, { signal, maxRetries: this.maxRetries })
-        : await this.create(body, signal);
+    const response = await openChunkStream(this.completions, body, signal, this.maxRetries);
     hooks.responded();
     const touch = hooks.touch;
     const blocks = new BlockAssembler(emit);
@@ -374,14 +374,13 @@ export class OpenAIChatModel implements ChatModel {
     let responseModel: string | undefined;
     let responseId: string | undefined;
     let sawChoice = false;
-    for await (const chunk of chunks) {
-      if (signal.aborted) break;
+    await readChunks(response, signal, (chunk) => {
       touch();
       if (chunk.usage) usage = chunk.usage;
       if (chunk.model) responseModel = chunk.model;
       if (chunk.id) responseId = chunk.id;
       const choice = chunk.choices?.find((c) => c.index === 0) ?? chunk.choices?.[0];
-      if (!choice) continue;
+      if (!choice) return;
       sawChoice = true;
       const delta = choice.delta as (typeof choice.delta & WithReasoning) | undefined;
       if (delta) {
@@ -397,8 +396,7 @@ export class OpenAIChatModel implements ChatModel {
         }
       }
       if (choice.finish_reason) finishReason = choice.finish_reason;
-    }
-    if (signal.aborted) throw signal.reason;
+    });
     if (!sawChoice) {
       throw new ModelError('the model server answered without any choices', {
         code: 'empty_response',
@@ -467,15 +465,10 @@ export class OpenAIChatModel implements ChatModel {
    * `completionWithRetry` without its `AsyncCaller` (a p-queue and a p-retry with nothing to
    * retry when `maxRetries` is 0): the same client call and the same error wrapping.
    */
-  private create(
-    body: OpenAIClient.Chat.ChatCompletionCreateParamsStreaming,
-    signal: AbortSignal,
-  ): Promise<AsyncIterable<OpenAIClient.Chat.Completions.ChatCompletionChunk>>;
-  private create(
+  private async create(
     body: OpenAIClient.Chat.ChatCompletionCreateParamsNonStreaming,
     signal: AbortSignal,
-  ): Promise<Completion>;
-  private async create(body: CreateParams, signal: AbortSignal): Promise<unknown> {
+  ): Promise<Completion> {
     // ChatOpenAI creates its client on first use (the call also copies its client options: once is enough).
     if (!(this.completions.client as OpenAIClient | undefined)) this.completions._getClientOptions(undefined);
     try {
