@@ -97,6 +97,7 @@ describe('bench --quick', () => {
     const s1 = report.results.find((r) => r.id === 'agent-loop')!;
     expect(s1.contenders.map((c) => c.name)).toEqual([
       'openai',
+      'openai-sse',
       'openai-model',
       'rxscope',
       'rxscope+10mw',
@@ -113,6 +114,10 @@ describe('bench --quick', () => {
       expect.stringContaining('ai-sdk'),
       expect.stringContaining('8× lower than openai-agents'),
     ]);
+    // What the loop costs against the floor read as the adapter reads it.
+    expect(s1.notes).toContainEqual(
+      expect.stringMatching(/^Reading the body by hand .* Against openai-sse \(paired rounds\): openai-model [+−]\d/),
+    );
   });
 
   it('measures the agent loop without I/O against the replayed exchange driven by hand', () => {

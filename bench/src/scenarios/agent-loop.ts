@@ -28,6 +28,7 @@ import {
   checkOutcome,
   EXCHANGE_SERVER,
   floorReply,
+  sseFloorReply,
   MODEL,
   modelReply,
   type Outcome,
@@ -128,6 +129,12 @@ export const agentLoop: Scenario = {
           name: 'openai',
           label: 'the floor: plain `openai` client, the exchange by hand',
           run: () => floorReply(client),
+        },
+        {
+          name: 'openai-sse',
+          label:
+            "reference, not the floor: the plain `openai` client sending the requests, each streamed body read by hand with a push parser (`asResponse()` + `eventsource-parser`), as rxscope's adapter reads it",
+          run: () => sseFloorReply(client),
         },
         {
           name: 'openai-model',
@@ -265,5 +272,23 @@ function analyzeOverheads(r: TimedResultView): Analysis {
     }
   }
   const compared = comparedTable(r);
-  return { checks, ...(compared ? { tables: [compared] } : {}) };
+  return { checks, notes: sseFloorNotes(r), ...(compared ? { tables: [compared] } : {}) };
+}
+
+/**
+ * rxscope's adapter reads a stream with a push parser, the floor through the SDK's `Stream`: the
+ * overheads against `openai-sse` (the floor read as the adapter reads) show what the loop and
+ * the middlewares cost without that difference.
+ */
+function sseFloorNotes(r: TimedResultView): string[] {
+  const sse = pairedOverhead(r, 'openai-sse', 'openai');
+  if (sse === undefined) return [];
+  const parts = ['openai-model', 'rxscope', 'rxscope+10mw', 'rxscope+builtins']
+    .map((name) => [name, pairedOverhead(r, name, 'openai-sse')] as const)
+    .filter((x): x is readonly [string, number] => x[1] !== undefined)
+    .map(([name, v]) => `${name} ${fmt(v)}`);
+  return [
+    `Reading the body by hand instead of through the SDK's \`Stream\` (openai-sse) is ${fmt(sse)} per reply against the floor. ` +
+      `Against openai-sse (paired rounds): ${parts.join(', ')}.`,
+  ];
 }

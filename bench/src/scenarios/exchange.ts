@@ -21,6 +21,7 @@ import {
   type RuntimeContext,
 } from '@rxscope/core';
 import type { ServerTurn } from '@rxscope/core/testing/node';
+import { createParser } from 'eventsource-parser';
 import type OpenAI from 'openai';
 import { map, type Observable } from 'rxjs';
 import { z } from 'zod';
@@ -200,58 +201,110 @@ export interface ReplyHooks {
   readonly onFirstText?: () => void;
 }
 
-/**
- * The exchange driven by hand with the plain `openai` client: stream the first call, collect
- * its text and tool-call deltas, run the tool, send the result, stream the second call.
- */
-export async function floorReply(client: OpenAI, hooks: ReplyHooks = {}): Promise<Outcome> {
-  const runs0 = toolRuns;
-  const messages: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [
-    { role: 'system', content: SYSTEM },
-    { role: 'user', content: USER },
-  ];
-  let text = '';
-  for (let step = 0; step < 5; step++) {
-    const stream = await client.chat.completions.create({
-      model: MODEL,
-      messages,
-      tools: OPENAI_TOOLS,
-      stream: true,
-      stream_options: { include_usage: true },
-    });
-    let content = '';
-    const calls: { id: string; name: string; args: string }[] = [];
-    for await (const chunk of stream) {
-      const delta = chunk.choices[0]?.delta;
-      if (!delta) continue;
-      if (delta.content) {
-        if (!text) hooks.onFirstText?.();
-        content += delta.content;
-        text += delta.content;
-      }
-      for (const tc of delta.tool_calls ?? []) {
-        const call = (calls[tc.index] ??= { id: '', name: '', args: '' });
-        if (tc.id) call.id = tc.id;
-        if (tc.function?.name) call.name += tc.function.name;
-        if (tc.function?.arguments) call.args += tc.function.arguments;
-      }
+type ChatChunk = OpenAI.Chat.Completions.ChatCompletionChunk;
+type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
+
+/** One streamed call of the by-hand exchange: its text and tool-call deltas, assembled. */
+class HandStep {
+  content = '';
+  readonly calls: { id: string; name: string; args: string }[] = [];
+
+  constructor(
+    private readonly reply: { text: string },
+    private readonly hooks: ReplyHooks,
+  ) {}
+
+  add(chunk: ChatChunk): void {
+    const delta = chunk.choices[0]?.delta;
+    if (!delta) return;
+    if (delta.content) {
+      if (!this.reply.text) this.hooks.onFirstText?.();
+      this.content += delta.content;
+      this.reply.text += delta.content;
     }
-    if (!calls.length) break;
+    for (const tc of delta.tool_calls ?? []) {
+      const call = (this.calls[tc.index] ??= { id: '', name: '', args: '' });
+      if (tc.id) call.id = tc.id;
+      if (tc.function?.name) call.name += tc.function.name;
+      if (tc.function?.arguments) call.args += tc.function.arguments;
+    }
+  }
+
+  /** Appends the assistant message and the tool results; false when the model called no tool (the reply is over). */
+  answer(messages: ChatMessage[]): boolean {
+    if (!this.calls.length) return false;
     messages.push({
       role: 'assistant',
-      content: content || null,
-      tool_calls: calls.map((c) => ({
+      content: this.content || null,
+      tool_calls: this.calls.map((c) => ({
         id: c.id,
         type: 'function' as const,
         function: { name: c.name, arguments: c.args },
       })),
     });
-    for (const c of calls) {
+    for (const c of this.calls) {
       const input = addInput.parse(JSON.parse(c.args));
       messages.push({ role: 'tool', tool_call_id: c.id, content: add(input.a, input.b) });
     }
+    return true;
   }
-  return { text, toolRuns: toolRuns - runs0 };
+}
+
+/** The exchange by hand: `call` streams one request's chunks into the step. */
+async function handExchange(
+  call: (params: OpenAI.Chat.ChatCompletionCreateParamsStreaming, step: HandStep) => Promise<void>,
+  hooks: ReplyHooks,
+): Promise<Outcome> {
+  const runs0 = toolRuns;
+  const messages: ChatMessage[] = [
+    { role: 'system', content: SYSTEM },
+    { role: 'user', content: USER },
+  ];
+  const reply = { text: '' };
+  for (let step = 0; step < 5; step++) {
+    const current = new HandStep(reply, hooks);
+    await call(
+      { model: MODEL, messages, tools: OPENAI_TOOLS, stream: true, stream_options: { include_usage: true } },
+      current,
+    );
+    if (!current.answer(messages)) break;
+  }
+  return { text: reply.text, toolRuns: toolRuns - runs0 };
+}
+
+/**
+ * The exchange driven by hand with the plain `openai` client: stream the first call, collect
+ * its text and tool-call deltas, run the tool, send the result, stream the second call.
+ */
+export function floorReply(client: OpenAI, hooks: ReplyHooks = {}): Promise<Outcome> {
+  return handExchange(async (params, step) => {
+    for await (const chunk of await client.chat.completions.create(params)) step.add(chunk);
+  }, hooks);
+}
+
+/**
+ * The same exchange with the plain `openai` client sending the requests, but each streamed body
+ * read by hand (`asResponse()`, a `TextDecoder` and `eventsource-parser`'s push parser) instead
+ * of through the SDK's `Stream`: the way rxscope's `OpenAIChatModel` reads a stream.
+ */
+export function sseFloorReply(client: OpenAI, hooks: ReplyHooks = {}): Promise<Outcome> {
+  return handExchange(async (params, step) => {
+    const response = await client.chat.completions.create(params).asResponse();
+    let done = false;
+    const parser = createParser({
+      onEvent: (event) => {
+        if (event.data === '[DONE]') done = true;
+        else if (!done) step.add(JSON.parse(event.data) as ChatChunk);
+      },
+    });
+    const decoder = new TextDecoder();
+    const reader = response.body!.getReader();
+    for (;;) {
+      const { done: end, value } = await reader.read();
+      if (end) break;
+      parser.feed(decoder.decode(value, { stream: true }));
+    }
+  }, hooks);
 }
 
 /** The signal of calls nobody cancels (the by-hand model loop below). */
