@@ -23,6 +23,7 @@ interface QuickReport {
     requirements: { contender: string; met: boolean; ratio: number }[];
     tables: { title: string; columns: string[]; rows: string[][] }[];
     checks: { text: string; value: string; met: boolean }[];
+    notes: string[];
     load: { start: number; end: number };
   }[];
 }

@@ -2,7 +2,7 @@ import { ChatOpenAI, ChatOpenAICompletions, type OpenAIClient, wrapOpenAIClientE
 import { Observable } from 'rxjs';
 import type { ModelEvent, Usage } from '../../event/events.js';
 import { BlockAssembler } from '../block-assembler.js';
-import type { ChatModel, ModelOptions, ModelRequest, ModelRequestInfo, ToolSchema } from '../chat-model.js';
+import type { ChatModel, ModelRequest, ModelRequestInfo } from '../chat-model.js';
 import { ModelError } from '../model-error.js';
 import { toModelError } from '../to-model-error.js';
 import { credentialsOf, withoutCredentials } from './redact-credentials.js';
@@ -12,14 +12,13 @@ import {
   withoutAuthorization,
 } from './openai-chat-model-options.js';
 export type { OpenAIChatModelOptions } from './openai-chat-model-options.js';
-import { toOpenAIMessages, toOpenAITool, toOpenAIToolChoice, type ToOpenAIMessagesOptions } from './openai-messages.js';
 import { linkAbort } from '../../util/abort-link.js';
 import { markSelfAborting } from '../self-aborting.js';
+import { OpenAIRequestBodies } from './openai-request-bodies.js';
 import { openChunkStream, readChunks } from './chunk-stream.js';
 
 type Completion = OpenAIClient.Chat.Completions.ChatCompletion;
 type WireUsage = OpenAIClient.Completions.CompletionUsage;
-type CreateParams = OpenAIClient.Chat.ChatCompletionCreateParams;
 /** Fields some OpenAI-compatible servers add: reasoning as `reasoning_content` (DeepSeek, vLLM) or `reasoning` (OpenRouter, Ollama). */
 type WithReasoning = { reasoning_content?: string | null; reasoning?: string | null };
 
@@ -27,37 +26,6 @@ type WithReasoning = { reasoning_content?: string | null; reasoning?: string | n
 interface CallHooks {
   readonly touch: () => void;
   readonly responded: () => void;
-}
-
-/** Camel-case request options we translate; any other key of {@link ModelOptions} is sent as is. */
-const OPTION_NAMES: Readonly<Record<string, string>> = {
-  topP: 'top_p',
-  frequencyPenalty: 'frequency_penalty',
-  presencePenalty: 'presence_penalty',
-  parallelToolCalls: 'parallel_tool_calls',
-  reasoningEffort: 'reasoning_effort',
-  responseFormat: 'response_format',
-  logitBias: 'logit_bias',
-};
-
-/** Wire names of the sampling options {@link OpenAIChatModel.describeRequest} reports, with their option names. */
-const WIRE_OPTIONS: readonly (readonly [string, string])[] = [
-  ['temperature', 'temperature'],
-  ['top_p', 'topP'],
-  ['max_tokens', 'maxTokens'],
-  ['max_completion_tokens', 'maxTokens'],
-  ['stop', 'stop'],
-  ['seed', 'seed'],
-  ['frequency_penalty', 'frequencyPenalty'],
-  ['presence_penalty', 'presencePenalty'],
-];
-
-/** Wire form of each tool schema, computed once per schema (tools are the same objects every call). */
-const wireTools = new WeakMap<ToolSchema, ReturnType<typeof toOpenAITool>>();
-function openAITool(tool: ToolSchema): ReturnType<typeof toOpenAITool> {
-  let wire = wireTools.get(tool);
-  if (!wire) wireTools.set(tool, (wire = toOpenAITool(tool)));
-  return wire;
 }
 
 /** Why a call ends when its request's signal aborts. */
@@ -117,10 +85,7 @@ export class OpenAIChatModel implements ChatModel {
   private readonly completions: ChatOpenAICompletions;
   private readonly streaming: boolean;
   private readonly maxRetries: number;
-  private streamBase: Readonly<Record<string, unknown>> | undefined;
-  private onceBase: Readonly<Record<string, unknown>> | undefined;
-  private maxTokensKey: 'max_tokens' | 'max_completion_tokens' = 'max_tokens';
-  private messageOptions: ToOpenAIMessagesOptions = {};
+  private readonly requests: OpenAIRequestBodies;
   /** Redacted from the errors this model raises (see `withoutCredentials`). */
   private readonly credentials: readonly string[];
 
@@ -160,6 +125,7 @@ export class OpenAIChatModel implements ChatModel {
     markSelfAborting(this);
     this.completions = new ChatOpenAICompletions(fields);
     this.chatOpenAI = new ChatOpenAI({ ...fields, completions: this.completions });
+    this.requests = new OpenAIRequestBodies(options, this.completions, this.provider, this.streaming);
   }
 
   /**
@@ -253,109 +219,7 @@ export class OpenAIChatModel implements ChatModel {
    * request's options).
    */
   describeRequest(request: Omit<ModelRequest, 'signal'>): ModelRequestInfo {
-    // The description depends on the request's options alone: an agent passes the same object to every call.
-    const last = this.described;
-    if (last?.options === request.options) return last.info;
-    const base = this.baseParams(this.streaming);
-    const sent: Record<string, unknown> = {};
-    for (const [wire, name] of WIRE_OPTIONS) if (base[wire] !== undefined) sent[name] = base[wire];
-    for (const key in request.options) if (request.options[key] !== undefined) sent[key] = request.options[key];
-    const info: ModelRequestInfo = { provider: this.provider, ...this.server(), stream: this.streaming, options: sent };
-    this.described = { options: request.options, info };
-    return info;
-  }
-
-  private described: { readonly options: ModelOptions; readonly info: ModelRequestInfo } | undefined;
-
-  private server(): { serverAddress?: string; serverPort?: number } {
-    // Parsed once: it is part of every call's MODEL_CALL_START.
-    return (this.serverInfo ??= this.parseServer());
-  }
-
-  private serverInfo: { serverAddress?: string; serverPort?: number } | undefined;
-
-  private parseServer(): { serverAddress?: string; serverPort?: number } {
-    const base = this.options.baseURL ?? this.options.configuration?.baseURL ?? 'https://api.openai.com/v1';
-    try {
-      const url = new URL(base);
-      const port = url.port ? Number(url.port) : url.protocol === 'http:' ? 80 : 443;
-      return { serverAddress: url.hostname.replace(/^\[|\]$/g, ''), serverPort: port };
-    } catch {
-      return {};
-    }
-  }
-
-  /**
-   * ChatOpenAI's invocation params for this model without per-call options (model, sampling
-   * fields, `stream_options`, `max_tokens`/`max_completion_tokens`, `modelKwargs`), computed once
-   * per mode; undefined fields dropped.
-   */
-  private baseParams(stream: boolean): Readonly<Record<string, unknown>> {
-    const cached = stream ? this.streamBase : this.onceBase;
-    if (cached) return cached;
-    const params: Record<string, unknown> = {};
-    const all = this.completions.invocationParams(undefined, { streaming: stream });
-    // ChatOpenAI sets one of the two keys (maybe undefined): max_completion_tokens for reasoning models.
-    this.maxTokensKey = 'max_completion_tokens' in all ? 'max_completion_tokens' : 'max_tokens';
-    // The same test ChatOpenAI uses to send system messages as `developer` messages.
-    this.messageOptions = {
-      sendReasoning: this.options.sendReasoning ?? false,
-      systemRole: this.maxTokensKey === 'max_completion_tokens' ? 'developer' : 'system',
-    };
-    for (const [key, value] of Object.entries(all)) {
-      if (value !== undefined) params[key] = value;
-    }
-    if (!stream) delete params['stream_options'];
-    // seed is a per-call option in ChatOpenAI; ours may also come from the constructor.
-    if (this.options.seed !== undefined) params['seed'] = this.options.seed;
-    if (stream) this.streamBase = params;
-    else this.onceBase = params;
-    return params;
-  }
-
-  /**
-   * The request body: the base params plus what ChatOpenAI's `invocationParams` adds per call
-   * (tools, `tool_choice`, `stop`, `seed`), our messages, and the request's sampling options.
-   */
-  private body(request: ModelRequest, stream: boolean): CreateParams {
-    const base = this.baseParams(stream);
-    const params: Record<string, unknown> = {
-      ...base,
-      messages: toOpenAIMessages(request.messages, this.messageOptions),
-      stream,
-    };
-    if (request.tools.length) {
-      params['tools'] = request.tools.map(openAITool);
-      params['tool_choice'] = toOpenAIToolChoice(request.toolChoice);
-    }
-    const format = request.responseFormat;
-    if (format) {
-      // The shape ChatOpenAI sends for `response_format` with `method: 'jsonSchema'`.
-      params['response_format'] = {
-        type: 'json_schema',
-        json_schema: { name: format.name, schema: format.schema, strict: format.strict },
-      };
-    }
-    const o = request.options;
-    for (const key in o) {
-      const value = o[key];
-      if (value === undefined) continue;
-      switch (key) {
-        case 'stop':
-          params['stop'] = [...(value as readonly string[])];
-          break;
-        case 'maxTokens':
-          params[this.maxTokensKey] = value;
-          break;
-        case 'temperature':
-        case 'seed':
-          params[key] = value;
-          break;
-        default:
-          params[OPTION_NAMES[key] ?? key] = value;
-      }
-    }
-    return params as unknown as CreateParams;
+    return this.requests.describe(request);
   }
 
   private async runStreaming(
@@ -364,7 +228,10 @@ export class OpenAIChatModel implements ChatModel {
     emit: (e: ModelEvent) => void,
     hooks: CallHooks,
   ): Promise<void> {
-    const body = { ...this.body(request, true), stream: true } as OpenAIClient.Chat.ChatCompletionCreateParamsStreaming;
+    const body = {
+      ...this.requests.body(request, true),
+      stream: true,
+    } as OpenAIClient.Chat.ChatCompletionCreateParamsStreaming;
     const response = await openChunkStream(this.completions, body, signal, this.maxRetries);
     hooks.responded();
     const touch = hooks.touch;
@@ -420,7 +287,7 @@ export class OpenAIChatModel implements ChatModel {
     hooks: CallHooks,
   ): Promise<void> {
     const body = {
-      ...this.body(request, false),
+      ...this.requests.body(request, false),
       stream: false,
     } as OpenAIClient.Chat.ChatCompletionCreateParamsNonStreaming;
     const completion: Completion =
