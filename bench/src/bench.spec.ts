@@ -79,17 +79,25 @@ describe('bench --quick', () => {
   it('runs every contender of the model-overhead scenario against the test server and reports ratios', () => {
     const overhead = report.results.find((r) => r.id === 'model-overhead')!;
     expect(overhead.config.quick).toBe(true);
-    expect(overhead.contenders.map((c) => c.name)).toEqual(['openai', 'openai+signal', 'rxscope', 'langchain']);
+    expect(overhead.contenders.map((c) => c.name)).toEqual([
+      'openai',
+      'openai+signal',
+      'openai-sse',
+      'rxscope',
+      'langchain',
+    ]);
     for (const c of overhead.contenders) {
       expect(c.ms.n).toBe(overhead.config.rounds * overhead.config.batch);
       expect(c.ms.median).toBeGreaterThan(0);
     }
     expect(overhead.ratios.map((r) => [r.contender, r.baseline])).toEqual([
       ['openai+signal', 'openai'],
+      ['openai-sse', 'openai'],
       ['rxscope', 'openai'],
       ['langchain', 'openai'],
     ]);
     expect(overhead.requirements).toEqual([
+      expect.objectContaining({ contender: 'rxscope', met: expect.any(Boolean) }),
       expect.objectContaining({ contender: 'rxscope', met: expect.any(Boolean) }),
     ]);
   });

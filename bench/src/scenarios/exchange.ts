@@ -21,11 +21,11 @@ import {
   type RuntimeContext,
 } from '@rxscope/core';
 import type { ServerTurn } from '@rxscope/core/testing/node';
-import { createParser } from 'eventsource-parser';
 import type OpenAI from 'openai';
 import { map, type Observable } from 'rxjs';
 import { z } from 'zod';
 import type { Contender } from '../harness/scenario.js';
+import { streamByHand } from './sse-by-hand.js';
 import type { ServerProcessOptions } from '../harness/server.js';
 import { currentBuild, perBuild, type RxscopeBuild } from './rxscope-build.js';
 
@@ -284,27 +284,11 @@ export function floorReply(client: OpenAI, hooks: ReplyHooks = {}): Promise<Outc
 
 /**
  * The same exchange with the plain `openai` client sending the requests, but each streamed body
- * read by hand (`asResponse()`, a `TextDecoder` and `eventsource-parser`'s push parser) instead
- * of through the SDK's `Stream`: the way rxscope's `OpenAIChatModel` reads a stream.
+ * read by hand ({@link streamByHand}) instead of through the SDK's `Stream`: the way rxscope's
+ * `OpenAIChatModel` reads a stream.
  */
 export function sseFloorReply(client: OpenAI, hooks: ReplyHooks = {}): Promise<Outcome> {
-  return handExchange(async (params, step) => {
-    const response = await client.chat.completions.create(params).asResponse();
-    let done = false;
-    const parser = createParser({
-      onEvent: (event) => {
-        if (event.data === '[DONE]') done = true;
-        else if (!done) step.add(JSON.parse(event.data) as ChatChunk);
-      },
-    });
-    const decoder = new TextDecoder();
-    const reader = response.body!.getReader();
-    for (;;) {
-      const { done: end, value } = await reader.read();
-      if (end) break;
-      parser.feed(decoder.decode(value, { stream: true }));
-    }
-  }, hooks);
+  return handExchange((params, step) => streamByHand(client, params, (chunk) => step.add(chunk)), hooks);
 }
 
 /** The signal of calls nobody cancels (the by-hand model loop below). */
