@@ -50,6 +50,7 @@ export const agentLoop: Scenario = {
     'the first streams 20 text chunks and then a call of the `add` tool (arguments in 3 chunks), the contender runs the tool (zod-validated input) and sends its result, ' +
     'the second streams 20 text chunks; every contender streams and collects all 40 text deltas (checked before measuring) and gets usage chunks. ' +
     '`openai` is the floor: the plain `openai` client driving the same exchange by hand (tool-call deltas assembled, `JSON.parse`, zod, second request). ' +
+    "`openai-sse` (a reference, not the floor) is the floor with each streamed body read by hand with a push parser instead of the SDK's `Stream`, as rxscope's adapter reads it. " +
     "`openai-model` drives the same exchange by hand over rxscope's `OpenAIChatModel` (no agent): what the model adapter alone adds. " +
     'rxscope contenders subscribe to `agent.reply(user)` of a new `Agent` per reply (sharing one `OpenAIChatModel`, tool and middleware instances; a new agent keeps the conversation from growing, as the other contenders are stateless). ' +
     '`rxscope+10mw` has 10 `PassThroughMiddleware`s on every hook: each of `onAgent`, `onReasoning`, `onActing`, `onModelCall` returns `next(input).pipe(map((e) => e))` ' +

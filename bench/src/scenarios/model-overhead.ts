@@ -55,7 +55,9 @@ export const modelOverhead: Scenario = {
   description:
     'One streamed chat completion (system + user message; the reply is 20 text chunks, then a usage chunk, `stream_options: {include_usage: true}`) ' +
     "from rxscope's OpenAI-compatible test server on 127.0.0.1 with zero added latency (in a child process, HTTP keep-alive), consumed to the end: " +
-    'the text concatenated and the usage read. `openai` drives the plain client; `openai+signal` does the same with an `AbortSignal`, as a caller who wants cancellation must; `rxscope` subscribes to `OpenAIChatModel.stream(request)` ' +
+    'the text concatenated and the usage read. `openai` drives the plain client; `openai+signal` does the same with an `AbortSignal`, as a caller who wants cancellation must; ' +
+    "`openai-sse` sends the request with the plain client and reads the body by hand with a push parser, as rxscope's adapter does (the SDK's `Stream` costs more than the adapter's own work); " +
+    '`rxscope` subscribes to `OpenAIChatModel.stream(request)` ' +
     "(what the agent loop calls, with the reply's never-aborted signal) until it completes; `langchain` iterates `ChatOpenAI.stream(messages)` for reference. " +
     'Each operation is a whole HTTP exchange, so the ratios are what a caller pays end to end.',
   baseline: 'openai',
