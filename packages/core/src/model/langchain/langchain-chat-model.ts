@@ -10,6 +10,7 @@ import { toOpenAITool } from '../openai/openai-messages.js';
 import { toLangChainMessages } from './langchain-messages.js';
 import { linkAbort } from '../../util/abort-link.js';
 import { markSelfAborting } from '../self-aborting.js';
+import { type ServerAddress, serverAddressOf } from '../server-address.js';
 
 /**
  * Options of {@link LangChainChatModel}.
@@ -226,7 +227,7 @@ function safely<T>(f: () => T): T | undefined {
 }
 
 /** The server of the model's base URL, from the fields LangChain's providers keep it in. */
-function serverOf(model: BaseChatModel): { serverAddress?: string; serverPort?: number } {
+function serverOf(model: BaseChatModel): ServerAddress {
   const m = model as unknown as Record<string, unknown>;
   const nested = (key: string) =>
     m[key] && typeof m[key] === 'object' ? (m[key] as Record<string, unknown>)['baseURL'] : undefined;
@@ -238,14 +239,7 @@ function serverOf(model: BaseChatModel): { serverAddress?: string; serverPort?: 
     nested('configuration'),
     nested('clientOptions'),
   ].find((v): v is string => typeof v === 'string' && v.length > 0);
-  if (!base) return {};
-  try {
-    const url = new URL(base);
-    const port = url.port ? Number(url.port) : url.protocol === 'http:' ? 80 : 443;
-    return { serverAddress: url.hostname.replace(/^\[|\]$/g, ''), serverPort: port };
-  } catch {
-    return {};
-  }
+  return base ? serverAddressOf(base) : {};
 }
 
 /** Maps LangChain message chunks to block events, summing usage. */

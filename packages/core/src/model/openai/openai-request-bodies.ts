@@ -1,6 +1,7 @@
 import type { ChatOpenAICompletions, OpenAIClient } from '@langchain/openai';
 import type { ModelOptions, ModelRequest, ModelRequestInfo, ToolSchema } from '../chat-model.js';
 import type { OpenAIChatModelOptions } from './openai-chat-model-options.js';
+import { type ServerAddress, serverAddressOf } from '../server-address.js';
 import { toOpenAIMessages, toOpenAITool, toOpenAIToolChoice, type ToOpenAIMessagesOptions } from './openai-messages.js';
 
 type CreateParams = OpenAIClient.Chat.ChatCompletionCreateParams;
@@ -70,22 +71,15 @@ export class OpenAIRequestBodies {
 
   private described: { readonly options: ModelOptions; readonly info: ModelRequestInfo } | undefined;
 
-  private server(): { serverAddress?: string; serverPort?: number } {
+  private server(): ServerAddress {
     // Parsed once: it is part of every call's MODEL_CALL_START.
     return (this.serverInfo ??= this.parseServer());
   }
 
-  private serverInfo: { serverAddress?: string; serverPort?: number } | undefined;
+  private serverInfo: ServerAddress | undefined;
 
-  private parseServer(): { serverAddress?: string; serverPort?: number } {
-    const base = this.options.baseURL ?? this.options.configuration?.baseURL ?? 'https://api.openai.com/v1';
-    try {
-      const url = new URL(base);
-      const port = url.port ? Number(url.port) : url.protocol === 'http:' ? 80 : 443;
-      return { serverAddress: url.hostname.replace(/^\[|\]$/g, ''), serverPort: port };
-    } catch {
-      return {};
-    }
+  private parseServer(): ServerAddress {
+    return serverAddressOf(this.options.baseURL ?? this.options.configuration?.baseURL ?? 'https://api.openai.com/v1');
   }
 
   /**
