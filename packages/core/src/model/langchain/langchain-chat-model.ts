@@ -6,6 +6,8 @@ import { BlockAssembler } from '../block-assembler.js';
 import type { ChatModel, ModelRequest, ModelRequestInfo, ToolChoice } from '../chat-model.js';
 import { ModelError } from '../model-error.js';
 import { toModelError } from '../to-model-error.js';
+import { withoutCredentials } from '../redact-credentials.js';
+import { langChainCredentials } from './langchain-credentials.js';
 import { toOpenAITool } from '../openai/openai-messages.js';
 import { toLangChainMessages } from './langchain-messages.js';
 import { linkAbort } from '../../util/abort-link.js';
@@ -69,9 +71,12 @@ export class LangChainChatModel implements ChatModel {
   readonly modelName: string;
   readonly provider: string;
   private readonly model: BaseChatModel;
+  /** Redacted from the errors this model raises (see `withoutCredentials`). */
+  private readonly credentials: readonly string[];
 
   constructor(private readonly options: LangChainChatModelOptions) {
     this.model = options.model;
+    this.credentials = langChainCredentials(options.model);
     const m = options.model as BaseChatModel & { model?: unknown; modelName?: unknown };
     this.modelName =
       options.modelName ??
@@ -156,7 +161,11 @@ export class LangChainChatModel implements ChatModel {
         (err: unknown) => {
           settled = true;
           const reason: unknown = controller.signal.reason;
-          subscriber.error(controller.signal.aborted && reason instanceof ModelError ? reason : toModelError(err));
+          subscriber.error(
+            controller.signal.aborted && reason instanceof ModelError
+              ? reason
+              : withoutCredentials(toModelError(err), this.credentials),
+          );
         },
       );
       return () => {

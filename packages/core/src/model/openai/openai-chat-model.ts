@@ -5,7 +5,8 @@ import { BlockAssembler } from '../block-assembler.js';
 import type { ChatModel, ModelRequest, ModelRequestInfo } from '../chat-model.js';
 import { ModelError } from '../model-error.js';
 import { toModelError } from '../to-model-error.js';
-import { credentialsOf, withoutCredentials } from './redact-credentials.js';
+import { withoutCredentials } from '../redact-credentials.js';
+import { credentialsOf } from './openai-credentials.js';
 import {
   checkOpenAIChatModelOptions,
   type OpenAIChatModelOptions,

@@ -6,7 +6,7 @@ import { firstValueFrom, toArray } from 'rxjs';
 import { createMsg } from '../../message/msg.js';
 import { ModelError } from '../model-error.js';
 import { OpenAIChatModel } from './openai-chat-model.js';
-import { credentialsOf } from './redact-credentials.js';
+import { credentialsOf } from './openai-credentials.js';
 
 describe('credentials in model errors', () => {
   let server: Server | undefined;
