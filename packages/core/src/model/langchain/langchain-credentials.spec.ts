@@ -75,7 +75,7 @@ describe('credentials in LangChainChatModel errors', () => {
     // A nested field and the environment variable a model declares for it.
     class Gateway extends FakeListChatModel {
       auth = { token: 'gw-token-0123456789' };
-      get lc_secrets(): Record<string, string> {
+      override get lc_secrets(): Record<string, string> {
         return { 'auth.token': 'GATEWAY_TOKEN' };
       }
     }
