@@ -74,6 +74,13 @@ describe('@rxscope/core entry points', () => {
     expect(undeclared).toEqual([]);
   });
 
+  it('/node names no optional peer, in code or types: without ioredis or bullmq it compiles with skipLibCheck: false', () => {
+    // The Redis parts take a structural RedisClient (any ioredis Redis is one); BullMQ lives behind /node/bullmq.
+    const imports = [...externalImports(sourceOf('./node'))];
+    const optionalPeers = Object.keys(pkg.peerDependenciesMeta).filter((m) => pkg.peerDependenciesMeta[m]?.optional);
+    expect(imports.filter((m) => optionalPeers.includes(m))).toEqual([]);
+  });
+
   it('every entry point is browser-safe except the Node ones (no node: import outside /node and /testing/node)', () => {
     const browser = subpaths.filter((s) => !s.startsWith('./node') && s !== './testing/node');
     const offenders = browser.filter((s) => [...externalImports(sourceOf(s))].some((m) => m.startsWith('node:')));

@@ -33,3 +33,4 @@ export type {
 // Redis: pub/sub shared by the Redis-backed parts ---------------------------------------------
 export { compareStreamIds, RedisChannels } from './redis/redis-channels.js';
 export type { RedisChannelListener, RedisChannelSubscription } from './redis/redis-channels.js';
+export type { RedisClient, RedisSubscriberClient } from './redis/redis-client.js';

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis/redis-client.js';
 import {
   SessionConflictError,
   SessionStoreError,
@@ -10,7 +10,7 @@ import { parseAgentState, type AgentStateSnapshot } from '../state/snapshot.js';
 /** Options of {@link RedisSessionStore}. */
 export interface RedisSessionStoreOptions {
   /** An ioredis client (yours: the store never closes it). */
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   /** Prefix of every key. Default `'rxscope:store:'`; a session is the hash `<prefix><sessionId>`. */
   readonly prefix?: string;
   /** A session expires this long after its last save. `0` (the default) keeps it until `delete`. */
@@ -49,7 +49,7 @@ return {1, version}`;
  * ```
  */
 export class RedisSessionStore implements SessionStore {
-  private readonly redis: Redis;
+  private readonly redis: RedisClient;
   private readonly prefix: string;
   private readonly ttlSeconds: number;
 

@@ -1,6 +1,6 @@
 // What each entry point of @rxscope/harness pulls in, type imports included: the main entry must
 // not name ioredis (a project without it and with skipLibCheck: false would get TS2307), nor
-// @rxscope/core/node (whose declarations name ioredis), nor bullmq; the Redis parts live behind
+// @rxscope/core/node (the Node-only parts of core), nor bullmq; the Redis parts live behind
 // /redis, the BullMQ ones behind /bullmq.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient, RedisSubscriberClient } from './redis-client.js';
 
 /** Receives the messages of one Redis pub/sub channel (see {@link RedisChannels.listen}). */
 export interface RedisChannelListener {
@@ -38,12 +38,12 @@ export interface RedisChannelSubscription {
  * ```
  */
 export class RedisChannels {
-  private subscriber: Redis | undefined;
+  private subscriber: RedisSubscriberClient | undefined;
   private readonly channels = new Map<string, { listeners: Set<RedisChannelListener>; ready: Promise<unknown> }>();
   private connectedOnce = false;
 
   /** `redis`: the command client (yours: `close()` leaves it open); a duplicate of it listens. */
-  constructor(private readonly redis: Redis) {}
+  constructor(private readonly redis: RedisClient) {}
 
   /** Adds a listener to `channel`, subscribing the channel if it is the first. */
   listen(channel: string, listener: RedisChannelListener): RedisChannelSubscription {
@@ -76,7 +76,7 @@ export class RedisChannels {
     if (subscriber) await subscriber.quit().catch(() => subscriber.disconnect());
   }
 
-  private connect(): Redis {
+  private connect(): RedisSubscriberClient {
     if (this.subscriber) return this.subscriber;
     const subscriber = this.redis.duplicate();
     subscriber.on('message', (channel: string, message: string) => {

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/redis-client.js';
 import { Observable } from 'rxjs';
 import type { AgentEvent } from '../../event/events.js';
 import { compareStreamIds, RedisChannels, type RedisChannelListener } from '../redis/redis-channels.js';
@@ -7,7 +7,7 @@ import { replayGapEvent, type SessionEventBus, type SessionEventsOptions } from 
 /** Options of {@link RedisSessionEventBus}. */
 export interface RedisSessionEventBusOptions {
   /** An ioredis client for commands (yours: `close()` leaves it open). A duplicate of it listens. */
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   /** Prefix of every key and channel. Default `'rxscope:session:'`. */
   readonly prefix?: string;
   /** Events kept per session for replay (exact trimming). Default 1,000. */
@@ -68,7 +68,7 @@ type Entry = [streamId: string, fields: string[]];
  * ```
  */
 export class RedisSessionEventBus implements SessionEventBus {
-  private readonly redis: Redis;
+  private readonly redis: RedisClient;
   private readonly prefix: string;
   private readonly maxEvents: number;
   private readonly ttlSeconds: number;
