@@ -1,5 +1,8 @@
+import { lastValueFrom, toArray } from 'rxjs';
 import { z } from 'zod';
 import type { AgentEvent } from '../event/events.js';
+import { createMsg } from '../message/msg.js';
+import type { ChatModel } from '../model/chat-model.js';
 import { defineTool } from '../tool/tool.js';
 import { ofType } from '../testing/run-reply.js';
 
@@ -22,3 +25,18 @@ export const addTool = defineTool({
 });
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** What one call of `model` with a one-message request fails with (undefined when it succeeds). */
+export function streamFailure(model: ChatModel): Promise<unknown> {
+  const request = {
+    messages: [createMsg('user', 'hi')],
+    tools: [],
+    toolChoice: 'auto' as const,
+    options: {},
+    signal: new AbortController().signal,
+  };
+  return lastValueFrom(model.stream(request).pipe(toArray())).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+}

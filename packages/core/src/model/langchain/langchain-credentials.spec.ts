@@ -5,8 +5,7 @@ import { FakeListChatModel } from '@langchain/core/utils/testing';
 import { ChatOpenAI } from '@langchain/openai';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { firstValueFrom, toArray } from 'rxjs';
-import { createMsg } from '../../message/msg.js';
+import { streamFailure } from '../../__tests__/helpers.js';
 import { ModelError } from '../model-error.js';
 import { LangChainChatModel } from './langchain-chat-model.js';
 import { langChainCredentials } from './langchain-credentials.js';
@@ -29,22 +28,6 @@ describe('credentials in LangChainChatModel errors', () => {
     return `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
   }
 
-  const failure = (model: LangChainChatModel) =>
-    firstValueFrom(
-      model
-        .stream({
-          messages: [createMsg('user', 'hi')],
-          tools: [],
-          toolChoice: 'auto',
-          options: {},
-          signal: new AbortController().signal,
-        })
-        .pipe(toArray()),
-    ).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-
   it.each([
     ['given to the model', { apiKey: 'sk-live-0123456789' }],
     ['taken from OPENAI_API_KEY', {}],
@@ -57,7 +40,7 @@ describe('credentials in LangChainChatModel errors', () => {
         ...fields,
         configuration: { baseURL: await echoing(), logLevel: 'off' },
       });
-      const error = await failure(new LangChainChatModel({ model: chat }));
+      const error = await streamFailure(new LangChainChatModel({ model: chat }));
       expect(error).toBeInstanceOf(ModelError);
       const e = error as ModelError;
       expect(e.message).toContain('Rejected credentials: Bearer [redacted]');

@@ -1,8 +1,7 @@
 import { createServer } from 'node:net';
-import { lastValueFrom, toArray } from 'rxjs';
 import { Agent } from '../../agent/agent.js';
-import { createMsg } from '../../message/msg.js';
 import { startOpenAITestServer, type OpenAITestServer } from '../../testing/node/index.js';
+import { streamFailure } from '../../__tests__/helpers.js';
 import { ModelError } from '../model-error.js';
 import { OpenAIChatModel, type OpenAIChatModelOptions } from './index.js';
 
@@ -116,20 +115,7 @@ describe('OpenAIChatModel over loopback: failures carry their root cause', () =>
   it('a refused connection names ECONNREFUSED and the address, in the message and the cause', async () => {
     const port = await closedPort();
     const model = new OpenAIChatModel({ model: 'm', apiKey: 'k', baseURL: `http://127.0.0.1:${port}/v1` });
-    const error = await lastValueFrom(
-      model
-        .stream({
-          messages: [createMsg('user', 'hi')],
-          tools: [],
-          toolChoice: 'auto',
-          options: {},
-          signal: new AbortController().signal,
-        })
-        .pipe(toArray()),
-    ).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
+    const error = await streamFailure(model);
     expect(error).toBeInstanceOf(ModelError);
     expect((error as ModelError).message).toContain(`ECONNREFUSED 127.0.0.1:${port}`);
     expect((error as ModelError).code).toBe('connection_error');

@@ -2,8 +2,7 @@
 // the key into its error message (some proxies and gateways do) gets it replaced by [redacted].
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { firstValueFrom, toArray } from 'rxjs';
-import { createMsg } from '../../message/msg.js';
+import { streamFailure } from '../../__tests__/helpers.js';
 import { ModelError } from '../model-error.js';
 import { OpenAIChatModel } from './openai-chat-model.js';
 import { credentialsOf } from './openai-credentials.js';
@@ -35,20 +34,7 @@ describe('credentials in model errors', () => {
         apiKey: 'sk-live-0123456789',
         configuration: { logLevel: 'off', defaultHeaders: { 'X-Api-Key': 'hdr-0123456789' } },
       });
-      const error = await firstValueFrom(
-        model
-          .stream({
-            messages: [createMsg('user', 'hi')],
-            tools: [],
-            toolChoice: 'auto',
-            options: {},
-            signal: new AbortController().signal,
-          })
-          .pipe(toArray()),
-      ).then(
-        () => undefined,
-        (e: unknown) => e,
-      );
+      const error = await streamFailure(model);
       expect(error).toBeInstanceOf(ModelError);
       const e = error as ModelError;
       expect(e.message).toContain('Rejected credentials: Bearer [redacted] [redacted]');
