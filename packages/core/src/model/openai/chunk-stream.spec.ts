@@ -88,6 +88,14 @@ describe('readChunks', () => {
     expect(bad.state.cancelled).toBe(true);
   });
 
+  it('fails on an event whose JSON is not an object, with a malformed_response', async () => {
+    for (const data of ['null', '42', '"text"']) {
+      const { response } = pieces(`data: ${data}\n\n`, 1000);
+      const error = await readChunks(response, never, () => undefined).catch((e: unknown) => e);
+      expect(toModelError(error)).toMatchObject({ code: 'malformed_response', retryable: true });
+    }
+  });
+
   it('fails on an error event and on a payload carrying an error, with the server message', async () => {
     const named = pieces(`event: error\ndata: ${JSON.stringify({ error: { message: 'overloaded' } })}\n\n`, 1000);
     await expect(readChunks(named.response, never, () => undefined)).rejects.toThrow('overloaded');

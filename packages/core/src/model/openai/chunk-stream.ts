@@ -71,8 +71,9 @@ function cancelOnAbort(signal: AbortSignal, reader: ReadableStreamDefaultReader<
 
 /**
  * Reads the server-sent events of a streamed chat completion and hands each parsed chunk to
- * `onChunk`, synchronously, in wire order, until `[DONE]` or the end of the body. Malformed JSON
- * fails with a `SyntaxError` (a `malformed_response` for {@link toModelError}); an error event
+ * `onChunk`, synchronously, in wire order, until `[DONE]` or the end of the body. Malformed JSON,
+ * or JSON that is not an object, fails with a `SyntaxError` (a `malformed_response` for
+ * `toModelError`); an error event
  * fails with the SDK's `APIError`; an abort of `signal` fails with the signal's reason.
  *
  * @example
@@ -110,7 +111,12 @@ export async function readChunks(
         );
       }
       if (event.event === 'error') throw streamedError(payload, true, response.headers);
-      const error = (payload as { error?: unknown } | null)?.error;
+      if (payload === null || typeof payload !== 'object') {
+        throw new SyntaxError(
+          `Error reading response: a server-sent event that is not a JSON object: ${JSON.stringify(event.data.slice(0, 200))}`,
+        );
+      }
+      const error = (payload as { error?: unknown }).error;
       if (error) throw streamedError(error, false, response.headers);
       onChunk(payload as Chunk);
     },
