@@ -150,7 +150,11 @@ describe('bench --quick', () => {
       expect.stringContaining('over HTTP, 10'),
       expect.stringContaining('over HTTP, 50'),
       expect.stringContaining('floor'),
+      expect.stringContaining('openai-sse'),
     ]);
+    // Over HTTP the framework's share is measured against the client reading the body as the adapter does.
+    expect(s2.contenders.map((c) => c.name)).toContain('openai-sse/20');
+    expect(s2.tables[0]!.rows[3]![0]).toContain('above openai-sse');
   });
 
   it('reports the node-service under SSE load: memory per stream, latency, the slow client', () => {
