@@ -102,20 +102,21 @@ export const perEvent: Scenario = {
     for (const n of sizes) {
       // Long streams: fewer operations per round so that one round stays short.
       const batch = n > 1000 ? Math.max(1, Math.round(config.batch / 10)) : config.batch;
+      const params: OpenAI.Chat.ChatCompletionCreateParamsStreaming = {
+        model: modelFor(n),
+        messages: [
+          { role: 'system', content: SYSTEM },
+          { role: 'user', content: USER },
+        ],
+        stream: true,
+        stream_options: { include_usage: true },
+      };
       contenders.push({
         name: `openai/${n}`,
         label: `plain \`openai\` client, ${n} chunks`,
         batch,
         async run() {
-          const stream = await client.chat.completions.create({
-            model: modelFor(n),
-            messages: [
-              { role: 'system', content: SYSTEM },
-              { role: 'user', content: USER },
-            ],
-            stream: true,
-            stream_options: { include_usage: true },
-          });
+          const stream = await client.chat.completions.create(params);
           let chars = 0;
           let events = 0;
           for await (const chunk of stream) {
@@ -132,22 +133,10 @@ export const perEvent: Scenario = {
         async run() {
           let chars = 0;
           let events = 0;
-          await streamByHand(
-            client,
-            {
-              model: modelFor(n),
-              messages: [
-                { role: 'system', content: SYSTEM },
-                { role: 'user', content: USER },
-              ],
-              stream: true,
-              stream_options: { include_usage: true },
-            },
-            (chunk) => {
-              events++;
-              chars += chunk.choices[0]?.delta.content?.length ?? 0;
-            },
-          );
+          await streamByHand(client, params, (chunk) => {
+            events++;
+            chars += chunk.choices[0]?.delta.content?.length ?? 0;
+          });
           return { events, chars };
         },
       });
