@@ -1,6 +1,7 @@
-import { type ChatOpenAICompletions, OpenAIClient, wrapOpenAIClientError } from '@langchain/openai';
+import { type ChatOpenAICompletions, OpenAIClient } from '@langchain/openai';
 import { createParser } from 'eventsource-parser';
 import { ModelError } from '../model-error.js';
+import { withOpenAIClient } from './openai-client.js';
 
 type Chunk = OpenAIClient.Chat.Completions.ChatCompletionChunk;
 type StreamParams = OpenAIClient.Chat.ChatCompletionCreateParamsStreaming;
@@ -21,16 +22,8 @@ export function openChunkStream(
   signal: AbortSignal,
   maxRetries: number,
 ): Promise<Response> {
-  // ChatOpenAI creates its client on first use (the call also copies its client options: once is enough).
-  if (!(completions.client as OpenAIClient | undefined)) completions._getClientOptions(undefined);
-  const client = completions.client;
-  const send = async (): Promise<Response> => {
-    try {
-      return await client.chat.completions.create(body, { signal }).asResponse();
-    } catch (e) {
-      throw wrapOpenAIClientError(e);
-    }
-  };
+  const send = (): Promise<Response> =>
+    withOpenAIClient(completions, (client) => client.chat.completions.create(body, { signal }).asResponse());
   return maxRetries > 0 ? completions.caller.callWithOptions({ maxRetries }, send) : send();
 }
 

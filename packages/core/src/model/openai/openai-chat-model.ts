@@ -1,4 +1,4 @@
-import { ChatOpenAI, ChatOpenAICompletions, type OpenAIClient, wrapOpenAIClientError } from '@langchain/openai';
+import { ChatOpenAI, ChatOpenAICompletions, type OpenAIClient } from '@langchain/openai';
 import { Observable } from 'rxjs';
 import type { ModelEvent, Usage } from '../../event/events.js';
 import { BlockAssembler } from '../block-assembler.js';
@@ -17,6 +17,7 @@ import { linkAbort } from '../../util/abort-link.js';
 import { markSelfAborting } from '../self-aborting.js';
 import { OpenAIRequestBodies } from './openai-request-bodies.js';
 import { openChunkStream, readChunks } from './chunk-stream.js';
+import { withOpenAIClient } from './openai-client.js';
 
 type Completion = OpenAIClient.Chat.Completions.ChatCompletion;
 type WireUsage = OpenAIClient.Completions.CompletionUsage;
@@ -229,10 +230,7 @@ export class OpenAIChatModel implements ChatModel {
     emit: (e: ModelEvent) => void,
     hooks: CallHooks,
   ): Promise<void> {
-    const body = {
-      ...this.requests.body(request, true),
-      stream: true,
-    } as OpenAIClient.Chat.ChatCompletionCreateParamsStreaming;
+    const body = this.requests.body(request, true);
     const response = await openChunkStream(this.completions, body, signal, this.maxRetries);
     hooks.responded();
     const touch = hooks.touch;
@@ -287,10 +285,7 @@ export class OpenAIChatModel implements ChatModel {
     emit: (e: ModelEvent) => void,
     hooks: CallHooks,
   ): Promise<void> {
-    const body = {
-      ...this.requests.body(request, false),
-      stream: false,
-    } as OpenAIClient.Chat.ChatCompletionCreateParamsNonStreaming;
+    const body = this.requests.body(request, false);
     const completion: Completion =
       this.maxRetries > 0
         ? await this.completions.completionWithRetry(body, { signal, maxRetries: this.maxRetries })
@@ -337,13 +332,7 @@ export class OpenAIChatModel implements ChatModel {
     body: OpenAIClient.Chat.ChatCompletionCreateParamsNonStreaming,
     signal: AbortSignal,
   ): Promise<Completion> {
-    // ChatOpenAI creates its client on first use (the call also copies its client options: once is enough).
-    if (!(this.completions.client as OpenAIClient | undefined)) this.completions._getClientOptions(undefined);
-    try {
-      return await this.completions.client.chat.completions.create(body, { signal });
-    } catch (e) {
-      throw wrapOpenAIClientError(e);
-    }
+    return withOpenAIClient(this.completions, (client) => client.chat.completions.create(body, { signal }));
   }
 
   private end(

@@ -114,6 +114,8 @@ export class OpenAIRequestBodies {
    * The request body: the base params plus what ChatOpenAI's `invocationParams` adds per call
    * (tools, `tool_choice`, `stop`, `seed`), our messages, and the request's sampling options.
    */
+  body(request: ModelRequest, stream: true): OpenAIClient.Chat.ChatCompletionCreateParamsStreaming;
+  body(request: ModelRequest, stream: false): OpenAIClient.Chat.ChatCompletionCreateParamsNonStreaming;
   body(request: ModelRequest, stream: boolean): CreateParams {
     const base = this.baseParams(stream);
     const params: Record<string, unknown> = {
