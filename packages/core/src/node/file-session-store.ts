@@ -1,4 +1,4 @@
-import { mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   SessionConflictError,
@@ -7,6 +7,8 @@ import {
   type StoredSession,
 } from '../state/session-store.js';
 import { parseAgentState, type AgentStateSnapshot } from '../state/snapshot.js';
+import { acquireFileLock, LockTimeoutError } from './file-lock.js';
+import { SessionSaveError } from './session-save-error.js';
 
 /** Options of {@link FileSessionStore}. */
 export interface FileSessionStoreOptions {
@@ -23,7 +25,9 @@ let tmpCounter = 0;
  * A {@link SessionStore} on the file system, safe across processes: every save takes an
  * exclusive lock file, checks the stored version, writes a temporary file and renames it over
  * the session file (atomic: readers see the old or the new state, never a torn one). A lock left
- * by a dead process (crash, SIGKILL) is taken over.
+ * by a dead process (crash, SIGKILL) is broken by exactly one contender, so optimistic versions
+ * hold under any interleaving; a live holder's lock is never broken (a save then times out).
+ * A save that fails is a {@link SessionSaveError} naming the session (nothing was written).
  *
  * @example
  * ```ts
@@ -54,37 +58,45 @@ export class FileSessionStore implements SessionStore {
       text = await readFile(file, 'utf8');
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw e;
+      throw new SessionStoreError(`Session "${sessionId}" could not be read from ${file} (${(e as Error).message}).`, {
+        cause: e,
+      });
     }
     return parseStored(file, text);
   }
 
   async save(sessionId: string, state: AgentStateSnapshot, expectedVersion: number): Promise<number> {
+    const notSaved = (reason: string, cause: unknown) =>
+      new SessionSaveError('session_not_saved', sessionId, reason, { cause });
     // Once per store: a directory removed later is made again when taking the lock finds it missing.
     this.madeDir ??= mkdir(this.dir, { recursive: true }).then(() => undefined);
     try {
       await this.madeDir;
     } catch (e) {
       this.madeDir = undefined;
-      throw e;
+      throw notSaved(`creating the folder ${this.dir} failed (${(e as Error).message}).`, e);
     }
     const file = this.fileOf(sessionId);
-    const release = await this.lock(file).catch(async (e: unknown) => {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-      await mkdir(this.dir, { recursive: true });
-      return this.lock(file);
-    });
+    const release = await this.lock(sessionId, file);
     try {
-      const actual = await this.versionOf(file);
+      const actual = await this.versionOf(file).catch((e: unknown) => {
+        throw notSaved(`reading its stored version from ${file} failed (${(e as Error).message}).`, e);
+      });
       if (actual !== expectedVersion) throw new SessionConflictError(sessionId, expectedVersion, actual);
       const version = actual + 1;
       const tmp = `${file}.${process.pid}.${(tmpCounter = (tmpCounter + 1) % 0x7fffffff).toString(36)}.tmp`;
-      const text = JSON.stringify({ version, state });
-      await writeFile(tmp, text, { flag: 'wx' });
-      await rename(tmp, file);
+      try {
+        await writeFile(tmp, JSON.stringify({ version, state }), { flag: 'wx' });
+        await rename(tmp, file);
+      } catch (e) {
+        await rm(tmp, { force: true }).catch(() => undefined);
+        throw notSaved(`writing ${file} failed (${(e as Error).message}).`, e);
+      }
       return version;
     } finally {
-      await release();
+      // A lock that cannot be removed is taken for a left-over one by the next writer of this
+      // process (its nonce is released), and by others once this process is gone.
+      await release().catch(() => undefined);
     }
   }
 
@@ -114,50 +126,40 @@ export class FileSessionStore implements SessionStore {
   }
 
   async delete(sessionId: string): Promise<void> {
-    await rm(this.fileOf(sessionId), { force: true });
+    const file = this.fileOf(sessionId);
+    try {
+      await rm(file, { force: true });
+    } catch (e) {
+      throw new SessionStoreError(
+        `Session "${sessionId}" was not deleted: removing ${file} failed (${(e as Error).message}).`,
+        {
+          cause: e,
+        },
+      );
+    }
   }
 
-  private async lock(file: string): Promise<() => Promise<void>> {
+  /** Takes the session's lock (see file-lock.ts), making the folder again when it was removed. */
+  private async lock(sessionId: string, file: string): Promise<() => Promise<void>> {
     const lockFile = `${file}.lock`;
-    const deadline = Date.now() + this.lockTimeoutMs;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const handle = await open(lockFile, 'wx');
-        await handle.writeFile(JSON.stringify({ pid: process.pid, at: Date.now() }));
-        await handle.close();
-        return () => rm(lockFile, { force: true });
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-        if (await isStale(lockFile)) {
-          await rm(lockFile, { force: true });
-          continue;
-        }
-        if (Date.now() > deadline) {
-          throw new SessionStoreError(
-            `Timed out after ${this.lockTimeoutMs} ms waiting for the lock ${lockFile} held by another writer.`,
-          );
-        }
-        await new Promise((r) => setTimeout(r, Math.min(50, 5 * (attempt + 1))));
-      }
+    try {
+      return await acquireFileLock(lockFile, this.lockTimeoutMs).catch(async (e: unknown) => {
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+        await mkdir(this.dir, { recursive: true });
+        return acquireFileLock(lockFile, this.lockTimeoutMs);
+      });
+    } catch (e) {
+      if (e instanceof LockTimeoutError)
+        throw new SessionSaveError('session_lock_timeout', sessionId, e.message, { cause: e });
+      throw new SessionSaveError(
+        'session_not_saved',
+        sessionId,
+        `taking the lock ${lockFile} failed (${(e as Error).message}).`,
+        {
+          cause: e,
+        },
+      );
     }
-  }
-}
-
-async function isStale(lockFile: string): Promise<boolean> {
-  try {
-    const { pid, at } = JSON.parse(await readFile(lockFile, 'utf8')) as { pid?: number; at?: number };
-    if (typeof pid === 'number' && pid !== process.pid) {
-      try {
-        process.kill(pid, 0);
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === 'ESRCH') return true; // the holder died
-      }
-    }
-    return typeof at === 'number' && Date.now() - at > 30_000;
-  } catch {
-    // Unreadable or half-written lock: stale only if old (a writer may be writing it right now).
-    const info = await stat(lockFile).catch(() => undefined);
-    return info !== undefined && Date.now() - info.mtimeMs > 2_000;
   }
 }
 

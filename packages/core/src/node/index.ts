@@ -3,6 +3,8 @@ export { FileSessionStore } from './file-session-store.js';
 export type { FileSessionStoreOptions } from './file-session-store.js';
 export { RedisSessionStore } from './redis-session-store.js';
 export type { RedisSessionStoreOptions } from './redis-session-store.js';
+export { SessionSaveError } from './session-save-error.js';
+export type { SessionSaveErrorCode } from './session-save-error.js';
 
 // graceful shutdown: running replies saved for the next process ----------------------------
 export { shutdownAgents, terminationSignal } from './shutdown-agents.js';

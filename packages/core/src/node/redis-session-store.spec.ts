@@ -1,6 +1,7 @@
 // What is particular to the Redis store, on a real redis-server (the conformance suite every
 // store passes is src/__tests__/sessions.spec.ts): writers on separate connections racing for one
-// session, a corrupt stored state, expiry, and a confirmation answered through another connection.
+// session, a corrupt stored state, expiry, a confirmation answered through another connection,
+// and saves when the redis-server dies (killed with SIGKILL).
 import { Redis } from 'ioredis';
 import { lastValueFrom, NEVER } from 'rxjs';
 import { z } from 'zod';
@@ -10,6 +11,7 @@ import { replyEndOf, runReply, ScriptedChatModel } from '../testing/index.js';
 import { startRedisServer, type RedisTestServer } from '../testing/node/index.js';
 import { defineTool } from '../tool/tool.js';
 import { RedisSessionStore } from './redis-session-store.js';
+import { SessionSaveError } from './session-save-error.js';
 
 describe('RedisSessionStore on a real redis-server', () => {
   let server: RedisTestServer;
@@ -108,5 +110,81 @@ describe('RedisSessionStore on a real redis-server', () => {
     });
     expect(replyEndOf(done).finishReason).toBe('completed');
     expect(runs).toEqual(['B-2']);
+  });
+});
+
+describe('RedisSessionStore when the redis-server dies', () => {
+  let server: RedisTestServer;
+  let redis: Redis;
+  let store: RedisSessionStore;
+  const state = (summary: string) => ({
+    ...new Agent({ model: new ScriptedChatModel([]), sessionId: 's' }).saveState(),
+    summary,
+  });
+  let serverPid: number;
+  /** Kills the server as a crash would (SIGKILL); resolves once it has exited. */
+  const killServer = async () => {
+    try {
+      process.kill(serverPid, 'SIGKILL');
+    } catch {
+      // exited already
+    }
+    await server.stop();
+  };
+
+  beforeEach(async () => {
+    server = await startRedisServer();
+    // ioredis retries a command through 20 reconnections by default (about 10 s); 1 keeps the test
+    // short. disconnectTimeout: its timer to destroy a dead socket on disconnect (2 s) outlives the test.
+    redis = new Redis(server.url, { maxRetriesPerRequest: 1, disconnectTimeout: 50 });
+    redis.on('error', () => undefined); // the reconnection errors: the commands' rejections are what is tested
+    store = new RedisSessionStore({ redis, prefix: 'dies:' });
+    await store.save('user-42', state('kept'), 0);
+    serverPid = Number(/process_id:(\d+)/.exec(await redis.info('server'))![1]);
+  }, 20_000);
+  afterEach(async () => {
+    redis.disconnect();
+    await killServer(); // SIGKILL: a server busy in a script would not stop on SIGTERM
+  });
+
+  it('a save after Redis died is refused as NOT saved, naming the session; a load names it too', async () => {
+    await killServer();
+    const started = Date.now();
+    while (redis.status === 'ready' && Date.now() - started < 5000) await new Promise((r) => setTimeout(r, 10));
+    expect(redis.status).not.toBe('ready');
+
+    const saving = store.save('user-42', state('lost'), 1);
+    await expect(saving).rejects.toBeInstanceOf(SessionSaveError);
+    await expect(saving).rejects.toMatchObject({ code: 'session_not_saved', sessionId: 'user-42', maybeSaved: false });
+    await expect(saving).rejects.toThrow(
+      /^Session "user-42" was NOT saved: Redis could not be reached, and the write to dies:user-42 was never sent \(Reached the max retries/,
+    );
+    const loading = store.load('user-42');
+    await expect(loading).rejects.toBeInstanceOf(SessionStoreError);
+    await expect(loading).rejects.toThrow(/^Session "user-42" could not be read from Redis key dies:user-42/);
+  });
+
+  it('a save sent just before Redis died is reported as maybe saved, naming the session', async () => {
+    // Another client keeps the server busy in a script, so the save is sent and waits for its answer.
+    const busy = new Redis(server.url, { maxRetriesPerRequest: 1, disconnectTimeout: 50 });
+    busy.on('error', () => undefined);
+    const blocking = busy.eval('while true do end', 0).catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 50));
+    const saving = store.save('user-42', state('in flight'), 1);
+    saving.catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 100));
+    await killServer();
+
+    await expect(saving).rejects.toMatchObject({
+      name: 'SessionSaveError',
+      code: 'session_save_unknown',
+      sessionId: 'user-42',
+      maybeSaved: true,
+    });
+    await expect(saving).rejects.toThrow(
+      /^Session "user-42" may or may not have been saved: the connection to Redis failed after the write to dies:user-42 was sent, .* Load the session to find out\.$/,
+    );
+    await blocking;
+    busy.disconnect();
   });
 });

@@ -6,6 +6,7 @@ import {
   type StoredSession,
 } from '../state/session-store.js';
 import { parseAgentState, type AgentStateSnapshot } from '../state/snapshot.js';
+import { SessionSaveError } from './session-save-error.js';
 
 /** Options of {@link RedisSessionStore}. */
 export interface RedisSessionStoreOptions {
@@ -37,7 +38,8 @@ return {1, version}`;
  * optimistic compare-and-set done by one Lua script, so two writers of one session never both
  * win, whichever process they run in, and a stale writer gets a {@link SessionConflictError}
  * and overwrites nothing. A stored state is validated when loaded (a bad one is a
- * {@link SessionStoreError} naming the key). Uses ioredis (an optional peer dependency).
+ * {@link SessionStoreError} naming the key). A save that fails is a {@link SessionSaveError}
+ * naming the session and saying whether the write may have run. Uses ioredis (an optional peer dependency).
  *
  * @example
  * ```ts
@@ -73,27 +75,71 @@ export class RedisSessionStore implements SessionStore {
 
   async load(sessionId: string): Promise<StoredSession | undefined> {
     const key = this.keyOf(sessionId);
-    const [version, state] = await this.redis.hmget(key, 'version', 'state');
+    const [version, state] = await this.redis.hmget(key, 'version', 'state').catch((e: unknown) => {
+      throw new SessionStoreError(
+        `Session "${sessionId}" could not be read from Redis key ${key} (${(e as Error).message}).`,
+        {
+          cause: e,
+        },
+      );
+    });
     if (version == null && state == null) return undefined;
     return parseStored(key, version ?? null, state ?? null);
   }
 
   async save(sessionId: string, state: AgentStateSnapshot, expectedVersion: number): Promise<number> {
-    const [ok, version] = (await this.redis.eval(
-      SAVE,
-      1,
-      this.keyOf(sessionId),
-      expectedVersion,
-      JSON.stringify(state),
-      this.ttlSeconds,
-    )) as [number, number];
+    const key = this.keyOf(sessionId);
+    // ioredis queues a command while it is not connected and sends it on reconnection: a command
+    // given to a client that is not ready and then failed was never sent. One given to a ready
+    // client that fails other than by the server's answer may have run.
+    const sent = this.redis.status === undefined || this.redis.status === 'ready';
+    let result: unknown;
+    try {
+      result = await this.redis.eval(SAVE, 1, key, expectedVersion, JSON.stringify(state), this.ttlSeconds);
+    } catch (e) {
+      throw saveError(sessionId, key, e, sent);
+    }
+    const [ok, version] = result as [number, number];
     if (ok !== 1) throw new SessionConflictError(sessionId, expectedVersion, version);
     return version;
   }
 
   async delete(sessionId: string): Promise<void> {
-    await this.redis.del(this.keyOf(sessionId));
+    const key = this.keyOf(sessionId);
+    await this.redis.del(key).catch((e: unknown) => {
+      throw new SessionStoreError(
+        `Session "${sessionId}" was not deleted from Redis key ${key} (${(e as Error).message}).`,
+        {
+          cause: e,
+        },
+      );
+    });
   }
+}
+
+/** The error of a failed save: whether the write may have run decides its code. */
+function saveError(sessionId: string, key: string, e: unknown, sent: boolean): SessionSaveError {
+  const message = (e as Error).message;
+  // The server's own refusal (an error reply: out of memory, a read-only replica): the script did not write.
+  if ((e as Error).name === 'ReplyError') {
+    return new SessionSaveError('session_not_saved', sessionId, `Redis refused the write to ${key} (${message}).`, {
+      cause: e,
+    });
+  }
+  if (!sent) {
+    return new SessionSaveError(
+      'session_not_saved',
+      sessionId,
+      `Redis could not be reached, and the write to ${key} was never sent (${message}).`,
+      { cause: e },
+    );
+  }
+  return new SessionSaveError(
+    'session_save_unknown',
+    sessionId,
+    `the connection to Redis failed after the write to ${key} was sent, before its answer came (${message}).`,
+    { cause: e },
+  );
 }
 
 function parseStored(key: string, versionText: string | null, stateText: string | null): StoredSession {

@@ -13,6 +13,8 @@
  * ```
  */
 export interface RedisClient {
+  /** ioredis's connection state (`'ready'` when connected); tells a save never sent from one whose answer was lost. */
+  readonly status?: string;
   /** `HGET`: one field of a hash. */
   hget(key: string, field: string): Promise<string | null>;
   /** `HMGET`: several fields of a hash. */
