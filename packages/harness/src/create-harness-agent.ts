@@ -273,9 +273,18 @@ export function createHarnessAgent(options: HarnessOptions): Agent {
   const lent = parts.filter((p) => lentKinds.some((kind) => p.middleware instanceof kind)).map((p) => p.middleware!);
   parts.splice(subagentsAt, 0, subagentsPart(options, fs, tasks, lent));
   const fileTools = options.fileTools ?? true;
-  const reading = [readFileTool(fs, options.readFile), listFilesTool(fs), globFilesTool(fs), grepFilesTool(fs)];
+  const reading = [
+    readFileTool(fs, options.readFile),
+    listFilesTool(fs),
+    globFilesTool(fs),
+    grepFilesTool(fs, options.grepFiles),
+  ];
   const tools =
-    fileTools === false ? [] : fileTools === 'read-only' ? reading : [...reading, writeFileTool(fs), editFileTool(fs)];
+    fileTools === false
+      ? []
+      : fileTools === 'read-only'
+        ? reading
+        : [...reading, writeFileTool(fs), editFileTool(fs, options.editFile)];
   parts.push({
     part: {
       name: 'file tools',
@@ -297,6 +306,8 @@ export function createHarnessAgent(options: HarnessOptions): Agent {
     fileSystem: _f,
     fileTools: _ft,
     readFile: _rf,
+    editFile: _ef,
+    grepFiles: _gf,
     sandbox: _s,
     execute: _e,
     compaction: _c,

@@ -18,6 +18,8 @@ import type { MemoryMaintenanceOptions } from './middleware/memory-maintenance/i
 import type { Sandbox } from './sandbox/sandbox.js';
 import type { SandboxLease } from './sandbox/sandbox-lease.js';
 import type { ReadFileOptions } from './tools/read-file.js';
+import type { EditFileOptions } from './tools/edit-file.js';
+import type { GrepFilesOptions } from './tools/grep-files.js';
 import type { WorkspaceFileSystem } from './workspace/workspace-file-system.js';
 
 /**
@@ -62,6 +64,10 @@ export interface HarnessOptions extends Omit<AgentOptions, 'model'> {
   readonly fileTools?: boolean | 'read-only';
   /** Limits of `read_file`. */
   readonly readFile?: ReadFileOptions;
+  /** Limits of `edit_file` (the largest file it edits). */
+  readonly editFile?: EditFileOptions;
+  /** Limits of `grep_files` (matches, file size, search time). */
+  readonly grepFiles?: GrepFilesOptions;
   /** Where `execute` runs; `'none'` gives the agent no shell. Default `'none'`. */
   readonly sandbox?: SandboxChoice;
   /**

@@ -9,20 +9,29 @@ export { presets } from './presets.js';
 // workspace
 export { ensureWorkspace, WORKSPACE_LAYOUT } from './workspace/layout.js';
 export { LocalFileSystem } from './workspace/local-file-system.js';
+export { DEFAULT_MAX_READ_BYTES } from './workspace/workspace-file-system.js';
 export type {
   WorkspaceEntry,
   WorkspaceFileSystem,
   WorkspaceGlobOptions,
+  WorkspaceReadOptions,
   WorkspaceStat,
 } from './workspace/workspace-file-system.js';
 export { WorkspacePathError } from './workspace/workspace-path-error.js';
 export type { WorkspacePathErrorCode } from './workspace/workspace-path-error.js';
+export { FileTooLargeError } from './workspace/file-too-large-error.js';
+export type { FileTooLargeErrorOptions } from './workspace/file-too-large-error.js';
+export { PatternError } from './search/pattern-error.js';
+export type { PatternErrorCode } from './search/pattern-error.js';
+export { HarnessOptionError } from './options/harness-option-error.js';
+export type { HarnessOptionErrorCode } from './options/harness-option-error.js';
 
 // file tools
 export { readFileTool } from './tools/read-file.js';
 export type { ReadFileOptions } from './tools/read-file.js';
 export { writeFileTool } from './tools/write-file.js';
 export { editFileTool } from './tools/edit-file.js';
+export type { EditFileOptions } from './tools/edit-file.js';
 export { listFilesTool } from './tools/list-files.js';
 export { globFilesTool } from './tools/glob-files.js';
 export { grepFilesTool } from './tools/grep-files.js';

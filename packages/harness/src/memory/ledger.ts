@@ -1,5 +1,12 @@
+import { FileTooLargeError } from '../workspace/file-too-large-error.js';
 import { WORKSPACE_LAYOUT } from '../workspace/layout.js';
 import type { WorkspaceFileSystem } from '../workspace/workspace-file-system.js';
+
+/**
+ * Largest memory file read (`MEMORY.md`, a ledger, an archive): 4 MiB, thousands of pages of
+ * notes. A larger one is a `FileTooLargeError`, never read into memory.
+ */
+export const MAX_MEMORY_FILE_BYTES = 4 * 1024 * 1024;
 
 /** Where consolidated ledgers are kept (moved, never deleted). */
 export const MEMORY_ARCHIVE = `${WORKSPACE_LAYOUT.memoryDir}/archive`;
@@ -15,11 +22,24 @@ export const ledgerPathOf = (day: string): string => `${WORKSPACE_LAYOUT.memoryD
 /** The day of a ledger path, or undefined for any other file. */
 export const ledgerDayOf = (path: string): string | undefined => LEDGER.exec(path)?.[1];
 
-/** Text of a workspace file, or undefined when it does not exist. */
+/**
+ * Text of a workspace memory file, or undefined when it does not exist; a file over
+ * {@link MAX_MEMORY_FILE_BYTES} throws a `FileTooLargeError` saying how to shrink it.
+ */
 export async function readText(fs: WorkspaceFileSystem, path: string): Promise<string | undefined> {
   const info = await fs.stat(path);
   if (!info || info.type !== 'file') return undefined;
-  return new TextDecoder().decode(await fs.readFile(path));
+  const bytes = await fs.readFile(path, { maxBytes: MAX_MEMORY_FILE_BYTES }).catch((e: unknown) => {
+    if (!(e instanceof FileTooLargeError)) throw e;
+    throw new FileTooLargeError({
+      path,
+      maxBytes: MAX_MEMORY_FILE_BYTES,
+      ...(e.size !== undefined ? { size: e.size } : {}),
+      reader: 'a memory file',
+      advice: 'Move older notes out of it (into another file under memory/) or shorten it.',
+    });
+  });
+  return new TextDecoder().decode(bytes);
 }
 
 /** The daily ledgers in `memory/`, oldest first. */

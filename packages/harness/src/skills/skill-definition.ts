@@ -1,6 +1,18 @@
+import { FileTooLargeError } from '../workspace/file-too-large-error.js';
 import { WORKSPACE_LAYOUT } from '../workspace/layout.js';
 import type { WorkspaceFileSystem } from '../workspace/workspace-file-system.js';
 import { parseFrontMatter } from '../workspace/front-matter.js';
+
+/**
+ * Largest `SKILL.md` read: 1 MiB. Its body goes into the context whole when the skill is loaded;
+ * longer material belongs in files beside it, read with the file tools.
+ *
+ * @example
+ * ```ts
+ * if ((await fs.stat('skills/release/SKILL.md'))!.size > MAX_SKILL_FILE_BYTES) console.warn('too large to load');
+ * ```
+ */
+export const MAX_SKILL_FILE_BYTES = 1024 * 1024;
 
 /**
  * A skill as `skills/<name>/SKILL.md` declares it: front matter `name`, `description` (what the
@@ -74,7 +86,17 @@ export async function loadSkill(fs: WorkspaceFileSystem, name: string): Promise<
       `There is no skill "${name}" (${file}). ${known.length ? `Skills: ${known.join(', ')}.` : 'There are no skills.'}`,
     );
   }
-  const { data, body } = parseFrontMatter(new TextDecoder().decode(await fs.readFile(file)), file);
+  const bytes = await fs.readFile(file, { maxBytes: MAX_SKILL_FILE_BYTES }).catch((e: unknown) => {
+    if (!(e instanceof FileTooLargeError)) throw e;
+    throw new FileTooLargeError({
+      path: file,
+      maxBytes: MAX_SKILL_FILE_BYTES,
+      ...(e.size !== undefined ? { size: e.size } : {}),
+      reader: 'a skill',
+      advice: 'Keep the instructions short and put longer material in files beside SKILL.md.',
+    });
+  });
+  const { data, body } = parseFrontMatter(new TextDecoder().decode(bytes), file);
   const text = (key: string): string | undefined => {
     const v = data[key];
     if (v === undefined || v === null || v === '') return undefined;

@@ -1,6 +1,10 @@
+import { FileTooLargeError } from '../workspace/file-too-large-error.js';
 import { WORKSPACE_LAYOUT } from '../workspace/layout.js';
 import type { WorkspaceFileSystem } from '../workspace/workspace-file-system.js';
 import { parseFrontMatter } from '../workspace/front-matter.js';
+
+/** Largest `subagents/<name>.md` read: 1 MiB (its body is a system prompt, read whole). */
+const MAX_SUBAGENT_FILE_BYTES = 1024 * 1024;
 
 /**
  * A subagent as `subagents/<name>.md` declares it: front matter `name`, `description`, `tools`
@@ -80,7 +84,17 @@ export async function loadSubagent(fs: WorkspaceFileSystem, name: string): Promi
         ' Leave name out for a general-purpose subagent.',
     );
   }
-  const { data, body } = parseFrontMatter(new TextDecoder().decode(await fs.readFile(file)), file);
+  const bytes = await fs.readFile(file, { maxBytes: MAX_SUBAGENT_FILE_BYTES }).catch((e: unknown) => {
+    if (!(e instanceof FileTooLargeError)) throw e;
+    throw new FileTooLargeError({
+      path: file,
+      maxBytes: MAX_SUBAGENT_FILE_BYTES,
+      ...(e.size !== undefined ? { size: e.size } : {}),
+      reader: 'a subagent definition',
+      advice: 'Shorten its instructions.',
+    });
+  });
+  const { data, body } = parseFrontMatter(new TextDecoder().decode(bytes), file);
   const field = (key: string): string | undefined => {
     const v = data[key];
     if (v === undefined || v === null) return undefined;

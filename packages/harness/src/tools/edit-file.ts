@@ -1,7 +1,25 @@
 import { z } from 'zod';
 import { defineTool, type Tool } from '@rxscope/core';
+import { checkOptions, integerAtLeast } from '../options/check-options.js';
+import { FileTooLargeError } from '../workspace/file-too-large-error.js';
 import type { WorkspaceFileSystem } from '../workspace/workspace-file-system.js';
 import { count, decodeText, looksBinary } from './text.js';
+
+/**
+ * Options of {@link editFileTool}.
+ *
+ * @example
+ * ```ts
+ * createHarnessAgent({ model, workspace: './ws', editFile: { maxFileBytes: 50 * 1024 * 1024 } });
+ * ```
+ */
+export interface EditFileOptions {
+  /**
+   * Largest file edited, checked on the read itself: a larger one is a `file_too_large` error
+   * result and never comes into memory. Default 20 MB (what `read_file` reads).
+   */
+  readonly maxFileBytes?: number;
+}
 
 const input = z.object({
   path: z.string().describe('File path, relative to the workspace root.'),
@@ -30,14 +48,25 @@ function linesOf(text: string, needle: string, max: number): number[] {
  * `edit_file {path, old_string, new_string, replace_all?}`: replaces an exact piece of a text
  * file. Without `replace_all` the piece must occur exactly once; a missing piece and an
  * ambiguous one are error results that say which, with the number of occurrences and their
- * lines, so the model can widen the piece. Not read-only.
+ * lines, so the model can widen the piece. A file over `maxFileBytes` is refused before it is
+ * read. Not read-only.
  *
  * @example
  * ```ts
- * const agent = new Agent({ model, tools: [editFileTool(new LocalFileSystem('./ws'))] });
+ * const agent = new Agent({ model, tools: [editFileTool(new LocalFileSystem('./ws'), { maxFileBytes: 5 << 20 })] });
  * ```
  */
-export function editFileTool(fs: WorkspaceFileSystem): Tool<z.output<typeof input>> {
+export function editFileTool(fs: WorkspaceFileSystem, options: EditFileOptions = {}): Tool<z.output<typeof input>> {
+  checkOptions('editFileTool', options, { maxFileBytes: integerAtLeast(0) });
+  const maxBytes = options.maxFileBytes ?? 20 * 1024 * 1024;
+  const tooLarge = (path: string, size: number | undefined) =>
+    new FileTooLargeError({
+      path,
+      maxBytes,
+      ...(size !== undefined ? { size } : {}),
+      reader: 'edit_file',
+      advice: 'Change it with a shell command (sed, a script) if you have execute, or split it into smaller files.',
+    });
   return defineTool({
     name: 'edit_file',
     description:
@@ -50,7 +79,10 @@ export function editFileTool(fs: WorkspaceFileSystem): Tool<z.output<typeof inpu
       const info = await fs.stat(path);
       if (!info) throw new Error(`"${path}" does not exist in the workspace; create it with write_file.`);
       if (info.type !== 'file') throw new Error(`"${path}" is a folder, not a file.`);
-      const bytes = await fs.readFile(path);
+      if (info.size > maxBytes) throw tooLarge(path, info.size);
+      const bytes = await fs.readFile(path, { maxBytes }).catch((e: unknown) => {
+        throw e instanceof FileTooLargeError ? tooLarge(path, e.size) : e;
+      });
       if (looksBinary(bytes)) throw new Error(`"${path}" is a binary file; edit_file edits text files only.`);
       const text = decodeText(bytes);
       const found = occurrences(text, old_string);

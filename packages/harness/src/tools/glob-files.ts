@@ -1,17 +1,22 @@
 import { z } from 'zod';
 import { defineTool, type Tool } from '@rxscope/core';
+import { checkOptions, integerAtLeast } from '../options/check-options.js';
 import type { WorkspaceFileSystem } from '../workspace/workspace-file-system.js';
 import { count } from './text.js';
 
 const input = z.object({
-  pattern: z.string().describe('Glob pattern, e.g. "**/*.ts" or "src/**/test_*.py".'),
+  pattern: z
+    .string()
+    .describe('Glob pattern: * ** ? [a-z] {a,b}, e.g. "**/*.ts" or "src/**/test_*.{py,pyi}" (no extglobs).'),
   path: z.string().optional().describe('Folder to search from, relative to the workspace root. Default: the root.'),
 });
 
 /**
- * `glob_files {pattern, path?}`: files of the workspace matching a glob pattern (matched with
- * tinyglobby; `.gitignore` rules and `.git/` are honoured), as paths relative to the root,
- * sorted. At most `maxResults` (default 1,000). Read-only and concurrency-safe.
+ * `glob_files {pattern, path?}`: files of the workspace matching a glob pattern (`*`, `**`, `?`,
+ * `[…]`, `{a,b}`; `.gitignore` rules and `.git/` are honoured), as paths relative to the root,
+ * sorted. At most `maxResults` (default 1,000). The pattern is matched in linear time (see
+ * `WorkspaceFileSystem.glob`): an extglob or a range is an error result saying what is supported.
+ * Read-only and concurrency-safe.
  *
  * @example
  * ```ts
@@ -22,6 +27,7 @@ export function globFilesTool(
   fs: WorkspaceFileSystem,
   options: { readonly maxResults?: number } = {},
 ): Tool<z.output<typeof input>> {
+  checkOptions('globFilesTool', options, { maxResults: integerAtLeast(1) });
   const max = options.maxResults ?? 1000;
   return defineTool({
     name: 'glob_files',

@@ -2,6 +2,7 @@ import { create, insertMultiple, search } from '@orama/orama';
 import { z } from 'zod';
 import { defineTool, type Tool } from '@rxscope/core';
 import { readText } from '../memory/ledger.js';
+import { FileTooLargeError } from '../workspace/file-too-large-error.js';
 import { WORKSPACE_LAYOUT } from '../workspace/layout.js';
 import type { WorkspaceFileSystem } from '../workspace/workspace-file-system.js';
 import { splitLines } from './text.js';
@@ -65,19 +66,26 @@ export function memorySearchTool(
     readOnly: true,
     execute: async ({ query }) => {
       const passages: Passage[] = [];
-      for (const path of await memoryFiles(fs)) passages.push(...passagesOf(path, (await readText(fs, path)) ?? ''));
-      if (!passages.length) return 'Your memory is empty: MEMORY.md and memory/ hold no notes yet.';
+      const skipped: string[] = [];
+      for (const path of await memoryFiles(fs)) {
+        const text = await readText(fs, path).catch((e: unknown) => {
+          if (!(e instanceof FileTooLargeError)) throw e;
+          skipped.push(path);
+          return undefined;
+        });
+        passages.push(...passagesOf(path, text ?? ''));
+      }
+      const note = skipped.length ? `\n[not searched, too large: ${skipped.join(', ')}]` : '';
+      if (!passages.length) return `Your memory is empty: MEMORY.md and memory/ hold no notes yet.${note}`;
       const db = create({ schema: { text: 'string' } as const });
       await insertMultiple(
         db,
         passages.map((p, i) => ({ id: String(i), text: p.text })),
       );
       const { hits } = await search(db, { term: query, properties: ['text'], threshold: 1, limit });
-      if (!hits.length) return `Nothing in memory matches "${query}" (searched ${passages.length} notes).`;
-      return hits
-        .map((h) => passages[Number(h.id)]!)
-        .map((p) => `${p.path}:${p.line}: ${p.text}`)
-        .join('\n');
+      if (!hits.length) return `Nothing in memory matches "${query}" (searched ${passages.length} notes).${note}`;
+      const lines = hits.map((h) => passages[Number(h.id)]!).map((p) => `${p.path}:${p.line}: ${p.text}`);
+      return lines.join('\n') + note;
     },
   });
 }

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { defineTool, type Tool } from '@rxscope/core';
+import { checkOptions, integerAtLeast } from '../options/check-options.js';
+import { FileTooLargeError } from '../workspace/file-too-large-error.js';
 import type { WorkspaceFileSystem } from '../workspace/workspace-file-system.js';
 import { count, decodeText, looksBinary, splitLines } from './text.js';
 
@@ -11,7 +13,7 @@ export interface ReadFileOptions {
   readonly maxLineChars?: number;
   /** Most characters of one result; the rest is left for a next call with `offset`. Default 50,000. */
   readonly maxChars?: number;
-  /** Largest file read at all. Default 20 MB. */
+  /** Largest file read at all, checked on the read itself (a file growing meanwhile is caught). Default 20 MB. */
   readonly maxFileBytes?: number;
 }
 
@@ -25,8 +27,9 @@ const input = z.object({
  * `read_file {path, offset?, limit?}`: a text file of the workspace with line numbers
  * (`cat -n` style), from line `offset` (from 1), at most `limit` lines. Long lines are cut and
  * the whole result is capped at `maxChars`, with a note saying how to read on, so even a file
- * of a few huge lines (an evicted tool result) reads back in pieces. Binary files are refused.
- * Read-only and concurrency-safe.
+ * of a few huge lines (an evicted tool result) reads back in pieces. Binary files are refused, and
+ * so is a file over `maxFileBytes` (a `file_too_large` error result): at most that much of a file
+ * ever comes into memory, even one that grows while it is read. Read-only and concurrency-safe.
  *
  * @example
  * ```ts
@@ -34,6 +37,12 @@ const input = z.object({
  * ```
  */
 export function readFileTool(fs: WorkspaceFileSystem, options: ReadFileOptions = {}): Tool<z.output<typeof input>> {
+  checkOptions('readFileTool', options, {
+    defaultLimit: integerAtLeast(1),
+    maxLineChars: integerAtLeast(1),
+    maxChars: integerAtLeast(1),
+    maxFileBytes: integerAtLeast(0),
+  });
   const defaultLimit = options.defaultLimit ?? 2000;
   const maxLineChars = options.maxLineChars ?? 2000;
   const maxChars = options.maxChars ?? 50_000;
@@ -49,12 +58,19 @@ export function readFileTool(fs: WorkspaceFileSystem, options: ReadFileOptions =
       const info = await fs.stat(path);
       if (!info) throw new Error(`"${path}" does not exist in the workspace.`);
       if (info.type !== 'file') throw new Error(`"${path}" is a folder; use list_files to see what it holds.`);
-      if (info.size > maxFileBytes) {
-        throw new Error(
-          `"${path}" is ${count(info.size, 'byte')}, more than read_file reads (${count(maxFileBytes, 'byte')}); search it with grep_files.`,
-        );
-      }
-      const bytes = await fs.readFile(path);
+      const tooLarge = (size?: number) =>
+        new FileTooLargeError({
+          path,
+          maxBytes: maxFileBytes,
+          ...(size !== undefined ? { size } : {}),
+          reader: 'read_file',
+          advice: 'Search it with grep_files.',
+        });
+      if (info.size > maxFileBytes) throw tooLarge(info.size);
+      // Bounded on the read too: the file may have grown since the stat.
+      const bytes = await fs.readFile(path, { maxBytes: maxFileBytes }).catch((e: unknown) => {
+        throw e instanceof FileTooLargeError ? tooLarge(e.size) : e;
+      });
       if (looksBinary(bytes))
         throw new Error(
           `"${path}" is a binary file (${count(bytes.length, 'byte')}); read_file reads text files only.`,

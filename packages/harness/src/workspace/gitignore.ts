@@ -1,6 +1,32 @@
-import { readFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
+import { readUpTo } from './bounded-read.js';
+
+/** Bytes of one `.gitignore` read; rules past this are left out (a file of rules is never this large). */
+const MAX_GITIGNORE_BYTES = 1024 * 1024;
+
+/**
+ * The text of a `.gitignore`, or undefined when it is missing or not a regular file: opened
+ * without following a link or blocking (a named pipe put there never hangs a glob), at most
+ * {@link MAX_GITIGNORE_BYTES} read, and a line cut there dropped.
+ */
+async function readRules(file: string): Promise<string | undefined> {
+  const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch(
+    () => undefined,
+  );
+  if (!handle) return undefined;
+  try {
+    const st = await handle.stat();
+    if (!st.isFile()) return undefined;
+    const { bytes, more } = await readUpTo(handle, MAX_GITIGNORE_BYTES, st.size);
+    const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+    return more ? text.slice(0, text.lastIndexOf('\n') + 1) : text;
+  } finally {
+    await handle.close();
+  }
+}
 
 /**
  * `.gitignore` rules of a workspace, nested files included (a rule applies to the folder of
@@ -33,8 +59,8 @@ export class GitIgnore {
   private rulesOf(dir: string): Promise<Ignore | undefined> {
     let rules = this.cache.get(dir);
     if (!rules) {
-      rules = readFile(join(this.root, dir, '.gitignore'), 'utf8').then(
-        (text) => ignore().add(text),
+      rules = readRules(join(this.root, dir, '.gitignore')).then(
+        (text) => (text === undefined ? undefined : ignore().add(text)),
         () => undefined,
       );
       this.cache.set(dir, rules);

@@ -1,25 +1,19 @@
 import { constants, realpathSync, type Stats } from 'node:fs';
-import {
-  lstat,
-  mkdir,
-  open,
-  readdir,
-  readlink,
-  realpath,
-  rename,
-  stat,
-  unlink,
-  type FileHandle,
-} from 'node:fs/promises';
+import { lstat, mkdir, open, readdir, readlink, realpath, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { glob as tinyglob } from 'tinyglobby';
-import { GitIgnore } from './gitignore.js';
+import { aBoolean, aString, checkOptions, integerAtLeast } from '../options/check-options.js';
+import { compileGlob } from '../search/glob-regex.js';
+import { readUpTo } from './bounded-read.js';
+import { FileTooLargeError } from './file-too-large-error.js';
 import { ensureWorkspace } from './layout.js';
-import type {
-  WorkspaceEntry,
-  WorkspaceFileSystem,
-  WorkspaceGlobOptions,
-  WorkspaceStat,
+import { globLocal } from './local-glob.js';
+import {
+  DEFAULT_MAX_READ_BYTES,
+  type WorkspaceEntry,
+  type WorkspaceFileSystem,
+  type WorkspaceGlobOptions,
+  type WorkspaceReadOptions,
+  type WorkspaceStat,
 } from './workspace-file-system.js';
 import { WorkspacePathError } from './workspace-path-error.js';
 
@@ -43,6 +37,10 @@ const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK, O_WRONLY, O_CREAT, O_EXCL } = constant
  * writes go to a temporary file beside the target and are renamed over it, so a hard link or a
  * symlink in place of the target never redirects the write.
  *
+ * What holds the model's choices in bounds: a read stops one byte past its `maxBytes` (default
+ * 64 MiB) whatever the file's size said, and a glob is matched in linear time (see
+ * `compileGlob`), the crawl leaving the event loop free.
+ *
  * @example
  * ```ts
  * const fs = new LocalFileSystem('./ws');          // created with its layout when missing
@@ -61,22 +59,21 @@ export class LocalFileSystem implements WorkspaceFileSystem {
     return this.relativeOf(await this.confine(path));
   }
 
-  async readFile(path: string, options: { readonly maxBytes?: number } = {}): Promise<Uint8Array> {
+  async readFile(path: string, options: WorkspaceReadOptions = {}): Promise<Uint8Array> {
+    checkOptions('readFile', options, { maxBytes: integerAtLeast(0), truncate: aBoolean });
+    const maxBytes = options.maxBytes ?? DEFAULT_MAX_READ_BYTES;
     const real = await this.confine(path);
     await this.assertKind(path, real, 'file');
     const handle = await this.openChecked(path, real, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
     try {
       const st = await handle.stat();
       if (!st.isFile()) throw this.kindError(path, st, 'file');
-      const size = options.maxBytes === undefined ? st.size : Math.min(st.size, options.maxBytes);
-      const buffer = Buffer.alloc(size);
-      let read = 0;
-      while (read < size) {
-        const { bytesRead } = await handle.read(buffer, read, size - read, read);
-        if (bytesRead === 0) break;
-        read += bytesRead;
-      }
-      return buffer.subarray(0, read);
+      // The size says at once when a file is too large (a sparse 1 GB file is never read);
+      // the read is bounded too, for a file that grows after this.
+      if (st.size > maxBytes && !options.truncate) throw new FileTooLargeError({ path, maxBytes, size: st.size });
+      const { bytes, more } = await readUpTo(handle, maxBytes, st.size);
+      if (more && !options.truncate) throw new FileTooLargeError({ path, maxBytes });
+      return bytes;
     } finally {
       await handle.close();
     }
@@ -160,6 +157,7 @@ export class LocalFileSystem implements WorkspaceFileSystem {
   }
 
   async glob(pattern: string, options: WorkspaceGlobOptions = {}): Promise<string[]> {
+    checkOptions('glob', options, { cwd: aString, respectGitignore: aBoolean, limit: integerAtLeast(1) });
     if (typeof pattern !== 'string' || pattern.trim() === '') {
       throw new WorkspacePathError('invalid_path', String(pattern), 'The glob pattern is empty; use e.g. "**/*.ts".');
     }
@@ -171,34 +169,20 @@ export class LocalFileSystem implements WorkspaceFileSystem {
         `The glob pattern "${pattern}" must be relative to the workspace and must not contain "..": it matches inside the workspace only.`,
       );
     }
+    const compiled = compileGlob(pattern);
     const cwd = await this.confine(options.cwd ?? '.');
     await this.assertKind(options.cwd ?? '.', cwd, 'directory');
-    const limit = options.limit ?? 10_000;
-    const found = await tinyglob(pattern, {
-      cwd,
-      dot: true,
-      onlyFiles: true,
-      followSymbolicLinks: false,
-      expandDirectories: false,
-      ignore: ['**/.git/**'],
-    });
-    const gitignore = options.respectGitignore === false ? undefined : new GitIgnore(this.root);
-    const out: string[] = [];
-    for (const match of found.sort()) {
-      if (out.length >= limit) break;
-      const absolute = join(cwd, match);
-      const st = await lstat(absolute).catch(() => undefined);
-      if (!st) continue;
-      // A link is listed only when it leads to a regular file inside the workspace.
-      if (st.isSymbolicLink()) {
-        const target = await realpath(absolute).catch(() => undefined);
-        if (!target || !this.inside(target) || !(await stat(target)).isFile()) continue;
-      } else if (!st.isFile()) continue;
-      const rel = this.relativeOf(absolute);
-      if (gitignore && (await gitignore.ignores(rel))) continue;
-      out.push(rel);
-    }
-    return out;
+    return globLocal(
+      {
+        root: this.root,
+        cwd,
+        confine: (p) => this.confine(p),
+        inside: (a) => this.inside(a),
+        relativeOf: (a) => this.relativeOf(a),
+      },
+      compiled,
+      { limit: options.limit ?? 10_000, respectGitignore: options.respectGitignore !== false },
+    );
   }
 
   // --- confinement ------------------------------------------------------------------------------

@@ -1,6 +1,10 @@
 import { createHash } from 'node:crypto';
+import { FileTooLargeError } from './file-too-large-error.js';
 import { WORKSPACE_LAYOUT } from './layout.js';
 import type { WorkspaceFileSystem } from './workspace-file-system.js';
+
+/** Longest snapshot id read back from {@link SNAPSHOT_MARKER}: ids are about 40 characters. */
+const MAX_MARKER_BYTES = 1024;
 
 /** One file of a {@link WorkspaceSnapshot}. */
 export interface SnapshotFile {
@@ -108,7 +112,19 @@ export async function snapshotWorkspace(
       omitted.push({ path, bytes, reason: 'over_total' });
       continue;
     }
-    const data = await fs.readFile(path);
+    // Bounded on the read too: the file may have grown since its size was taken.
+    const data = await fs.readFile(path, { maxBytes: maxFile }).catch((e: unknown) => {
+      if (e instanceof FileTooLargeError) return e;
+      throw e;
+    });
+    if (data instanceof FileTooLargeError) {
+      omitted.push({ path, bytes: data.size ?? maxFile + 1, reason: 'too_large' });
+      continue;
+    }
+    if (total + data.byteLength > maxTotal) {
+      omitted.push({ path, bytes: data.byteLength, reason: 'over_total' });
+      continue;
+    }
     total += data.byteLength;
     files.push({ path, content: Buffer.from(data).toString('base64'), sha256: sha256(data) });
   }
@@ -139,9 +155,11 @@ export async function restoreWorkspace(fs: WorkspaceFileSystem, snapshot: Worksp
   if (snapshot?.version !== 1 || !Array.isArray(files)) throw new Error('Not a workspace snapshot (version 1).');
   const written: string[] = [];
   for (const file of files as readonly SnapshotFile[]) {
-    const existing = await fs.readFile(file.path).catch(() => undefined);
+    const content = Buffer.from(file.content, 'base64');
+    // A file larger than the snapshot's differs from it: it is never read whole.
+    const existing = await fs.readFile(file.path, { maxBytes: content.byteLength }).catch(() => undefined);
     if (existing && sha256(existing) === file.sha256) continue;
-    await fs.writeFile(file.path, Buffer.from(file.content, 'base64'));
+    await fs.writeFile(file.path, content);
     written.push(file.path);
   }
   await fs.writeFile(SNAPSHOT_MARKER, snapshot.id);
@@ -157,7 +175,7 @@ export async function restoreWorkspace(fs: WorkspaceFileSystem, snapshot: Worksp
  * ```
  */
 export async function snapshotIdOf(fs: WorkspaceFileSystem): Promise<string | undefined> {
-  const data = await fs.readFile(SNAPSHOT_MARKER).catch(() => undefined);
+  const data = await fs.readFile(SNAPSHOT_MARKER, { maxBytes: MAX_MARKER_BYTES }).catch(() => undefined);
   return data ? new TextDecoder().decode(data).trim() : undefined;
 }
 

@@ -107,7 +107,8 @@ export class AtPathExpansionMiddleware implements Middleware {
     seen.add(path);
     if (budget.left <= 0)
       return `[@${mention} was not attached: the attachments of this message are at their limit; read it with read_file]`;
-    const bytes = await this.fs.readFile(path, { maxBytes: this.maxFileChars * 4 + 4 });
+    // Only the first bytes: a character is at most 4 bytes, and the rest is cut anyway.
+    const bytes = await this.fs.readFile(path, { maxBytes: this.maxFileChars * 4 + 4, truncate: true });
     if (looksBinary(bytes)) return `[@${mention} is a binary file and was not attached]`;
     const cap = Math.min(this.maxFileChars, budget.left);
     let text = decodeText(bytes);

@@ -1,0 +1,51 @@
+// Probes for the reliability tests: how long the event loop was held, how much memory grew.
+//
+// probeEventLoop: a 1 ms interval timer notes the longest gap between two of its ticks. A search
+// that yields every few milliseconds keeps the gap small; one call that runs for seconds shows as
+// a gap of seconds.
+import { truncateSync, writeFileSync } from 'node:fs';
+
+/** Starts measuring; `stop()` returns the longest gap in milliseconds. */
+export function probeEventLoop(): { stop: () => number } {
+  let last = performance.now();
+  let longest = 0;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    longest = Math.max(longest, now - last);
+    last = now;
+  }, 1);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      return Math.max(longest, performance.now() - last);
+    },
+  };
+}
+
+/**
+ * Runs `work` while watching the process's resident memory every 2 ms; resolves with its result
+ * and the largest growth seen (bytes over the resident size before it started).
+ */
+export async function peakMemoryGrowth<T>(work: () => Promise<T>): Promise<{ result: T; growth: number }> {
+  const before = process.memoryUsage.rss();
+  const peakBefore = process.resourceUsage().maxRSS * 1024;
+  let peak = before;
+  const timer = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage.rss());
+  }, 2);
+  try {
+    const result = await work();
+    peak = Math.max(peak, process.memoryUsage.rss());
+    // The kernel's own high-water mark catches a peak between two samples.
+    const kernelGrowth = process.resourceUsage().maxRSS * 1024 - Math.max(peakBefore, before);
+    return { result, growth: Math.max(peak - before, kernelGrowth) };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/** A sparse file of `bytes` (no disk used): a 1 GB file for the cost of none; `head` is its start. */
+export function sparseFile(path: string, bytes: number, head = ''): void {
+  writeFileSync(path, head);
+  truncateSync(path, bytes);
+}
