@@ -1,5 +1,9 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcessByStdio, spawn } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { Observable } from 'rxjs';
+import { CappedOutput } from './capped-output.js';
+import type { CommandLaunch } from './command-launch.js';
+import { LimitWatch } from './limit-watch.js';
 import type { ExecEvent } from './sandbox.js';
 
 /** Options of {@link runProcess}. */
@@ -15,65 +19,89 @@ export interface RunProcessOptions {
 /** Time the output pipes get to close after the process group was killed. */
 const PIPE_GRACE_MS = 200;
 
-/**
- * Runs a program in its own process group and reports its output and its end. The whole group
- * is killed (SIGKILL) on timeout, on unsubscribe and once the program exits (so background
- * processes it started do not outlive it). Output is kept capped: the head and the tail.
- */
-export function runProcess(file: string, args: readonly string[], options: RunProcessOptions): Observable<ExecEvent> {
-  return new Observable<ExecEvent>((subscriber) => {
-    const max = options.maxOutputChars ?? 30_000;
-    const half = Math.floor(max / 2);
-    let head = '';
-    let tail = '';
-    let total = 0;
-    let timedOut = false;
-    let exited = false;
-    let closed = false;
-    const timers: NodeJS.Timeout[] = [];
+type Child = ChildProcessByStdio<null, Readable, Readable>;
 
-    const child = spawn(file, [...args], {
-      cwd: options.cwd,
-      env: { ...options.env },
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const killGroup = () => {
-      if (child.pid === undefined) return;
+/** SIGKILL to the child's process group and to everything in the command's cgroup. */
+function killer(child: Child, launch: CommandLaunch): () => void {
+  return () => {
+    if (child.pid !== undefined) {
       try {
         process.kill(-child.pid, 'SIGKILL');
       } catch {
         // the group is gone already
       }
-    };
-    const untrack = options.track?.(killGroup);
+    }
+    launch.cgroup?.kill();
+  };
+}
 
-    const onData = (chunk: Buffer) => {
-      const text = chunk.toString('utf8');
-      total += text.length;
-      if (head.length < half) {
-        const room = half - head.length;
-        head += text.slice(0, room);
-        tail = (tail + text.slice(room)).slice(-half);
-      } else tail = (tail + text).slice(-half);
-      if (!closed) subscriber.next({ type: 'output', text });
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.once('error', (err: NodeJS.ErrnoException) => {
+/**
+ * Runs a launch (the sandbox's wrappers around a command) in its own process group and reports
+ * its output and its end. Everything it started is killed (SIGKILL: its process group and its
+ * cgroup; its PID namespace dies with the wrapper) on timeout, on unsubscribe and once it exits,
+ * so background processes do not outlive it. Output is kept capped: the head and the tail. The
+ * exit event names the limit the command exceeded, when one did.
+ *
+ * @example
+ * ```ts
+ * runProcess({ file: '/bin/sh', args: ['-c', 'ls'], cgroup: undefined, limits }, { cwd, env: {}, timeoutMs: 5_000 })
+ *   .subscribe((e) => e.type === 'exit' && console.log(e.output));
+ * ```
+ */
+export function runProcess(launch: CommandLaunch, options: RunProcessOptions): Observable<ExecEvent> {
+  return new Observable<ExecEvent>((subscriber) => {
+    const output = new CappedOutput(options.maxOutputChars ?? 30_000);
+    const watch = new LimitWatch(launch.limits, launch.cgroup, Date.now());
+    let timedOut = false;
+    let exited = false;
+    let closed = false;
+    const timers: NodeJS.Timeout[] = [];
+
+    let child: Child;
+    try {
+      child = spawn(launch.file, [...launch.args], {
+        cwd: options.cwd,
+        env: { ...options.env },
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+    } catch (err) {
+      // e.g. a NUL byte in the command: nothing started
+      launch.cgroup?.remove();
+      subscriber.error(err);
+      return;
+    }
+    const kill = killer(child, launch);
+    const untrack = options.track?.(kill);
+    const finish = () => {
       closed = true;
       untrack?.();
       for (const t of timers) clearTimeout(t);
+    };
+
+    const onData = (chunk: Buffer) => {
+      const text = chunk.toString('utf8');
+      output.add(text);
+      if (!closed) subscriber.next({ type: 'output', text });
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', (chunk: Buffer) => {
+      watch.stderr(chunk.toString('utf8'));
+      onData(chunk);
+    });
+    child.once('error', (err: NodeJS.ErrnoException) => {
+      finish();
+      launch.cgroup?.remove();
       subscriber.error(
         err.code === 'ENOENT'
-          ? new Error(`"${file}" was not found: is it installed and on PATH?`, { cause: err })
+          ? new Error(`"${launch.file}" was not found: is it installed and on PATH?`, { cause: err })
           : err,
       );
     });
     child.once('exit', () => {
       exited = true;
       // Background processes of the command end with it; their pipes then close.
-      killGroup();
+      kill();
       timers.push(
         setTimeout(() => {
           child.stdout.destroy();
@@ -83,28 +111,32 @@ export function runProcess(file: string, args: readonly string[], options: RunPr
     });
     child.once('close', (code, signal) => {
       if (closed) return;
-      closed = true;
-      untrack?.();
-      for (const t of timers) clearTimeout(t);
-      const omitted = Math.max(0, total - head.length - tail.length);
-      const output = omitted > 0 ? `${head}\n… [${omitted} characters of output left out] …\n${tail}` : head + tail;
-      subscriber.next({ type: 'exit', exitCode: code, signal, timedOut, output, omittedChars: omitted });
+      finish();
+      const exceeded = watch.exceeded(code, signal);
+      launch.cgroup?.remove();
+      subscriber.next({
+        type: 'exit',
+        exitCode: code,
+        signal,
+        timedOut,
+        output: output.text,
+        omittedChars: output.omitted,
+        ...(exceeded ? { exceededLimit: exceeded } : {}),
+      });
       subscriber.complete();
     });
     timers.push(
       setTimeout(() => {
         timedOut = true;
-        killGroup();
+        kill();
       }, options.timeoutMs),
     );
     return () => {
-      for (const t of timers) clearTimeout(t);
-      if (!closed) {
-        closed = true;
-        untrack?.();
-        killGroup();
-        if (!exited) child.kill('SIGKILL');
-      }
+      if (closed) return;
+      finish();
+      kill();
+      if (!exited) child.kill('SIGKILL');
+      launch.cgroup?.remove();
     };
   });
 }

@@ -1,38 +1,17 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
-import { lastValueFrom, toArray, type Observable } from 'rxjs';
+import { lastValueFrom } from 'rxjs';
 import { tempDir } from '../__tests__/helpers.js';
+import { exitOf, processesWith, sleep, startAgentProcess, waitFor } from './__tests__/sandbox-helpers.js';
 import { BubblewrapSandbox } from './bubblewrap-sandbox.js';
 import { LocalSandbox } from './local-sandbox.js';
 import type { ExecEvent, Sandbox, SandboxSession } from './sandbox.js';
 
-type Exit = Extract<ExecEvent, { type: 'exit' }>;
-const exitOf = async (run: Observable<ExecEvent>): Promise<Exit> => {
-  const events = await lastValueFrom(run.pipe(toArray()));
-  return events.find((e): e is Exit => e.type === 'exit')!;
-};
-/** True while the process runs (a killed process not yet reaped, a zombie, counts as ended). */
-const alive = (pid: number) => {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
-};
-const waitFor = async (check: () => boolean, ms = 5000) => {
-  const until = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-};
-
 describe.each([
   ['local', () => new LocalSandbox()],
   ['bubblewrap', () => new BubblewrapSandbox()],
-] as const)('%s sandbox', (_kind, make: () => Sandbox) => {
+] as const)('%s sandbox', (kind, make: () => Sandbox) => {
   let dir: ReturnType<typeof tempDir>;
   let session: SandboxSession;
 
@@ -63,14 +42,16 @@ describe.each([
     }
   });
 
-  it('kills the whole process group on timeout, background processes included', async () => {
+  it('kills the whole process tree on timeout, background processes included', async () => {
     const started = Date.now();
-    const exit = await exitOf(session.exec('sleep 30 & echo $! > bg.pid; echo started; sleep 30', { timeoutMs: 500 }));
+    const exit = await exitOf(
+      session.exec('(sleep 1; touch bg-survived) & echo started; sleep 30', { timeoutMs: 500 }),
+    );
     expect(exit.timedOut).toBe(true);
     expect(exit.output).toContain('started');
     expect(Date.now() - started).toBeLessThan(10_000);
-    await new Promise((r) => setTimeout(r, 300));
-    if (_kind === 'local') expect(alive(Number(readFileSync(join(dir.path, 'bg.pid'), 'utf8')))).toBe(false);
+    await sleep(1500);
+    expect(existsSync(join(dir.path, 'bg-survived'))).toBe(false);
   });
 
   it('kills the command when the subscriber unsubscribes', async () => {
@@ -96,6 +77,57 @@ describe.each([
     sub.unsubscribe();
     await expect(lastValueFrom(session.exec('true', { timeoutMs: 1000 }))).rejects.toThrow(/released/);
   });
+
+  // Finding 2 of issue #28: a process that left the command's process group (setsid) kept
+  // running, and writing into the workspace, after the call and the reply had ended.
+  it.each([
+    // `sleep 0.5`: the grandchild has left the process group before the command ends.
+    ['setsid ... &', "setsid sh -c 'sleep 1; echo late > late.txt' > /dev/null 2>&1 & sleep 0.5; echo started"],
+    ['(setsid ... &)', "(setsid sh -c 'sleep 1; echo late > late.txt' &); sleep 0.5; echo started"],
+  ])('a `%s` grandchild does not outlive its command', async (_form, command) => {
+    const exit = await exitOf(session.exec(command, { timeoutMs: 10_000 }));
+    expect(exit).toMatchObject({ exitCode: 0, timedOut: false });
+    expect(exit.output).toContain('started');
+    await sleep(1500);
+    expect(existsSync(join(dir.path, 'late.txt'))).toBe(false);
+  });
+
+  it.each(['cancelled', 'released'] as const)('a setsid grandchild does not outlive its reply (%s)', async (how) => {
+    const events: ExecEvent[] = [];
+    const sub = session
+      .exec("setsid sh -c 'sleep 1; echo late > late.txt' & echo started; sleep 30", { timeoutMs: 30_000 })
+      .subscribe((e) => events.push(e));
+    await waitFor(() => events.some((e) => e.type === 'output' && e.text.includes('started')));
+    if (how === 'released') await session.release();
+    sub.unsubscribe();
+    await sleep(1500);
+    expect(existsSync(join(dir.path, 'late.txt'))).toBe(false);
+  });
+
+  it("leaves no process behind when the agent's own process is SIGKILLed mid-command", async () => {
+    const marker = `rxscope-orphan-${Math.random().toString(36).slice(2)}`;
+    const agent = startAgentProcess(
+      kind,
+      dir.path,
+      `export MARK=${marker}; setsid sh -c 'sleep 2; echo late > late.txt' > /dev/null 2>&1 & echo started; sleep 60`,
+    );
+    try {
+      await waitFor(
+        () => agent.events().some((e) => e.type === 'output' && e.text.includes('started')),
+        20_000,
+        `the command to start (${agent.stderr()})`,
+      );
+      expect(processesWith(marker).length).toBeGreaterThan(1); // the command and its setsid grandchild run
+      agent.child.kill('SIGKILL');
+      await waitFor(() => processesWith(marker).length === 0, 5000, 'every process of the command to end');
+      await sleep(2500);
+      expect(processesWith(marker)).toEqual([]);
+      expect(existsSync(join(dir.path, 'late.txt'))).toBe(false);
+    } finally {
+      agent.child.kill('SIGKILL');
+      for (const pid of processesWith(marker)) process.kill(pid, 'SIGKILL');
+    }
+  }, 40_000);
 
   it('caps the output, keeping its head and its tail', async () => {
     const exit = await exitOf(
@@ -166,9 +198,18 @@ describe('bubblewrap isolation', () => {
   });
 
   it('gives a clear error at acquire when bubblewrap is missing', async () => {
-    await expect(
-      new BubblewrapSandbox({ bwrap: 'bwrap-not-installed' }).acquire({ workspace: dir.path }),
-    ).rejects.toThrow(/apt-get install bubblewrap/);
+    const acquired = new BubblewrapSandbox({ bwrap: 'bwrap-not-installed' }).acquire({ workspace: dir.path });
+    await expect(acquired).rejects.toThrow(/apt-get install bubblewrap/);
+    await expect(acquired).rejects.toMatchObject({ code: 'sandbox_unavailable' });
+  });
+
+  it('refuses an unknown option, naming the one meant', () => {
+    expect(() => new BubblewrapSandbox({ readOnlyPath: ['/opt'] } as never)).toThrow(
+      'BubblewrapSandbox options: unknown option "readOnlyPath" (did you mean "readOnlyPaths"?)',
+    );
+    expect(() => new BubblewrapSandbox({ limits: { open_files: 10 } } as never)).toThrow(
+      /BubblewrapSandbox limits: unknown option "open_files" \(did you mean "openFiles"\?\)/,
+    );
   });
 
   it('cannot hard-link host files into the workspace', async () => {

@@ -38,6 +38,7 @@ import {
   type ToolContext,
 } from '@rxscope/core';
 import type { ExecEvent, Sandbox, SandboxSession } from '../../sandbox/sandbox.js';
+import { SandboxLimitError } from '../../sandbox/sandbox-limit-error.js';
 import type { SandboxLease } from '../../sandbox/sandbox-lease.js';
 
 /** Options of {@link SandboxLifecycleMiddleware}. */
@@ -188,12 +189,11 @@ export class SandboxLifecycleMiddleware implements Middleware {
       filter((e): e is Extract<ExecEvent, { type: 'exit' }> => e.type === 'exit'),
       map((exit) => {
         const output = exit.output === '' ? '(no output)' : exit.output.replace(/\n$/, '');
-        if (exit.timedOut) {
-          throw new Error(
-            `The command timed out after ${timeoutS} s and was killed with everything it started. Output so far:\n${output}`,
-          );
-        }
+        const timedOut = `timed out after ${timeoutS} s and was killed with everything it started`;
         const end = exit.exitCode !== null ? `exit code ${exit.exitCode}` : `killed by ${exit.signal ?? 'a signal'}`;
+        // An exceeded limit is an error result saying which limit, even when the command went on and exited 0.
+        if (exit.exceededLimit) throw new SandboxLimitError(exit.exceededLimit, exit.timedOut ? timedOut : end, output);
+        if (exit.timedOut) throw new Error(`The command ${timedOut}. Output so far:\n${output}`);
         return `${output}\n[${end}]`;
       }),
     );
