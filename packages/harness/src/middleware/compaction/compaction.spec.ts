@@ -210,6 +210,47 @@ describe('CompactionMiddleware', () => {
     expect(server.requests.filter(isSummariser)).toHaveLength(0);
   });
 
+  it('when the summary call fails, emits compaction_failed, keeps the conversation and still runs the step', async () => {
+    const badRequest = new ModelError('400 Bad Request: invalid summary request', { status: 400 });
+    const model = new ScriptedChatModel([{ error: badRequest }, { text: 'Answered without compacting.' }]);
+    const agent = createHarnessAgent({
+      model,
+      workspace: dir.path,
+      state: stateWith(longConversation(30)),
+      compaction: { triggerMessages: 10 },
+    });
+    const { events, end } = await run(agent, 'go');
+    expect(end.finishReason).toBe('completed');
+    expect(customValues(events, 'compaction_failed')).toEqual([
+      {
+        reason: expect.stringMatching(/^the summary failed: 400 Bad Request/) as string,
+        error: expect.stringMatching(/400 Bad Request/) as string,
+      },
+    ]);
+    expect(customValues(events, 'compaction_end')).toEqual([]);
+    // The step's own model call ran on the whole conversation, which is kept as it was.
+    expect(model.requests).toHaveLength(2);
+    expect(JSON.stringify(model.requests[1]!.messages)).toContain('Q0: review module 0');
+    expect(agent.context).toHaveLength(32);
+    expect(agent.context.some((m) => m.metadata?.[COMPACTION_SUMMARY])).toBe(false);
+  });
+
+  it('a summary that does not answer in summaryTimeoutMs fails the compaction, not the reply', async () => {
+    server = await startOpenAITestServer({
+      handler: (req): ServerTurn => (isSummariser(req) ? { fault: 'stall', text: 'never' } : { text: 'ok' }),
+    });
+    const agent = createHarnessAgent({
+      model: testServerModel(server),
+      workspace: dir.path,
+      state: stateWith(longConversation(30)),
+      compaction: { triggerMessages: 10, summaryTimeoutMs: 300 },
+    });
+    const { events, end } = await run(agent, 'go');
+    expect(end.finishReason).toBe('completed');
+    expect(customValues<{ reason: string }>(events, 'compaction_failed')[0]!.reason).toMatch(/^the summary failed/);
+    expect(agent.context).toHaveLength(32);
+  });
+
   it('refuses keepTokens not below triggerTokens at construction', () => {
     expect(() =>
       createHarnessAgent({

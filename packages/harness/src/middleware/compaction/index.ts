@@ -18,6 +18,10 @@
  * - **Persisted**: the older part is replaced by one summary message through the core's
  *   conversation edit API, so `saveState()` holds the summary and the next step does not
  *   summarise again.
+ * - **Best effort**: when the summary call fails (an HTTP error, `summaryTimeoutMs`, an empty
+ *   answer), `CUSTOM compaction_failed {reason, error}` is emitted, the conversation stays as it
+ *   was and the step goes on with its own model call. A context overflow the compaction could not
+ *   relieve still fails the step, with the model's error. Cancelling the reply cancels the summary.
  * - **Events**: `CUSTOM compaction_start {messages, tokens, reason}` and `CUSTOM compaction_end
  *   {messagesBefore, messagesAfter, tokensBefore, tokensAfter, historyPath}`.
  * - **Cost**: tokens are counted once per message (cached), and each step reuses the sums of the
@@ -66,6 +70,8 @@ export interface CompactionOptions {
   readonly keepMessages?: number;
   /** The model that writes summaries. Default: the step's model. */
   readonly summaryModel?: ChatModel;
+  /** The summary call is aborted after this long (the compaction then fails, the step goes on). Default 120,000 ms. */
+  readonly summaryTimeoutMs?: number;
   /** Counts a message's tokens. Default: {@link estimateTokens} (about 4 characters a token). */
   readonly countTokens?: TokenCounter;
 }
@@ -98,7 +104,14 @@ export class CompactionMiddleware implements Middleware {
       throw new TypeError(
         'CompactionMiddleware needs the workspace fileSystem (the full history is saved there first).',
       );
-    for (const k of ['triggerTokens', 'triggerMessages', 'contextWindow', 'keepTokens', 'keepMessages'] as const) {
+    for (const k of [
+      'triggerTokens',
+      'triggerMessages',
+      'contextWindow',
+      'keepTokens',
+      'keepMessages',
+      'summaryTimeoutMs',
+    ] as const) {
       const v = options[k];
       if (v !== undefined && !(Number.isFinite(v) && v > 0))
         throw new RangeError(`CompactionMiddleware: ${k} must be a positive number, got ${String(v)}.`);
@@ -200,19 +213,22 @@ export class CompactionMiddleware implements Middleware {
               JSON.stringify({ sessionId: ctx.sessionId, agent: agent.name, savedAt: Date.now(), messages }, null, 1),
             );
           } catch (e) {
-            return [
-              ctx.event('CUSTOM', {
-                name: 'compaction_failed',
-                value: { reason: `saving the history failed: ${(e as Error).message}` },
-              }),
-            ];
+            return [failed(ctx, `saving the history failed: ${errorText(e)}`, errorText(e))];
           }
-          const text = await summarize(
-            this.options.summaryModel ?? model,
-            earlier ? older.slice(1) : older,
-            earlier,
-            ctx.signal,
-          );
+          let text: string;
+          try {
+            const timeout = AbortSignal.timeout(this.options.summaryTimeoutMs ?? 120_000);
+            text = await summarize(
+              this.options.summaryModel ?? model,
+              earlier ? older.slice(1) : older,
+              earlier,
+              AbortSignal.any([ctx.signal, timeout]),
+            );
+          } catch (e) {
+            // A cancelled reply ends as cancelled; any other failure of the summary only skips the compaction.
+            if (ctx.signal.aborted) throw e;
+            return [failed(ctx, `the summary failed: ${errorText(e)}`, errorText(e))];
+          }
           const summary = createMsg('user', `${SUMMARY_HEADER}${historyPath})\n\n${text}`, {
             metadata: { [COMPACTION_SUMMARY]: { historyPath, messages: split, at: Date.now() } },
           });
@@ -220,12 +236,7 @@ export class CompactionMiddleware implements Middleware {
           const now = ctx.conversation.messages;
           const at = now.indexOf(older[older.length - 1]!);
           if (at !== split - 1 || now[0] !== older[0]) {
-            return [
-              ctx.event('CUSTOM', {
-                name: 'compaction_failed',
-                value: { reason: 'the conversation changed during the compaction' },
-              }),
-            ];
+            return [failed(ctx, 'the conversation changed during the compaction')];
           }
           ctx.conversation.replaceMessages(0, split, [summary]);
           done.compacted = true;
@@ -269,6 +280,18 @@ export class CompactionMiddleware implements Middleware {
     while (split > 0 && tail(split - 1) <= keep && messages.length - (split - 1) <= keepMessages) split--;
     return split;
   }
+}
+
+/** `CUSTOM compaction_failed {reason, error?}`: the conversation is left as it was and the step goes on. */
+function failed(ctx: RuntimeContext, reason: string, error?: string): AgentEvent {
+  return ctx.event('CUSTOM', {
+    name: 'compaction_failed',
+    value: error === undefined ? { reason } : { reason, error },
+  });
+}
+
+function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
 }
 
 function isSummary(msg: Msg): boolean {
