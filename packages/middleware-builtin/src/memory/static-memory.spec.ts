@@ -1,5 +1,7 @@
 import { OpenAIEmbeddings } from '@langchain/openai';
-import { Agent } from '@rxscope/core';
+import { z } from 'zod';
+import { Agent, defineTool, type ModelRequest } from '@rxscope/core';
+import { ScriptedChatModel, type ScriptedTurn } from '@rxscope/core/testing';
 import {
   startOpenAITestServer,
   type OpenAITestServer,
@@ -9,7 +11,7 @@ import {
 import { closeTestServer, customValues, ofType, run, testServerModel } from '../__tests__/helpers.js';
 import { KnowledgeMemoryBackend } from './knowledge-memory-backend.js';
 import type { Memory } from './memory-backend.js';
-import { StaticMemoryMiddleware } from './static-memory.js';
+import { StaticMemoryMiddleware, type MemoryExchange } from './static-memory.js';
 
 const textOf = (content: unknown) =>
   typeof content === 'string'
@@ -148,5 +150,45 @@ describe('StaticMemoryMiddleware', () => {
     expect(() => new StaticMemoryMiddleware({ backend: {} as KnowledgeMemoryBackend })).toThrow(
       /backend must be a MemoryBackend/,
     );
+  });
+
+  it('writes back a reply that completed after a confirmation, also when resumed from a saved state by another agent', async () => {
+    const pay = defineTool({
+      name: 'pay',
+      description: 'pays someone',
+      input: z.object({ to: z.string(), amount: z.number() }),
+      needsApproval: true,
+      execute: ({ to, amount }) => `paid ${amount} to ${to}`,
+    });
+    const script = (request: ModelRequest): ScriptedTurn =>
+      JSON.stringify(request.messages).includes('paid 5 to Bob')
+        ? { text: 'Sent: 5 to Bob.' }
+        : { text: 'Paying now. ', toolCalls: [{ id: 'p1', name: 'pay', input: { to: 'Bob', amount: 5 } }] };
+    const exchanges: MemoryExchange[] = [];
+    const memoryOf = () =>
+      new StaticMemoryMiddleware({ backend, topK: 0, writeBack: async (x) => (exchanges.push(x), []) });
+    const first = new Agent({
+      name: 'a',
+      model: new ScriptedChatModel(script),
+      tools: [pay],
+      middlewares: [memoryOf()],
+    });
+    expect((await run(first, 'Pay 5 to Bob, I prefer euros.')).end.finishReason).toBe('awaiting_confirmation');
+
+    // Resumed in the same agent.
+    const sameMemory = memoryOf();
+    const same = new Agent({
+      name: 'a',
+      model: new ScriptedChatModel(script),
+      tools: [pay],
+      middlewares: [sameMemory],
+      state: first.saveState(),
+    });
+    const resumed = await run(same, { type: 'USER_CONFIRM_RESULT', results: [{ toolCallId: 'p1', confirmed: true }] });
+    expect(resumed.end.finishReason).toBe('completed');
+    await sameMemory.settled();
+    expect(exchanges).toEqual([
+      expect.objectContaining({ input: 'Pay 5 to Bob, I prefer euros.', answer: 'Paying now. Sent: 5 to Bob.' }),
+    ]);
   });
 });

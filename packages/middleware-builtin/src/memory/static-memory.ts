@@ -7,6 +7,7 @@ import {
   ContextToken,
   modelText,
   type Middleware,
+  type Msg,
   type Next,
   type ReasoningInput,
   type RuntimeContext,
@@ -139,11 +140,11 @@ export class StaticMemoryMiddleware implements Middleware {
 
   onAgent(agent: Agent, ctx: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent> {
     return defer(() => {
-      const question = input.messages
-        .filter((m) => m.role === 'user')
-        .map(textOfMsg)
-        .join('\n')
-        .trim();
+      // A resumed reply (after a confirmation or an external execution) has no new messages: its
+      // question is the user's text that came before the reply's own message.
+      const question = userText(
+        input.messages.length ? input.messages : askedBefore(ctx.conversation.messages, ctx.replyId),
+      );
       if (question && this.topK > 0) {
         // Started now, beside the reply's start; awaited at the first reasoning step.
         const recall = this.backend.search(question, this.topK);
@@ -151,7 +152,9 @@ export class StaticMemoryMiddleware implements Middleware {
         ctx.set(RECALL, recall);
       }
       if (!question || !this.writeBackOn) return next(input);
-      let answer = '';
+      // The text the reply wrote before it paused is in its message; the rest comes as events.
+      const own = input.resume ? ctx.conversation.messages.find((m) => m.id === ctx.replyId) : undefined;
+      let answer = own ? textOfMsg(own) : '';
       return next(input).pipe(
         tap((event) => {
           if (event.type === 'TEXT_BLOCK_DELTA' && event.source === agent.name) answer += event.delta;
@@ -230,6 +233,23 @@ export class StaticMemoryMiddleware implements Middleware {
     const answer = await modelText(model, { system, user: user, signal });
     return parseMemories(answer);
   }
+}
+
+function userText(messages: readonly Msg[]): string {
+  return messages
+    .filter((m) => m.role === 'user')
+    .map(textOfMsg)
+    .join('\n')
+    .trim();
+}
+
+/** The user messages right before the reply's own message (the input of a suspended reply). */
+function askedBefore(messages: readonly Msg[], replyId: string): Msg[] {
+  let at = messages.findIndex((m) => m.id === replyId);
+  if (at < 0) at = messages.length;
+  const asked: Msg[] = [];
+  for (let i = at - 1; i >= 0 && messages[i]!.role === 'user'; i--) asked.unshift(messages[i]!);
+  return asked;
 }
 
 /** The memories in a writer's answer (a JSON array); entries that are not valid memories are left out. */
