@@ -22,7 +22,9 @@
  *   rather than `'interrupted'`: nobody asked for the stop, the caller's deadline was missed, so
  *   `agent.call()` rejects with an `AgentError` whose code is `timeout`. The partial reply is
  *   kept in the conversation. Should the reply still not end `replyGraceMs` after the deadline
- *   (an inner layer ignoring the interrupt), the layer fails it outright: never a hang.
+ *   (an inner layer ignoring the interrupt), the layer fails it outright: never a hang. A reply
+ *   that pauses for a confirmation or an external execution gets `replyMs` for each part it
+ *   runs; the wait for the person or the executor does not count.
  *
  * Place it inside `RetryMiddleware`/`FallbackMiddleware` so each attempt gets its own model-call
  * limit. Timers run on an RxJS scheduler (`asyncScheduler` by default).

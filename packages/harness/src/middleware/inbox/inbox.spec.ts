@@ -115,6 +115,44 @@ describe('InboxMiddleware', () => {
     expect(userHints(events)).toEqual(['Use British spelling from now on.']);
   });
 
+  it('a message pushed while a reply waits for a confirmation joins it when it resumes in a new agent, once', async () => {
+    const bus = new InMemoryMessageBus();
+    const pay = defineTool({
+      name: 'pay',
+      description: 'pays someone',
+      input: z.object({ to: z.string() }),
+      needsApproval: true,
+      execute: ({ to }) => `paid ${to}`,
+    });
+    const model = new ScriptedChatModel([
+      { toolCalls: [{ id: 'p1', name: 'pay', input: { to: 'Bob' } }] },
+      { text: 'Paid, in pounds.' },
+      { text: 'ok' },
+    ]);
+    const first = agentOn(bus, model, { tools: [pay] });
+    await pushToInbox(bus, 's1', 'before');
+    const paused = await runReply(first, 'Pay Bob.');
+    expect(ofType(paused, 'REPLY_END')[0]!.finishReason).toBe('awaiting_confirmation');
+    await pushToInbox(bus, 's1', 'Use pounds.');
+    const second = agentOn(bus, model, { tools: [pay], state: first.saveState() });
+    const resumed = await runReply(second, {
+      type: 'USER_CONFIRM_RESULT',
+      results: [{ toolCallId: 'p1', confirmed: true }],
+    });
+    expect(ofType(resumed, 'REPLY_END')[0]!.finishReason).toBe('completed');
+    expect(userTexts(model.requests[1]!)).toEqual(['Pay Bob.', 'before', 'Use pounds.']);
+    expect(userHints(resumed)).toEqual(['Use pounds.']);
+    // The resumed reply's end removes what it delivered from the bus.
+    let left = await bus.peek(inboxQueueOf('s1'));
+    for (let i = 0; i < 100 && left.length; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      left = await bus.peek(inboxQueueOf('s1'));
+    }
+    expect(left).toEqual([]);
+    await runReply(second, 'next');
+    expect(userTexts(model.requests[2]!)).toEqual(['Pay Bob.', 'before', 'Use pounds.', 'next']);
+  });
+
   it('keeps the order of several messages', async () => {
     const bus = new InMemoryMessageBus();
     const model = new ScriptedChatModel([{ text: 'ok' }]);

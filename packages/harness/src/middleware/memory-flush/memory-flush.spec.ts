@@ -1,6 +1,7 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Agent, type AgentEvent, REPLAY_GAP } from '@rxscope/core';
+import { z } from 'zod';
+import { Agent, type AgentEvent, defineTool, REPLAY_GAP } from '@rxscope/core';
 import { InMemorySessionEventBus } from '@rxscope/core/node';
 import {
   startOpenAITestServer,
@@ -137,6 +138,53 @@ describe('MemoryFlushMiddleware (through the OpenAI-compatible test server)', ()
     const ledger = readFileSync(join(dir.path, 'memory', '2026-03-14.md'), 'utf8');
     expect(ledger).toContain('- The user is called Ada.');
     expect(ledger).toContain('- Ada works in Lisbon.');
+  });
+
+  it('a reply paused for a confirmation is flushed once, when it completes in a new agent from the saved state', async () => {
+    const pay = defineTool({
+      name: 'pay',
+      description: 'pays someone',
+      input: z.object({ to: z.string() }),
+      needsApproval: true,
+      execute: ({ to }) => `paid ${to}`,
+    });
+    server = await startOpenAITestServer({
+      handler: (request) =>
+        isFlush(request)
+          ? { text: '- The user pays Bob monthly.' }
+          : JSON.stringify(request.body.messages).includes('paid Bob')
+            ? { text: 'Paid.' }
+            : { toolCalls: [{ id: 'p1', name: 'pay', input: { to: 'Bob' } }] },
+    });
+    const agentWith = (flush: MemoryFlushMiddleware, state?: ReturnType<Agent['saveState']>) =>
+      new Agent({
+        name: 'assistant',
+        model: testServerModel(server),
+        sessionId: 's1',
+        tools: [pay],
+        middlewares: [flush],
+        state,
+      });
+    const flushOf = () => new MemoryFlushMiddleware({ fileSystem: new LocalFileSystem(dir.path), bus, now: () => NOW });
+    const firstFlush = flushOf();
+    const first = agentWith(firstFlush);
+    expect((await run(first, 'Pay Bob, as every month.')).end.finishReason).toBe('awaiting_confirmation');
+    await firstFlush.idle();
+    expect(server.requests.some(isFlush)).toBe(false);
+
+    const secondFlush = flushOf();
+    const second = agentWith(secondFlush, first.saveState());
+    const resumed = await run(second, {
+      type: 'USER_CONFIRM_RESULT',
+      results: [{ toolCallId: 'p1', confirmed: true }],
+    });
+    expect(resumed.end.finishReason).toBe('completed');
+    await secondFlush.idle();
+    const flushes = server.requests.filter(isFlush).map(userTextOf);
+    expect(flushes).toHaveLength(1);
+    expect(flushes[0]).toContain('user: Pay Bob, as every month.');
+    expect(flushes[0]).toContain('assistant: Paid.');
+    expect(readFileSync(join(dir.path, 'memory', '2026-03-14.md'), 'utf8')).toContain('- The user pays Bob monthly.');
   });
 
   it('a failed flush is reported on the bus and in the log; the reply is not affected and nothing is written', async () => {

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Agent, type AgentEvent, REPLAY_GAP } from '@rxscope/core';
+import { z } from 'zod';
+import { Agent, type AgentEvent, defineTool, REPLAY_GAP } from '@rxscope/core';
 import { InMemorySessionEventBus } from '@rxscope/core/node';
 import {
   startOpenAITestServer,
@@ -118,6 +119,56 @@ describe('MemoryMaintenanceMiddleware (through the OpenAI-compatible test server
         },
       ],
     ]);
+  });
+
+  it('a reply paused for a confirmation starts no run; its completion in a new agent from the saved state does', async () => {
+    const pay = defineTool({
+      name: 'pay',
+      description: 'pays someone',
+      input: z.object({ to: z.string() }),
+      needsApproval: true,
+      execute: ({ to }) => `paid ${to}`,
+    });
+    server = await startOpenAITestServer({
+      handler: (request) =>
+        isMaintenance(request)
+          ? { text: '## User\n- The user is called Ada.\n- Ada lives in Lisbon.' }
+          : JSON.stringify(request.body.messages).includes('paid Bob')
+            ? { text: 'Paid.' }
+            : { toolCalls: [{ id: 'p1', name: 'pay', input: { to: 'Bob' } }] },
+    });
+    const agentWith = (m: MemoryMaintenanceMiddleware, state?: ReturnType<Agent['saveState']>) =>
+      new Agent({
+        name: 'assistant',
+        model: testServerModel(server),
+        sessionId: 's1',
+        tools: [pay],
+        middlewares: [m],
+        state,
+      });
+    const maintenanceOf = () =>
+      new MemoryMaintenanceMiddleware({
+        fileSystem: new LocalFileSystem(dir.path),
+        bus,
+        now: () => now,
+        intervalMs: 3_600_000,
+      });
+    const firstMaintenance = maintenanceOf();
+    const first = agentWith(firstMaintenance);
+    expect((await run(first, 'Pay Bob.')).end.finishReason).toBe('awaiting_confirmation');
+    await firstMaintenance.idle();
+    expect(server.requests.some(isMaintenance)).toBe(false);
+
+    const secondMaintenance = maintenanceOf();
+    const second = agentWith(secondMaintenance, first.saveState());
+    const resumed = await run(second, {
+      type: 'USER_CONFIRM_RESULT',
+      results: [{ toolCallId: 'p1', confirmed: true }],
+    });
+    expect(resumed.end.finishReason).toBe('completed');
+    await secondMaintenance.idle();
+    expect(server.requests.filter(isMaintenance)).toHaveLength(1);
+    expect(readFileSync(join(dir.path, 'MEMORY.md'), 'utf8')).toContain('- Ada lives in Lisbon.');
   });
 
   it('is throttled: no second run within the interval (kept on disk, so a new process honours it too), one after it', async () => {
