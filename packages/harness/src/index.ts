@@ -1,10 +1,12 @@
 // @rxscope/harness — public API. Explicit named exports only.
 
 // assembly
-export { createHarnessAgent, describeHarness } from './create-harness-agent.js';
-export type { HarnessDescription, HarnessPart } from './create-harness-agent.js';
-export type { HarnessMemoryOptions, HarnessOptions, SandboxChoice } from './harness-options.js';
-export { presets } from './presets.js';
+export { createHarnessAgent, describeHarness } from './assembly/create-harness-agent.js';
+export type { HarnessDescription, HarnessPart } from './assembly/create-harness-agent.js';
+export type { HarnessOptions } from './assembly/harness-options.js';
+export type { HarnessMemoryOptions } from './memory/memory-parts.js';
+export type { SandboxChoice } from './sandbox/sandbox-choice.js';
+export { presets } from './assembly/presets.js';
 
 // workspace
 export { ensureWorkspace, WORKSPACE_LAYOUT } from './workspace/layout.js';
@@ -36,9 +38,9 @@ export { listFilesTool } from './tools/list-files.js';
 export { globFilesTool } from './tools/glob-files.js';
 export { grepFilesTool } from './tools/grep-files.js';
 export type { GrepFilesOptions } from './tools/grep-files.js';
-export { memorySearchTool } from './tools/memory-search.js';
-export { memoryGetTool } from './tools/memory-get.js';
-export { memorySaveTool } from './tools/memory-save.js';
+export { memorySearchTool } from './memory/tools/memory-search.js';
+export { memoryGetTool } from './memory/tools/memory-get.js';
+export { memorySaveTool } from './memory/tools/memory-save.js';
 
 // sandboxes
 export type { ExecEvent, ExecOptions, Sandbox, SandboxSession } from './sandbox/sandbox.js';
@@ -52,32 +54,32 @@ export type { HeldLease, Lease } from './coordination/lease.js';
 export type { HeldSandboxLease, SandboxLease } from './sandbox/sandbox-lease.js';
 
 // middlewares
-export { SANDBOX_SESSION, SandboxLifecycleMiddleware } from './middleware/sandbox-lifecycle/index.js';
-export type { SandboxLifecycleOptions } from './middleware/sandbox-lifecycle/index.js';
-export { WorkspaceContextMiddleware } from './middleware/workspace-context/index.js';
-export type { WorkspaceContextOptions } from './middleware/workspace-context/index.js';
-export { AtPathExpansionMiddleware, mentionsIn } from './middleware/at-path-expansion/index.js';
-export type { AtPathExpansionOptions } from './middleware/at-path-expansion/index.js';
-export { PlanModeMiddleware } from './middleware/plan-mode/index.js';
-export type { PlanModeOptions, PlanModeState } from './middleware/plan-mode/index.js';
-export { planTools } from './middleware/plan-mode/plan-tools.js';
-export type { PlanTools } from './middleware/plan-mode/plan-tools.js';
-export { TodoListMiddleware } from './middleware/todo-list/index.js';
-export type { Todo, TodoListOptions } from './middleware/todo-list/index.js';
-export { COMPACTION_SUMMARY, CompactionMiddleware } from './middleware/compaction/index.js';
-export type { CompactionOptions } from './middleware/compaction/index.js';
-export { contextWindowOf } from './middleware/compaction/context-window.js';
-export { SUMMARY_SECTIONS, transcriptOf } from './middleware/compaction/summarize.js';
-export { estimateTokens, TokenTally } from './middleware/compaction/token-count.js';
-export type { TokenCounter } from './middleware/compaction/token-count.js';
-export { MemoryFlushMiddleware } from './middleware/memory-flush/index.js';
-export type { MemoryFlushOptions } from './middleware/memory-flush/index.js';
-export { MAINTENANCE_FILE, MemoryMaintenanceMiddleware } from './middleware/memory-maintenance/index.js';
-export type { MemoryMaintenanceOptions } from './middleware/memory-maintenance/index.js';
+export { SANDBOX_SESSION, SandboxLifecycleMiddleware } from './sandbox/sandbox-lifecycle/index.js';
+export type { SandboxLifecycleOptions } from './sandbox/sandbox-lifecycle/index.js';
+export { WorkspaceContextMiddleware } from './workspace/workspace-context/index.js';
+export type { WorkspaceContextOptions } from './workspace/workspace-context/index.js';
+export { AtPathExpansionMiddleware, mentionsIn } from './workspace/at-path-expansion/index.js';
+export type { AtPathExpansionOptions } from './workspace/at-path-expansion/index.js';
+export { PlanModeMiddleware } from './planning/plan-mode/index.js';
+export type { PlanModeOptions, PlanModeState } from './planning/plan-mode/index.js';
+export { planTools } from './planning/plan-mode/plan-tools.js';
+export type { PlanTools } from './planning/plan-mode/plan-tools.js';
+export { TodoListMiddleware } from './planning/todo-list/index.js';
+export type { Todo, TodoListOptions } from './planning/todo-list/index.js';
+export { COMPACTION_SUMMARY, CompactionMiddleware } from './context/compaction/index.js';
+export type { CompactionOptions } from './context/compaction/index.js';
+export { contextWindowOf } from './context/compaction/context-window.js';
+export { SUMMARY_SECTIONS, transcriptOf } from './context/compaction/summarize.js';
+export { estimateTokens, TokenTally } from './context/compaction/token-count.js';
+export type { TokenCounter } from './context/compaction/token-count.js';
+export { MemoryFlushMiddleware } from './memory/memory-flush/index.js';
+export type { MemoryFlushOptions } from './memory/memory-flush/index.js';
+export { MAINTENANCE_FILE, MemoryMaintenanceMiddleware } from './memory/memory-maintenance/index.js';
+export type { MemoryMaintenanceOptions } from './memory/memory-maintenance/index.js';
 export type { DetachedReport } from './memory/detached-work.js';
 export { MEMORY_ARCHIVE } from './memory/ledger.js';
-export { FILE_TOOL_NAMES, ToolResultEvictionMiddleware } from './middleware/tool-result-eviction/index.js';
-export type { ToolResultEvictionOptions } from './middleware/tool-result-eviction/index.js';
+export { FILE_TOOL_NAMES, ToolResultEvictionMiddleware } from './context/tool-result-eviction/index.js';
+export type { ToolResultEvictionOptions } from './context/tool-result-eviction/index.js';
 
 // workspace files with front matter (subagents/<name>.md, skills/<name>/SKILL.md)
 export { FrontMatterError, formatFrontMatter, parseFrontMatter } from './workspace/front-matter.js';
@@ -92,39 +94,39 @@ export type { InMemoryMessageBusOptions } from './bus/in-memory-message-bus.js';
 // the inbox: messages into a session's running reply, from any process on the bus
 export { inboxQueueOf, pushToInbox } from './inbox/inbox-message.js';
 export type { InboxMessage } from './inbox/inbox-message.js';
-export { InboxMiddleware } from './middleware/inbox/index.js';
-export type { InboxOptions } from './middleware/inbox/index.js';
+export { InboxMiddleware } from './inbox/inbox-middleware/index.js';
+export type { InboxOptions } from './inbox/inbox-middleware/index.js';
 
 // background work: tool calls that outlive a timeout, background subagents
 export { BackgroundTasks } from './tasks/background-tasks.js';
 export type { BackgroundTasksOptions, TaskInfo, TaskStatus, TrackedTask } from './tasks/background-tasks.js';
-export { AsyncToolMiddleware, TASK_TOOL_NAMES } from './middleware/async-tool/index.js';
-export type { AsyncToolOptions } from './middleware/async-tool/index.js';
+export { AsyncToolMiddleware, TASK_TOOL_NAMES } from './tasks/async-tool/index.js';
+export type { AsyncToolOptions } from './tasks/async-tool/index.js';
 export type { TaskEvent } from './tasks/background-tasks.js';
 
 // subagents: subagents/<name>.md or general-purpose, on the core's asTool
-export { SUBAGENT_TOOL_NAMES, SubagentsMiddleware } from './middleware/subagents/index.js';
-export type { SubagentsOptions } from './middleware/subagents/index.js';
+export { SUBAGENT_TOOL_NAMES, SubagentsMiddleware } from './subagents/subagents-middleware/index.js';
+export type { SubagentsOptions } from './subagents/subagents-middleware/index.js';
 export { GENERAL_PURPOSE, listSubagents, loadSubagent, SUBAGENT_NAME } from './subagents/subagent-definition.js';
 export type { SubagentDefinition } from './subagents/subagent-definition.js';
 export type { SubagentTaskQueue, SubagentTaskRequest } from './subagents/subagent-task-queue.js';
 
 // skills: skills/<name>/SKILL.md, load_skill, usage counts and the curator of agent-written skills
-export { SkillCuratorMiddleware } from './middleware/skill-curator/index.js';
-export type { SkillCuratorOptions, SkillCuratorState } from './middleware/skill-curator/index.js';
+export { SkillCuratorMiddleware } from './skills/skill-curator/index.js';
+export type { SkillCuratorOptions, SkillCuratorState } from './skills/skill-curator/index.js';
 export { listSkills, loadSkill, SKILL_ARCHIVE, SKILL_NAME } from './skills/skill-definition.js';
 export type { SkillDefinition } from './skills/skill-definition.js';
-export { curateSkills, unmarkStale } from './skills/skill-curator.js';
-export type { SkillCurationPolicy, SkillCurationResult, SkillUsage } from './skills/skill-curator.js';
+export { curateSkills, unmarkStale } from './skills/curate-skills.js';
+export type { SkillCurationPolicy, SkillCurationResult, SkillUsage } from './skills/curate-skills.js';
 
 // workspace snapshots: the workspace's files travel with the session
-export { WorkspaceSnapshotMiddleware } from './middleware/workspace-snapshot/index.js';
-export type { WorkspaceSnapshotMiddlewareOptions } from './middleware/workspace-snapshot/index.js';
+export { WorkspaceSnapshotMiddleware } from './workspace/workspace-snapshot/index.js';
+export type { WorkspaceSnapshotMiddlewareOptions } from './workspace/workspace-snapshot/index.js';
 export {
   restoreWorkspace,
   SNAPSHOT_EXCLUDED,
   SNAPSHOT_MARKER,
   snapshotIdOf,
   snapshotWorkspace,
-} from './workspace/workspace-snapshot.js';
-export type { SnapshotFile, WorkspaceSnapshot, WorkspaceSnapshotOptions } from './workspace/workspace-snapshot.js';
+} from './workspace/snapshot-workspace.js';
+export type { SnapshotFile, WorkspaceSnapshot, WorkspaceSnapshotOptions } from './workspace/snapshot-workspace.js';

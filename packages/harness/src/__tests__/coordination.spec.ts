@@ -16,9 +16,9 @@ import {
 import { Redis } from 'ioredis';
 import { z } from 'zod';
 import { RedisMessageBus } from '../redis/index.js';
-import { createHarnessAgent } from '../create-harness-agent.js';
+import { createHarnessAgent } from '../assembly/create-harness-agent.js';
 import { pushToInbox } from '../inbox/inbox-message.js';
-import { presets } from '../presets.js';
+import { presets } from '../assembly/presets.js';
 import { BackgroundTasks } from '../tasks/background-tasks.js';
 import {
   closeTestServer,

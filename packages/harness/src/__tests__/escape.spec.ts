@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import type { AgentEvent } from '@rxscope/core';
 import { startOpenAITestServer, type OpenAITestServer, type ServerToolCall } from '@rxscope/core/testing/node';
-import { createHarnessAgent } from '../create-harness-agent.js';
+import { createHarnessAgent } from '../assembly/create-harness-agent.js';
 import { closeTestServer, resultOf, run, tempDir, testServerModel, textOfResult } from './helpers.js';
 
 const SECRET = `TOP-SECRET-${Math.random().toString(36).slice(2)}`;

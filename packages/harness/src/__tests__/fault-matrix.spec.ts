@@ -16,9 +16,9 @@ import {
   runUnsubscribeCell,
   unsubscribeBuiltIns,
 } from '../../../middleware-builtin/src/__tests__/fault-matrix/unsubscribe-cell.js';
-import { createHarnessAgent } from '../create-harness-agent.js';
-import type { HarnessOptions } from '../harness-options.js';
-import { presets } from '../presets.js';
+import { createHarnessAgent } from '../assembly/create-harness-agent.js';
+import type { HarnessOptions } from '../assembly/harness-options.js';
+import { presets } from '../assembly/presets.js';
 import { tempDir } from './helpers.js';
 
 const SLEEP = '31.4159';

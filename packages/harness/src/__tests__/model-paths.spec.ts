@@ -9,7 +9,7 @@ import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from
 import { join } from 'node:path';
 import type { AgentEvent } from '@rxscope/core';
 import { startOpenAITestServer, type OpenAITestServer, type ServerToolCall } from '@rxscope/core/testing/node';
-import { createHarnessAgent } from '../create-harness-agent.js';
+import { createHarnessAgent } from '../assembly/create-harness-agent.js';
 import {
   closeTestServer,
   customValues,

@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { lastValueFrom, toArray } from 'rxjs';
 import { startOpenAITestServer, type OpenAITestServer } from '@rxscope/core/testing/node';
 import { BubblewrapSandbox } from '../sandbox/bubblewrap-sandbox.js';
-import { createHarnessAgent } from '../create-harness-agent.js';
+import { createHarnessAgent } from '../assembly/create-harness-agent.js';
 import { closeTestServer, resultOf, run, tempDir, testServerModel, textOfResult } from './helpers.js';
 
 const nonce = Math.random().toString(36).slice(2);

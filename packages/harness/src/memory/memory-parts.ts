@@ -1,83 +1,80 @@
-import type { HarnessMemoryOptions } from '../harness-options.js';
-import { MemoryFlushMiddleware } from '../middleware/memory-flush/index.js';
-import { MemoryMaintenanceMiddleware } from '../middleware/memory-maintenance/index.js';
-import { memoryGetTool } from '../tools/memory-get.js';
-import { memorySaveTool } from '../tools/memory-save.js';
-import { memorySearchTool } from '../tools/memory-search.js';
-import type { WorkspaceFileSystem } from '../workspace/workspace-file-system.js';
-import type { AssembledPart } from '../harness-part.js';
+import type { DetachedReport } from './detached-work.js';
+import { type AssembledPart, type HarnessPartDefinition, objectOf, offPart, onPart } from '../harness-part.js';
+import { MemoryFlushMiddleware, type MemoryFlushOptions } from './memory-flush/index.js';
+import { MemoryMaintenanceMiddleware, type MemoryMaintenanceOptions } from './memory-maintenance/index.js';
+import { memoryGetTool } from './tools/memory-get.js';
+import { memorySaveTool } from './tools/memory-save.js';
+import { memorySearchTool } from './tools/memory-search.js';
 
-/** The memory parts of a harness, in chain order: flush, maintenance, tools. */
-export function memoryParts(
-  option: boolean | HarnessMemoryOptions | undefined,
-  fs: WorkspaceFileSystem,
-): AssembledPart[] {
-  const off = (name: string, reason: string): AssembledPart => ({
-    part: { name, option: 'memory', enabled: false, reason },
-  });
-  if (!option) {
-    return [
-      off('MemoryFlushMiddleware', 'memory is not on'),
-      off('MemoryMaintenanceMiddleware', 'memory is not on'),
-      off('memory tools', 'memory is not on'),
-    ];
-  }
-  const o: HarnessMemoryOptions = option === true ? {} : option;
-  const report = {
-    ...(o.bus ? { bus: o.bus } : {}),
-    ...(o.onError ? { onError: o.onError } : {}),
-    ...(o.lease ? { lease: o.lease } : {}),
-  };
-  const parts: AssembledPart[] = [];
-  if (o.flush === false) parts.push(off('MemoryFlushMiddleware', 'memory.flush: false'));
-  else {
-    parts.push({
-      part: {
-        name: 'MemoryFlushMiddleware',
-        option: 'memory.flush',
-        enabled: true,
-        reason: 'after each completed reply, durable facts go to memory/YYYY-MM-DD.md (detached)',
-      },
-      middleware: new MemoryFlushMiddleware({
-        ...(typeof o.flush === 'object' ? o.flush : {}),
-        ...report,
-        fileSystem: fs,
-      }),
-    });
-  }
-  if (o.maintenance === false) parts.push(off('MemoryMaintenanceMiddleware', 'memory.maintenance: false'));
-  else {
-    const m = new MemoryMaintenanceMiddleware({
-      ...(typeof o.maintenance === 'object' ? o.maintenance : {}),
-      ...report,
-      fileSystem: fs,
-    });
-    const every =
-      typeof o.maintenance === 'object' && o.maintenance.intervalMs !== undefined
-        ? `every ${o.maintenance.intervalMs.toLocaleString('en-US')} ms`
-        : 'a day';
-    parts.push({
-      part: {
-        name: 'MemoryMaintenanceMiddleware',
-        option: 'memory.maintenance',
-        enabled: true,
-        reason: `at most once ${every}, older ledgers folded into MEMORY.md and archived (detached)`,
-      },
-      middleware: m,
-    });
-  }
-  parts.push(
-    o.tools === false
-      ? off('memory tools', 'memory.tools: false')
-      : {
-          part: {
-            name: 'memory tools',
-            option: 'memory.tools',
-            enabled: true,
-            reason: 'memory_search, memory_get and memory_save over MEMORY.md and memory/',
-          },
-          tools: [memorySearchTool(fs), memoryGetTool(fs), memorySaveTool(fs)],
-        },
-  );
-  return parts;
+/**
+ * The harness's memory (`memory: true` turns on all three parts). `bus` and `onError` receive
+ * what the detached flush and maintenance report; with a `lease` (a `RedisLease`), one session
+ * never runs two flushes, and one workspace two maintenance runs, at once across processes.
+ *
+ * @example
+ * ```ts
+ * const options: HarnessOptions = { model, workspace: './ws', memory: { maintenance: { intervalMs: 6 * 3600_000 }, bus: sessions.bus } };
+ * ```
+ */
+export interface HarnessMemoryOptions extends DetachedReport {
+  /** After each completed reply, durable facts go to `memory/YYYY-MM-DD.md`. Default true. */
+  readonly flush?: boolean | Omit<MemoryFlushOptions, 'fileSystem' | 'bus' | 'onError' | 'lease'>;
+  /** Throttled consolidation of older ledgers into `MEMORY.md`. Default true. */
+  readonly maintenance?: boolean | Omit<MemoryMaintenanceOptions, 'fileSystem' | 'bus' | 'onError' | 'lease'>;
+  /** `memory_search`, `memory_get`, `memory_save`. Default true. */
+  readonly tools?: boolean;
 }
+
+/** The options the memory parts read. */
+export interface MemoryPartOptions {
+  readonly memory?: boolean | HarnessMemoryOptions;
+}
+
+const FLUSH = 'MemoryFlushMiddleware';
+const MAINTENANCE = 'MemoryMaintenanceMiddleware';
+const TOOLS = 'memory tools';
+
+/** The memory parts of a harness, in chain order: flush, maintenance, tools. Off by default. */
+export const memoryParts: HarnessPartDefinition<MemoryPartOptions> = {
+  build(options, env) {
+    if (!options.memory) {
+      return [FLUSH, MAINTENANCE, TOOLS].map((name) => offPart(name, 'memory', 'memory is not on'));
+    }
+    const o: HarnessMemoryOptions = objectOf(options.memory);
+    const fileSystem = env.fileSystem;
+    const report = {
+      ...(o.bus ? { bus: o.bus } : {}),
+      ...(o.onError ? { onError: o.onError } : {}),
+      ...(o.lease ? { lease: o.lease } : {}),
+    };
+    const flush: AssembledPart =
+      o.flush === false
+        ? offPart(FLUSH, 'memory', 'memory.flush: false')
+        : onPart(
+            FLUSH,
+            'memory.flush',
+            'after each completed reply, durable facts go to memory/YYYY-MM-DD.md (detached)',
+            {
+              middleware: new MemoryFlushMiddleware({ ...objectOf(o.flush), ...report, fileSystem }),
+            },
+          );
+    let maintenance = offPart(MAINTENANCE, 'memory', 'memory.maintenance: false');
+    if (o.maintenance !== false) {
+      const m = objectOf(o.maintenance);
+      const every = m.intervalMs !== undefined ? `every ${m.intervalMs.toLocaleString('en-US')} ms` : 'a day';
+      maintenance = onPart(
+        MAINTENANCE,
+        'memory.maintenance',
+        `at most once ${every}, older ledgers folded into MEMORY.md and archived (detached)`,
+        { middleware: new MemoryMaintenanceMiddleware({ ...m, ...report, fileSystem }) },
+      );
+    }
+    const tools =
+      o.tools === false
+        ? offPart(TOOLS, 'memory', 'memory.tools: false')
+        : onPart(TOOLS, 'memory.tools', 'memory_search, memory_get and memory_save over MEMORY.md and memory/', {
+            tools: [memorySearchTool(fileSystem), memoryGetTool(fileSystem), memorySaveTool(fileSystem)],
+          });
+    return [flush, maintenance, tools];
+  },
+};

@@ -5,7 +5,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { startOpenAITestServer, type OpenAITestServer } from '@rxscope/core/testing/node';
 import { closeTestServer, resultOf, run, tempDir, testServerModel, textOfResult } from '../__tests__/helpers.js';
-import { createHarnessAgent } from '../create-harness-agent.js';
+import { createHarnessAgent } from '../assembly/create-harness-agent.js';
 import { exitOf } from './__tests__/sandbox-helpers.js';
 import { BubblewrapSandbox } from './bubblewrap-sandbox.js';
 import { LocalSandbox } from './local-sandbox.js';

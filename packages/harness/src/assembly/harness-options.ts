@@ -1,0 +1,107 @@
+import type { AgentOptions } from '@rxscope/core';
+import type { CompactionOptions } from '../context/compaction/index.js';
+import type { AtPathExpansionOptions } from '../workspace/at-path-expansion/index.js';
+import type { SandboxLifecycleOptions } from '../sandbox/sandbox-lifecycle/index.js';
+import type { TodoListOptions } from '../planning/todo-list/index.js';
+import type { ToolResultEvictionOptions } from '../context/tool-result-eviction/index.js';
+import type { WorkspaceContextOptions } from '../workspace/workspace-context/index.js';
+import type { WorkspaceSnapshotMiddlewareOptions } from '../workspace/workspace-snapshot/index.js';
+import type { HarnessMemoryOptions } from '../memory/memory-parts.js';
+import type { SandboxChoice } from '../sandbox/sandbox-choice.js';
+import type { MessageBus } from '../bus/message-bus.js';
+import type { InboxOptions } from '../inbox/inbox-middleware/index.js';
+import type { AsyncToolOptions } from '../tasks/async-tool/index.js';
+import type { SubagentsOptions } from '../subagents/subagents-middleware/index.js';
+import type { SkillCuratorOptions } from '../skills/skill-curator/index.js';
+import type { BackgroundTasks } from '../tasks/background-tasks.js';
+import type { SandboxLease } from '../sandbox/sandbox-lease.js';
+import type { ReadFileOptions } from '../tools/read-file.js';
+import type { EditFileOptions } from '../tools/edit-file.js';
+import type { GrepFilesOptions } from '../tools/grep-files.js';
+import type { WorkspaceFileSystem } from '../workspace/workspace-file-system.js';
+
+/**
+ * Options of `createHarnessAgent`: every `AgentOptions` field (the user's `middlewares` are
+ * the outermost), plus the harness parts. Each part can be switched off; a preset is a plain
+ * object of these options, composed by spreading (later keys win).
+ *
+ * @example
+ * ```ts
+ * const options: HarnessOptions = { ...presets.coding(), model, workspace: './ws', planMode: false };
+ * ```
+ */
+export interface HarnessOptions extends Omit<AgentOptions, 'model'> {
+  readonly model?: AgentOptions['model'];
+  /** The workspace folder, created with its layout when missing. Required. */
+  readonly workspace?: string;
+  /** The workspace's files (default: `LocalFileSystem` on `workspace`). */
+  readonly fileSystem?: WorkspaceFileSystem;
+  /** File tools: all six, the read-only four (`'read-only'`), or none. Default true. */
+  readonly fileTools?: boolean | 'read-only';
+  /** Limits of `read_file`. */
+  readonly readFile?: ReadFileOptions;
+  /** Limits of `edit_file` (the largest file it edits). */
+  readonly editFile?: EditFileOptions;
+  /** Limits of `grep_files` (matches, file size, search time). */
+  readonly grepFiles?: GrepFilesOptions;
+  /** Where `execute` runs; `'none'` gives the agent no shell. Default `'none'`. */
+  readonly sandbox?: SandboxChoice;
+  /**
+   * One driver per session's sandbox across processes (`RedisSandboxLease` from
+   * `@rxscope/harness/redis`): a reply takes the lease before it acquires the sandbox, and fails
+   * with a `SandboxBusyError` when another process holds it. Default: none (one process).
+   */
+  readonly sandboxLease?: SandboxLease;
+  /**
+   * The workspace's files saved with the session (in the agent state) and restored where the
+   * session resumes, so another machine finds them. Default false (it grows every saved state).
+   * `onError` hears of a snapshot or a restore that failed (default `console.error`).
+   */
+  readonly workspaceSnapshot?: boolean | Omit<WorkspaceSnapshotMiddlewareOptions, 'fileSystem'>;
+  /** Options of the `execute` tool (it asks for permission by default). */
+  readonly execute?: Pick<
+    SandboxLifecycleOptions,
+    'askPermission' | 'defaultTimeoutS' | 'maxTimeoutS' | 'maxOutputChars'
+  >;
+  /** Older messages summarised when the conversation grows too long. Default on. */
+  readonly compaction?: false | Omit<CompactionOptions, 'fileSystem'>;
+  /** Large tool results written to the workspace and replaced by a pointer. Default on. */
+  readonly toolResultEviction?: false | Omit<ToolResultEvictionOptions, 'fileSystem'>;
+  /** Plan mode and the plan tools. Default false. */
+  readonly planMode?: boolean;
+  /** The `write_todos` task list. Default true. */
+  readonly todos?: boolean | TodoListOptions;
+  /** Date, workspace, `AGENTS.md`, `MEMORY.md` and the knowledge index in the system prompt. Default true. */
+  readonly workspaceContext?: boolean | Omit<WorkspaceContextOptions, 'workspace'>;
+  /** `@path` in user messages attaches the file. Default true. */
+  readonly atPathExpansion?: boolean | Omit<AtPathExpansionOptions, 'fileSystem'>;
+  /**
+   * Memory: the detached flush after each reply, its maintenance into `MEMORY.md`, and the memory
+   * tools. Default false (the flush is a model call after every reply: a cost you opt into).
+   */
+  readonly memory?: boolean | HarnessMemoryOptions;
+  /**
+   * The message bus of the inbox and of background work. Default: an `InMemoryMessageBus` of
+   * this agent (one process); a `RedisMessageBus` lets other processes reach the session.
+   */
+  readonly bus?: MessageBus;
+  /** Messages pushed to `inbox:<sessionId>` on the bus join the running reply. Default true. */
+  readonly inbox?: boolean | Omit<InboxOptions, 'bus'>;
+  /**
+   * A tool call still running after `timeoutMs` (default 60 s) gets a placeholder result and goes
+   * on in the background; its result comes through the inbox. Default on (off without the inbox).
+   */
+  readonly asyncTools?: boolean | Omit<AsyncToolOptions, 'tasks'>;
+  /**
+   * `agent_spawn`, `agent_send`, `task_output`, `task_cancel`: subagents declared in
+   * `subagents/<name>.md` or general-purpose ones. Default on.
+   */
+  readonly subagents?: boolean | Omit<SubagentsOptions, 'fileSystem' | 'tasks' | 'depth'>;
+  /**
+   * Skills: `skills/<name>/SKILL.md` listed in `<available_skills>`, `load_skill`, usage counts,
+   * and the curator of agent-written skills (stale, then archived). Default on.
+   */
+  readonly skills?: boolean | Omit<SkillCuratorOptions, 'fileSystem'>;
+  /** The background work of this agent (late tool calls, background subagents). Default: new ones on `bus`. */
+  readonly tasks?: BackgroundTasks;
+}

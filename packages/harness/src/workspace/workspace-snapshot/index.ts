@@ -1,0 +1,117 @@
+/**
+ * `WorkspaceSnapshotMiddleware` (`onAgent`, `onActing`): the workspace's files travel with the
+ * session, so a session resumed on another machine (another worker, a restarted container with
+ * an empty disk) finds the files its conversation talks about.
+ *
+ * - After every tool call that may change files (any tool not `readOnly`: `write_file`,
+ *   `edit_file`, `execute`, ...), the workspace is snapshotted into the agent state
+ *   (`middlewareState.WorkspaceSnapshotMiddleware.snapshot`), which the session store saves with
+ *   the rest of the session. `CUSTOM workspace_snapshot_saved {id, files, bytes, omitted}` follows.
+ * - When a reply starts in a workspace that does not hold the session's latest snapshot (its
+ *   `.rxscope-snapshot` marker names another one, or none), the snapshot's files are written
+ *   there first (only those that differ; other files are left alone), and
+ *   `CUSTOM workspace_restored {id, written, omitted}` follows `REPLY_START`.
+ * - Limits: files over `maxFileBytes` (256 KiB) and, past `maxTotalBytes` (2 MiB), the largest
+ *   files are left out and named in `omitted`; `large_tool_results/`, `conversation_history/`,
+ *   `.git/` and git-ignored files are never included.
+ *
+ * @example
+ * ```ts
+ * const fs = new LocalFileSystem('./ws');
+ * const agent = new Agent({ model, store, sessionId: 's1', tools: [writeFileTool(fs)],
+ *   middlewares: [new WorkspaceSnapshotMiddleware({ fileSystem: fs })] });
+ * ```
+ *
+ * @module
+ */
+import { concatMap, defer, from, type Observable, of, switchMap } from 'rxjs';
+import type { ActingInput, Agent, AgentEvent, AgentInput, Middleware, Next, RuntimeContext } from '@rxscope/core';
+import type { WorkspaceFileSystem } from '../workspace-file-system.js';
+import {
+  restoreWorkspace,
+  snapshotIdOf,
+  snapshotWorkspace,
+  type WorkspaceSnapshot,
+  type WorkspaceSnapshotOptions,
+} from '../snapshot-workspace.js';
+
+/** Options of {@link WorkspaceSnapshotMiddleware}. */
+export interface WorkspaceSnapshotMiddlewareOptions extends WorkspaceSnapshotOptions {
+  readonly fileSystem: WorkspaceFileSystem;
+  /** Where a failed snapshot or restore is reported (the reply goes on). Default `console.error`. */
+  readonly onError?: (error: unknown) => void;
+}
+
+/** See the module documentation. */
+export class WorkspaceSnapshotMiddleware implements Middleware {
+  readonly key = 'WorkspaceSnapshotMiddleware';
+  private readonly onError: (error: unknown) => void;
+
+  constructor(private readonly options: WorkspaceSnapshotMiddlewareOptions) {
+    this.onError = options.onError ?? ((e) => console.error('[WorkspaceSnapshotMiddleware]', e));
+  }
+
+  /**
+   * The session's latest snapshot (from the agent state of this context).
+   *
+   * @example
+   * ```ts
+   * middleware.snapshotOf(ctx)?.files.map((f) => f.path);
+   * ```
+   */
+  snapshotOf(ctx: RuntimeContext): WorkspaceSnapshot | undefined {
+    return ctx.state<{ snapshot?: WorkspaceSnapshot }>(this.key).get()?.snapshot;
+  }
+
+  onAgent(_agent: Agent, ctx: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent> {
+    return defer(() => from(this.restoreIfNeeded(ctx))).pipe(
+      switchMap((restored) => {
+        if (!restored) return next(input);
+        let told = false;
+        return next(input).pipe(
+          concatMap((e) => {
+            if (told || e.type !== 'REPLY_START') return of(e);
+            told = true;
+            return of(e, ctx.event('CUSTOM', { name: 'workspace_restored', value: restored }));
+          }),
+        );
+      }),
+    );
+  }
+
+  onActing(_agent: Agent, ctx: RuntimeContext, input: ActingInput, next: Next<ActingInput>): Observable<AgentEvent> {
+    if (input.tool.readOnly) return next(input);
+    return next(input).pipe(
+      concatMap((e) => {
+        if (e.type !== 'TOOL_RESULT_END' || e.toolCallId !== input.toolCall.id) return of(e);
+        return from(
+          snapshotWorkspace(this.options.fileSystem, this.options).then(
+            (snapshot) => {
+              ctx.state<{ snapshot?: WorkspaceSnapshot }>(this.key).set({ snapshot });
+              const bytes = snapshot.files.reduce((n, f) => n + Math.floor((f.content.length * 3) / 4), 0);
+              const value = { id: snapshot.id, files: snapshot.files.length, bytes, omitted: snapshot.omitted };
+              return [e, ctx.event('CUSTOM', { name: 'workspace_snapshot_saved', value })];
+            },
+            (error: unknown) => {
+              this.onError(error);
+              return [e];
+            },
+          ),
+        ).pipe(concatMap((events) => from(events)));
+      }),
+    );
+  }
+
+  private async restoreIfNeeded(ctx: RuntimeContext) {
+    const snapshot = this.snapshotOf(ctx);
+    if (!snapshot) return undefined;
+    try {
+      if ((await snapshotIdOf(this.options.fileSystem)) === snapshot.id) return undefined;
+      const written = await restoreWorkspace(this.options.fileSystem, snapshot);
+      return { id: snapshot.id, written, omitted: snapshot.omitted };
+    } catch (error) {
+      this.onError(error);
+      return undefined;
+    }
+  }
+}
