@@ -8,7 +8,10 @@ import { pathToFileURL } from 'node:url';
 
 const ROOT = join(__dirname, '..', '..');
 const STREAMS = 200;
-const MAX_QUEUED = 256 * 1024;
+// A reader on a 2-core machine busy with other test workers can fall a few 64 KiB frames behind;
+// 4 MiB queued (beside about 4 MiB of kernel buffers) is a lag only a client that stopped reading
+// reaches within the 20 MiB reply.
+const MAX_QUEUED = 4 * 2 ** 20;
 
 interface Memory {
   heapUsed: number;
@@ -82,7 +85,7 @@ describe('the node-service under load (200 concurrent SSE streams)', () => {
       mode: 'reader+slow',
       reader: { ended: true, finishReason: 'completed', textOk: true },
     });
-    // The server closed the slow connection: its queue passed maxQueuedBytes (20 MiB were streamed).
+    // The server closed the slow connection: its queue passed maxQueuedBytes (20 MiB were streamed, about 4 MiB of them into kernel buffers).
     expect(slow!.slowDroppedAfterMs).toEqual(expect.any(Number));
     // Nothing of the slow client is left in the server after the reply.
     expect(slow!.after.heapUsed - slow!.before.heapUsed).toBeLessThan(

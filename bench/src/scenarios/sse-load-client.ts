@@ -36,6 +36,8 @@ const streams = new Map<string, Stream>();
 const arrivals = new Map<string, number>();
 let expected = '';
 let onEnded: (() => void) | undefined;
+/** Set while `close` closes the streams itself. */
+let closing = false;
 const posts = new Agent({ keepAlive: true, maxSockets: 32 });
 
 const endedCount = () => [...streams.values()].filter((s) => s.finishReason !== undefined || s.error).length;
@@ -83,6 +85,13 @@ function openStream(base: string, session: string): Stream {
       }
     });
     res.on('error', (e) => (s.error ??= e.message));
+    // The server closing the stream before its REPLY_END (it dropped this reader) is a failure
+    // to report now, not a wait for the timeout.
+    res.on('close', () => {
+      if (s.finishReason !== undefined || closing) return;
+      s.error ??= 'the server closed the stream before REPLY_END';
+      if (endedCount() === streams.size) onEnded?.();
+    });
   });
   s.req.on('error', (e) => {
     connected();
@@ -161,6 +170,7 @@ serveActor({
   },
   /** Closes every stream; resolves when they are closed. */
   close: async () => {
+    closing = true;
     await Promise.all(
       [...streams.values()].map(
         (s) =>
@@ -173,6 +183,7 @@ serveActor({
       ),
     );
     streams.clear();
+    closing = false;
   },
   /** The slow client: sends the GET for `session`'s stream, then never reads. Resolves with its local port. */
   slow: (args: { url: string; session: string }) =>
