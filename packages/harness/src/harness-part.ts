@@ -1,7 +1,7 @@
 import type { Middleware, Tool } from '@rxscope/core';
-import type { MessageBus } from './bus/message-bus.js';
-import type { BackgroundTasks } from './tasks/background-tasks.js';
-import type { WorkspaceFileSystem } from './workspace/workspace-file-system.js';
+import type { MessageBus } from './bus/index.js';
+import type { BackgroundTasks } from './tasks/index.js';
+import type { WorkspaceFileSystem } from './workspace/index.js';
 
 /** One part of an assembled harness, as `describeHarness` reports it. */
 export interface HarnessPart {

@@ -1,9 +1,9 @@
 import { Agent, type Middleware } from '@rxscope/core';
-import { InMemoryMessageBus } from '../bus/in-memory-message-bus.js';
+import { InMemoryMessageBus } from '../bus/index.js';
 import type { AssembledPart, HarnessEnv } from '../harness-part.js';
-import { BackgroundTasks } from '../tasks/background-tasks.js';
-import { ensureWorkspace } from '../workspace/layout.js';
-import { LocalFileSystem } from '../workspace/local-file-system.js';
+import { BackgroundTasks } from '../tasks/index.js';
+import { ensureWorkspace } from '../workspace/index.js';
+import { LocalFileSystem } from '../workspace/index.js';
 import { recordHarness } from './describe-harness.js';
 import { agentOptionsOf } from './harness-option-keys.js';
 import type { HarnessOptions } from './harness-options.js';

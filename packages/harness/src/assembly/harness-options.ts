@@ -1,24 +1,24 @@
 import type { AgentOptions } from '@rxscope/core';
-import type { CompactionOptions } from '../context/compaction/index.js';
-import type { AtPathExpansionOptions } from '../workspace/at-path-expansion/index.js';
-import type { SandboxLifecycleOptions } from '../sandbox/sandbox-lifecycle/index.js';
-import type { TodoListOptions } from '../planning/todo-list/index.js';
-import type { ToolResultEvictionOptions } from '../context/tool-result-eviction/index.js';
-import type { WorkspaceContextOptions } from '../workspace/workspace-context/index.js';
-import type { WorkspaceSnapshotMiddlewareOptions } from '../workspace/workspace-snapshot/index.js';
-import type { HarnessMemoryOptions } from '../memory/memory-parts.js';
-import type { SandboxChoice } from '../sandbox/sandbox-choice.js';
-import type { MessageBus } from '../bus/message-bus.js';
-import type { InboxOptions } from '../inbox/inbox-middleware/index.js';
-import type { AsyncToolOptions } from '../tasks/async-tool/index.js';
-import type { SubagentsOptions } from '../subagents/subagents-middleware/index.js';
-import type { SkillCuratorOptions } from '../skills/skill-curator/index.js';
-import type { BackgroundTasks } from '../tasks/background-tasks.js';
-import type { SandboxLease } from '../sandbox/sandbox-lease.js';
-import type { ReadFileOptions } from '../tools/read-file.js';
-import type { EditFileOptions } from '../tools/edit-file.js';
-import type { GrepFilesOptions } from '../tools/grep-files.js';
-import type { WorkspaceFileSystem } from '../workspace/workspace-file-system.js';
+import type { CompactionOptions } from '../context/index.js';
+import type { AtPathExpansionOptions } from '../workspace/index.js';
+import type { SandboxLifecycleOptions } from '../sandbox/index.js';
+import type { TodoListOptions } from '../planning/index.js';
+import type { ToolResultEvictionOptions } from '../context/index.js';
+import type { WorkspaceContextOptions } from '../workspace/index.js';
+import type { WorkspaceSnapshotMiddlewareOptions } from '../workspace/index.js';
+import type { HarnessMemoryOptions } from '../memory/index.js';
+import type { SandboxChoice } from '../sandbox/index.js';
+import type { MessageBus } from '../bus/index.js';
+import type { InboxOptions } from '../inbox/index.js';
+import type { AsyncToolOptions } from '../tasks/index.js';
+import type { SubagentsOptions } from '../subagents/index.js';
+import type { SkillCuratorOptions } from '../skills/index.js';
+import type { BackgroundTasks } from '../tasks/index.js';
+import type { SandboxLease } from '../sandbox/index.js';
+import type { ReadFileOptions } from '../tools/index.js';
+import type { EditFileOptions } from '../tools/index.js';
+import type { GrepFilesOptions } from '../tools/index.js';
+import type { WorkspaceFileSystem } from '../workspace/index.js';
 
 /**
  * Options of `createHarnessAgent`: every `AgentOptions` field (the user's `middlewares` are

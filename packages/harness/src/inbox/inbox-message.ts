@@ -1,4 +1,4 @@
-import type { MessageBus } from '../bus/message-bus.js';
+import type { MessageBus } from '../bus/index.js';
 
 /**
  * A message pushed to a session's inbox on the {@link MessageBus}: `InboxMiddleware` hands it to

@@ -1,5 +1,5 @@
 import { type HarnessPartDefinition, objectOf, offPart, onPart } from '../harness-part.js';
-import type { MessageBus } from '../bus/message-bus.js';
+import type { MessageBus } from '../bus/index.js';
 import { InboxMiddleware, type InboxOptions } from './inbox-middleware/index.js';
 
 /** The options the inbox part reads. */

@@ -1,5 +1,5 @@
 import { type AgentEvent, createEvent } from '@rxscope/core';
-import { type Lease, LeaseBusyError } from '../coordination/lease.js';
+import { type Lease, LeaseBusyError } from '../coordination/index.js';
 
 /**
  * Where detached work (memory flush, memory maintenance) reports what it did: a session event

@@ -1,5 +1,5 @@
 import { type ChatModel, modelText, type Msg } from '@rxscope/core';
-import { transcriptOf } from '../context/compaction/summarize.js';
+import { transcriptOf } from '../context/index.js';
 import { bulletsOf } from './ledger.js';
 
 const EXTRACT_PROMPT =

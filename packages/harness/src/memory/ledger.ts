@@ -1,6 +1,6 @@
-import { FileTooLargeError } from '../workspace/file-too-large-error.js';
-import { WORKSPACE_LAYOUT } from '../workspace/layout.js';
-import type { WorkspaceFileSystem } from '../workspace/workspace-file-system.js';
+import { FileTooLargeError } from '../workspace/index.js';
+import { WORKSPACE_LAYOUT } from '../workspace/index.js';
+import type { WorkspaceFileSystem } from '../workspace/index.js';
 
 /**
  * Largest memory file read (`MEMORY.md`, a ledger, an archive): 4 MiB, thousands of pages of

@@ -1,4 +1,4 @@
-import { LeaseBusyError } from '../coordination/lease.js';
+import { LeaseBusyError } from '../coordination/index.js';
 
 /**
  * A lease on one session's sandbox, held while a reply of that session drives it: while one

@@ -1,5 +1,5 @@
-import type { WorkspaceFileSystem } from '../workspace/workspace-file-system.js';
-import { formatFrontMatter } from '../workspace/front-matter.js';
+import type { WorkspaceFileSystem } from '../workspace/index.js';
+import { formatFrontMatter } from '../workspace/index.js';
 import { SKILL_ARCHIVE, type SkillDefinition } from './skill-definition.js';
 
 /** How often a skill was loaded, and when last (ms since the epoch). */

@@ -1,5 +1,5 @@
 import type { PermissionState } from '@rxscope/core';
-import type { TaskInfo } from '../tasks/background-tasks.js';
+import type { TaskInfo } from '../tasks/index.js';
 
 /**
  * A background subagent task handed to a {@link SubagentTaskQueue}: everything a worker in

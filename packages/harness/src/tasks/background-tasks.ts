@@ -1,7 +1,7 @@
 import { type AgentEvent, newId } from '@rxscope/core';
 import type { Observable } from 'rxjs';
-import type { MessageBus } from '../bus/message-bus.js';
-import { type InboxMessage, pushToInbox } from '../inbox/inbox-message.js';
+import type { MessageBus } from '../bus/index.js';
+import { type InboxMessage, pushToInbox } from '../inbox/index.js';
 
 /** Where a background task stands (`queued`: a task on a task queue that waits for a worker). */
 export type TaskStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { defineTool, type Tool } from '@rxscope/core';
-import { checkOptions, integerAtLeast } from '../options/check-options.js';
-import { FileTooLargeError } from '../workspace/file-too-large-error.js';
-import type { WorkspaceFileSystem } from '../workspace/workspace-file-system.js';
-import { count, decodeText, looksBinary } from './text.js';
+import { checkOptions, integerAtLeast } from '../options/index.js';
+import { FileTooLargeError } from '../workspace/index.js';
+import type { WorkspaceFileSystem } from '../workspace/index.js';
+import { count, decodeText, looksBinary } from '../workspace/index.js';
 
 /**
  * Options of {@link editFileTool}.

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { defineTool, type Tool, type ToolContext } from '@rxscope/core';
-import { checkOptions, integerAtLeast } from '../options/check-options.js';
-import { searchLines } from '../search/line-search.js';
-import { compileSearchRegex, type SearchRegex } from '../search/search-regex.js';
-import { TimeSlice } from '../search/time-slice.js';
-import { FileTooLargeError } from '../workspace/file-too-large-error.js';
-import type { WorkspaceFileSystem } from '../workspace/workspace-file-system.js';
-import { count, looksBinary } from './text.js';
+import { checkOptions, integerAtLeast } from '../options/index.js';
+import { searchLines } from '../search/index.js';
+import { compileSearchRegex, type SearchRegex } from '../search/index.js';
+import { TimeSlice } from '../search/index.js';
+import { FileTooLargeError } from '../workspace/index.js';
+import type { WorkspaceFileSystem } from '../workspace/index.js';
+import { count, looksBinary } from '../workspace/index.js';
 
 /** Options of {@link grepFilesTool}. */
 export interface GrepFilesOptions {

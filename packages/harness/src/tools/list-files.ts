@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool, type Tool } from '@rxscope/core';
-import type { WorkspaceFileSystem } from '../workspace/workspace-file-system.js';
-import { count } from './text.js';
+import type { WorkspaceFileSystem } from '../workspace/index.js';
+import { count } from '../workspace/index.js';
 
 const input = z.object({
   path: z.string().optional().describe('Folder to list, relative to the workspace root. Default: the root.'),

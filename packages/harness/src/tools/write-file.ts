@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool, type Tool } from '@rxscope/core';
-import type { WorkspaceFileSystem } from '../workspace/workspace-file-system.js';
-import { count, splitLines } from './text.js';
+import type { WorkspaceFileSystem } from '../workspace/index.js';
+import { count, splitLines } from '../workspace/index.js';
 
 const input = z.object({
   path: z.string().describe('File path, relative to the workspace root. Missing folders are created.'),

@@ -1,8 +1,8 @@
 import { constants, realpathSync, type Stats } from 'node:fs';
 import { lstat, mkdir, open, readdir, readlink, realpath, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { aBoolean, aString, checkOptions, integerAtLeast } from '../options/check-options.js';
-import { compileGlob } from '../search/glob-regex.js';
+import { aBoolean, aString, checkOptions, integerAtLeast } from '../options/index.js';
+import { compileGlob } from '../search/index.js';
 import { readUpTo } from './bounded-read.js';
 import { FileTooLargeError } from './file-too-large-error.js';
 import { ensureWorkspace } from './layout.js';

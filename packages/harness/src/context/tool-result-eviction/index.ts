@@ -38,8 +38,8 @@ import {
   type RuntimeContext,
   type ToolResultContent,
 } from '@rxscope/core';
-import { WORKSPACE_LAYOUT } from '../../workspace/layout.js';
-import type { WorkspaceFileSystem } from '../../workspace/workspace-file-system.js';
+import { WORKSPACE_LAYOUT } from '../../workspace/index.js';
+import type { WorkspaceFileSystem } from '../../workspace/index.js';
 
 /** Options of {@link ToolResultEvictionMiddleware}. */
 export interface ToolResultEvictionOptions {

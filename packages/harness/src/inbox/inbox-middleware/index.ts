@@ -54,7 +54,7 @@ import {
   type RuntimeContext,
   type StateSlot,
 } from '@rxscope/core';
-import type { MessageBus } from '../../bus/message-bus.js';
+import type { MessageBus } from '../../bus/index.js';
 import { checkInboxMessage, inboxQueueOf, inboxText } from '../inbox-message.js';
 
 /**

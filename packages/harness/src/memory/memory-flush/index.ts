@@ -27,8 +27,8 @@ import type { AgentInput, Agent, AgentEvent, ChatModel, Middleware, Msg, Next, R
 import { DetachedWork, type DetachedReport } from '../detached-work.js';
 import { extractFacts } from '../extract-facts.js';
 import { appendToLedger, dayOf, ledgerPathOf, readText } from '../ledger.js';
-import { WORKSPACE_LAYOUT } from '../../workspace/layout.js';
-import type { WorkspaceFileSystem } from '../../workspace/workspace-file-system.js';
+import { WORKSPACE_LAYOUT } from '../../workspace/index.js';
+import type { WorkspaceFileSystem } from '../../workspace/index.js';
 
 /** Options of {@link MemoryFlushMiddleware}. */
 export interface MemoryFlushOptions extends DetachedReport {

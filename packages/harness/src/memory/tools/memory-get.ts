@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { defineTool, type Tool } from '@rxscope/core';
 import { readText } from '../ledger.js';
-import { WORKSPACE_LAYOUT } from '../../workspace/layout.js';
-import type { WorkspaceFileSystem } from '../../workspace/workspace-file-system.js';
-import { count, splitLines } from '../../tools/text.js';
+import { WORKSPACE_LAYOUT } from '../../workspace/index.js';
+import type { WorkspaceFileSystem } from '../../workspace/index.js';
+import { count, splitLines } from '../../workspace/index.js';
 
 const input = z.object({
   path: z.string().describe('MEMORY.md, or a file under memory/ (as memory_search shows it).'),

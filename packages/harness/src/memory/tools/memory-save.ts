@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool, type Tool } from '@rxscope/core';
 import { appendToLedger, bulletsOf, dayOf, ledgerPathOf } from '../ledger.js';
-import type { WorkspaceFileSystem } from '../../workspace/workspace-file-system.js';
+import type { WorkspaceFileSystem } from '../../workspace/index.js';
 
 const input = z.object({
   content: z.string().min(1).max(4000).describe('The fact(s) to remember: one sentence, or "- " bullets for several.'),

@@ -2,10 +2,10 @@ import { create, insertMultiple, search } from '@orama/orama';
 import { z } from 'zod';
 import { defineTool, type Tool } from '@rxscope/core';
 import { readText } from '../ledger.js';
-import { FileTooLargeError } from '../../workspace/file-too-large-error.js';
-import { WORKSPACE_LAYOUT } from '../../workspace/layout.js';
-import type { WorkspaceFileSystem } from '../../workspace/workspace-file-system.js';
-import { splitLines } from '../../tools/text.js';
+import { FileTooLargeError } from '../../workspace/index.js';
+import { WORKSPACE_LAYOUT } from '../../workspace/index.js';
+import type { WorkspaceFileSystem } from '../../workspace/index.js';
+import { splitLines } from '../../workspace/index.js';
 
 const input = z.object({ query: z.string().min(1).describe('Words to look for in the memory files.') });
 

@@ -33,8 +33,8 @@ import {
   type RuntimeContext,
   type Tool,
 } from '@rxscope/core';
-import { WORKSPACE_LAYOUT } from '../../workspace/layout.js';
-import type { WorkspaceFileSystem } from '../../workspace/workspace-file-system.js';
+import { WORKSPACE_LAYOUT } from '../../workspace/index.js';
+import type { WorkspaceFileSystem } from '../../workspace/index.js';
 import { planTools, type PlanTools } from './plan-tools.js';
 
 /** Options of {@link PlanModeMiddleware}. */

@@ -40,7 +40,7 @@ import {
 } from '@rxscope/core';
 import { curateSkills, unmarkStale, type SkillCurationPolicy, type SkillUsage } from '../curate-skills.js';
 import { listSkills, loadSkill, type SkillDefinition } from '../skill-definition.js';
-import type { WorkspaceFileSystem } from '../../workspace/workspace-file-system.js';
+import type { WorkspaceFileSystem } from '../../workspace/index.js';
 
 /** Options of {@link SkillCuratorMiddleware}. */
 export interface SkillCuratorOptions extends SkillCurationPolicy {

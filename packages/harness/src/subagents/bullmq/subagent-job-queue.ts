@@ -1,8 +1,8 @@
 import { type ConnectionOptions, type JobsOptions, Queue } from 'bullmq';
-import type { MessageBus } from '../../bus/message-bus.js';
+import type { MessageBus } from '../../bus/index.js';
 import { GENERAL_PURPOSE } from '../subagent-definition.js';
 import type { SubagentTaskQueue, SubagentTaskRequest } from '../subagent-task-queue.js';
-import type { TaskInfo } from '../../tasks/background-tasks.js';
+import type { TaskInfo } from '../../tasks/index.js';
 import {
   type CancelledTask,
   type CancelSignal,

@@ -1,10 +1,10 @@
 import { type Agent, type AgentEvent, type ToolContext, type ToolOutput } from '@rxscope/core';
 import { type ConnectionOptions, DelayedError, type Job, UnrecoverableError, Worker } from 'bullmq';
 import { concatMap, defer, from, map, type ObservableInput, toArray } from 'rxjs';
-import type { MessageBus } from '../../bus/message-bus.js';
-import { pushToInbox } from '../../inbox/inbox-message.js';
+import type { MessageBus } from '../../bus/index.js';
+import { pushToInbox } from '../../inbox/index.js';
 import { SubagentsMiddleware } from '../subagents-middleware/index.js';
-import { type TaskEvent, taskResultMessage } from '../../tasks/background-tasks.js';
+import { type TaskEvent, taskResultMessage } from '../../tasks/index.js';
 import {
   type CancelSignal,
   cancelChannelOf,

@@ -14,7 +14,7 @@ import { tempDir } from '../../__tests__/helpers.js';
 import type { InboxMessage } from '../../inbox/inbox-message.js';
 import { InboxMiddleware } from '../../inbox/inbox-middleware/index.js';
 import { SubagentsMiddleware } from '../subagents-middleware/index.js';
-import { RedisMessageBus } from '../../bus/redis-message-bus.js';
+import { RedisMessageBus } from '../../redis/redis-message-bus.js';
 import type { TaskEvent } from '../../tasks/background-tasks.js';
 import { LocalFileSystem } from '../../workspace/local-file-system.js';
 import { SubagentJobQueue, SubagentJobWorker, type SubagentJobWorkerOptions } from '../../bullmq/index.js';

@@ -1,6 +1,6 @@
 import type { Tool } from '@rxscope/core';
 import { listSubagents, loadSubagent } from '../subagent-definition.js';
-import type { WorkspaceFileSystem } from '../../workspace/workspace-file-system.js';
+import type { WorkspaceFileSystem } from '../../workspace/index.js';
 
 /** Most declared subagents listed for the model. */
 const MAX_LISTED = 50;

@@ -55,10 +55,10 @@ import {
   type ToolOutput,
 } from '@rxscope/core';
 import type { PermissionState } from '@rxscope/core';
-import type { BackgroundTasks, TaskInfo } from '../../tasks/background-tasks.js';
+import type { BackgroundTasks, TaskInfo } from '../../tasks/index.js';
 import type { SubagentTaskQueue } from '../subagent-task-queue.js';
 import { GENERAL_PURPOSE, loadSubagent, type SubagentDefinition } from '../subagent-definition.js';
-import type { WorkspaceFileSystem } from '../../workspace/workspace-file-system.js';
+import type { WorkspaceFileSystem } from '../../workspace/index.js';
 import { subagentCatalogue, withCatalogue } from './catalogue.js';
 import { buildSubagent } from './spawn.js';
 import { SUBAGENT_TOOL_NAMES, subagentTools } from './subagent-tools.js';

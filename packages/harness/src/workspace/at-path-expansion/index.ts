@@ -22,7 +22,7 @@
  */
 import { defer, from, type Observable, switchMap } from 'rxjs';
 import type { Agent, AgentEvent, AgentInput, ContentBlock, Middleware, Msg, Next, RuntimeContext } from '@rxscope/core';
-import { decodeText, looksBinary } from '../../tools/text.js';
+import { decodeText, looksBinary } from '../text.js';
 import type { WorkspaceFileSystem } from '../workspace-file-system.js';
 import { WorkspacePathError } from '../workspace-path-error.js';
 

@@ -7,8 +7,8 @@ import { replyEndOf, ScriptedChatModel } from '@rxscope/core/testing';
 import { startRedisServer, type RedisTestServer } from '@rxscope/core/testing/node';
 import { tempDir } from '../__tests__/helpers.js';
 import { createHarnessAgent } from '../assembly/create-harness-agent.js';
-import { SandboxBusyError } from './sandbox-lease.js';
-import { RedisSandboxLease, type RedisSandboxLeaseOptions } from '../redis/index.js';
+import { SandboxBusyError } from '../sandbox/sandbox-lease.js';
+import { RedisSandboxLease, type RedisSandboxLeaseOptions } from './index.js';
 
 describe('RedisSandboxLease on a real redis-server', () => {
   let server: RedisTestServer;

@@ -10,7 +10,7 @@ import {
   type LogPage,
   type LogReadOptions,
   type MessageBus,
-} from './message-bus.js';
+} from '../bus/message-bus.js';
 
 /** Options of {@link RedisMessageBus}. */
 export interface RedisMessageBusOptions {

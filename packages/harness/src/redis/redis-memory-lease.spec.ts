@@ -14,10 +14,10 @@ import {
 } from '@rxscope/core/testing/node';
 import { Redis } from 'ioredis';
 import { closeTestServer, run, systemPromptOf, tempDir, testServerModel } from '../__tests__/helpers.js';
-import { MemoryFlushMiddleware } from './memory-flush/index.js';
-import { MemoryMaintenanceMiddleware } from './memory-maintenance/index.js';
+import { MemoryFlushMiddleware } from '../memory/memory-flush/index.js';
+import { MemoryMaintenanceMiddleware } from '../memory/memory-maintenance/index.js';
 import { LocalFileSystem } from '../workspace/local-file-system.js';
-import { RedisLease } from '../redis/index.js';
+import { RedisLease } from './index.js';
 
 const isFlush = (r: RecordedRequest) => systemPromptOf(r).includes('long-term memory of an AI agent');
 const isMaintenance = (r: RecordedRequest) => systemPromptOf(r).includes('You maintain MEMORY.md');

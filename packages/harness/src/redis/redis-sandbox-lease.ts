@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { type LeaseBusyError } from '../coordination/lease.js';
-import { SandboxBusyError, type HeldSandboxLease, type SandboxLease } from './sandbox-lease.js';
-import { RedisLease } from '../coordination/redis-lease.js';
+import { SandboxBusyError, type HeldSandboxLease, type SandboxLease } from '../sandbox/sandbox-lease.js';
+import { RedisLease } from './redis-lease.js';
 
 /** Options of {@link RedisSandboxLease}. */
 export interface RedisSandboxLeaseOptions {

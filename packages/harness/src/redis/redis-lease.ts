@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
-import { type HeldLease, type Lease, LeaseBusyError } from './lease.js';
+import { type HeldLease, type Lease, LeaseBusyError } from '../coordination/lease.js';
 
 /**
  * Options of {@link RedisLease}.
