@@ -1,24 +1,20 @@
 import type { AgentOptions } from '@rxscope/core';
-import type { CompactionOptions } from '../context/index.js';
-import type { AtPathExpansionOptions } from '../workspace/index.js';
-import type { SandboxLifecycleOptions } from '../sandbox/index.js';
+import type { CompactionOptions, ToolResultEvictionOptions } from '../context/index.js';
+import type {
+  AtPathExpansionOptions,
+  WorkspaceContextOptions,
+  WorkspaceSnapshotMiddlewareOptions,
+  WorkspaceFileSystem,
+} from '../workspace/index.js';
+import type { SandboxLifecycleOptions, SandboxChoice, SandboxLease } from '../sandbox/index.js';
 import type { TodoListOptions } from '../planning/index.js';
-import type { ToolResultEvictionOptions } from '../context/index.js';
-import type { WorkspaceContextOptions } from '../workspace/index.js';
-import type { WorkspaceSnapshotMiddlewareOptions } from '../workspace/index.js';
 import type { HarnessMemoryOptions } from '../memory/index.js';
-import type { SandboxChoice } from '../sandbox/index.js';
 import type { MessageBus } from '../bus/index.js';
 import type { InboxOptions } from '../inbox/index.js';
-import type { AsyncToolOptions } from '../tasks/index.js';
+import type { AsyncToolOptions, BackgroundTasks } from '../tasks/index.js';
 import type { SubagentsOptions } from '../subagents/index.js';
 import type { SkillCuratorOptions } from '../skills/index.js';
-import type { BackgroundTasks } from '../tasks/index.js';
-import type { SandboxLease } from '../sandbox/index.js';
-import type { ReadFileOptions } from '../tools/index.js';
-import type { EditFileOptions } from '../tools/index.js';
-import type { GrepFilesOptions } from '../tools/index.js';
-import type { WorkspaceFileSystem } from '../workspace/index.js';
+import type { ReadFileOptions, EditFileOptions, GrepFilesOptions } from '../tools/index.js';
 
 /**
  * Options of `createHarnessAgent`: every `AgentOptions` field (the user's `middlewares` are

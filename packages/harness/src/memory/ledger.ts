@@ -1,6 +1,4 @@
-import { FileTooLargeError } from '../workspace/index.js';
-import { WORKSPACE_LAYOUT } from '../workspace/index.js';
-import type { WorkspaceFileSystem } from '../workspace/index.js';
+import { FileTooLargeError, WORKSPACE_LAYOUT, type WorkspaceFileSystem } from '../workspace/index.js';
 
 /**
  * Largest memory file read (`MEMORY.md`, a ledger, an archive): 4 MiB, thousands of pages of

@@ -1,5 +1,4 @@
-import type { WorkspaceFileSystem } from '../workspace/index.js';
-import { formatFrontMatter } from '../workspace/index.js';
+import { type WorkspaceFileSystem, formatFrontMatter } from '../workspace/index.js';
 import { SKILL_ARCHIVE, type SkillDefinition } from './skill-definition.js';
 
 /** How often a skill was loaded, and when last (ms since the epoch). */

@@ -1,7 +1,4 @@
-import { FileTooLargeError } from '../workspace/index.js';
-import { WORKSPACE_LAYOUT } from '../workspace/index.js';
-import type { WorkspaceFileSystem } from '../workspace/index.js';
-import { parseFrontMatter } from '../workspace/index.js';
+import { FileTooLargeError, WORKSPACE_LAYOUT, type WorkspaceFileSystem, parseFrontMatter } from '../workspace/index.js';
 
 /**
  * Largest `SKILL.md` read: 1 MiB. Its body goes into the context whole when the skill is loaded;

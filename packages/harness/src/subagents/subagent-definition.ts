@@ -1,7 +1,4 @@
-import { FileTooLargeError } from '../workspace/index.js';
-import { WORKSPACE_LAYOUT } from '../workspace/index.js';
-import type { WorkspaceFileSystem } from '../workspace/index.js';
-import { parseFrontMatter } from '../workspace/index.js';
+import { FileTooLargeError, WORKSPACE_LAYOUT, type WorkspaceFileSystem, parseFrontMatter } from '../workspace/index.js';
 
 /** Largest `subagents/<name>.md` read: 1 MiB (its body is a system prompt, read whole). */
 const MAX_SUBAGENT_FILE_BYTES = 1024 * 1024;

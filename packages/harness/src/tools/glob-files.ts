@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { defineTool, type Tool } from '@rxscope/core';
 import { checkOptions, integerAtLeast } from '../options/index.js';
-import type { WorkspaceFileSystem } from '../workspace/index.js';
-import { count } from '../workspace/index.js';
+import { type WorkspaceFileSystem, count } from '../workspace/index.js';
 
 const input = z.object({
   pattern: z

@@ -1,12 +1,8 @@
 import { z } from 'zod';
 import { defineTool, type Tool, type ToolContext } from '@rxscope/core';
 import { checkOptions, integerAtLeast } from '../options/index.js';
-import { searchLines } from '../search/index.js';
-import { compileSearchRegex, type SearchRegex } from '../search/index.js';
-import { TimeSlice } from '../search/index.js';
-import { FileTooLargeError } from '../workspace/index.js';
-import type { WorkspaceFileSystem } from '../workspace/index.js';
-import { count, looksBinary } from '../workspace/index.js';
+import { searchLines, compileSearchRegex, type SearchRegex, TimeSlice } from '../search/index.js';
+import { FileTooLargeError, type WorkspaceFileSystem, count, looksBinary } from '../workspace/index.js';
 
 /** Options of {@link grepFilesTool}. */
 export interface GrepFilesOptions {

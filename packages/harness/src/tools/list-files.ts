@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { defineTool, type Tool } from '@rxscope/core';
-import type { WorkspaceFileSystem } from '../workspace/index.js';
-import { count } from '../workspace/index.js';
+import { type WorkspaceFileSystem, count } from '../workspace/index.js';
 
 const input = z.object({
   path: z.string().optional().describe('Folder to list, relative to the workspace root. Default: the root.'),

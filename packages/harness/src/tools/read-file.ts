@@ -1,9 +1,14 @@
 import { z } from 'zod';
 import { defineTool, type Tool } from '@rxscope/core';
 import { checkOptions, integerAtLeast } from '../options/index.js';
-import { FileTooLargeError } from '../workspace/index.js';
-import type { WorkspaceFileSystem } from '../workspace/index.js';
-import { count, decodeText, looksBinary, splitLines } from '../workspace/index.js';
+import {
+  FileTooLargeError,
+  type WorkspaceFileSystem,
+  count,
+  decodeText,
+  looksBinary,
+  splitLines,
+} from '../workspace/index.js';
 
 /** Options of {@link readFileTool}. */
 export interface ReadFileOptions {

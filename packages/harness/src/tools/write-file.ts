@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { defineTool, type Tool } from '@rxscope/core';
-import type { WorkspaceFileSystem } from '../workspace/index.js';
-import { count, splitLines } from '../workspace/index.js';
+import { type WorkspaceFileSystem, count, splitLines } from '../workspace/index.js';
 
 const input = z.object({
   path: z.string().describe('File path, relative to the workspace root. Missing folders are created.'),

@@ -1,8 +1,7 @@
 import { lstat, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { glob as crawl } from 'tinyglobby';
-import type { CompiledGlob } from '../search/index.js';
-import { TimeSlice } from '../search/index.js';
+import { type CompiledGlob, TimeSlice } from '../search/index.js';
 import { GitIgnore } from './gitignore.js';
 import { WorkspacePathError } from './workspace-path-error.js';
 

@@ -48,8 +48,7 @@ import {
   type ReasoningInput,
   type RuntimeContext,
 } from '@rxscope/core';
-import { WORKSPACE_LAYOUT } from '../../workspace/index.js';
-import type { WorkspaceFileSystem } from '../../workspace/index.js';
+import { WORKSPACE_LAYOUT, type WorkspaceFileSystem } from '../../workspace/index.js';
 import { contextWindowOf } from './context-window.js';
 import { summarize } from './summarize.js';
 import { estimateTokens, type TokenCounter, TokenTally } from './token-count.js';

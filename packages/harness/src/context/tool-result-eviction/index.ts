@@ -38,8 +38,7 @@ import {
   type RuntimeContext,
   type ToolResultContent,
 } from '@rxscope/core';
-import { WORKSPACE_LAYOUT } from '../../workspace/index.js';
-import type { WorkspaceFileSystem } from '../../workspace/index.js';
+import { WORKSPACE_LAYOUT, type WorkspaceFileSystem } from '../../workspace/index.js';
 
 /** Options of {@link ToolResultEvictionMiddleware}. */
 export interface ToolResultEvictionOptions {

@@ -27,8 +27,7 @@ import type { AgentInput, Agent, AgentEvent, ChatModel, Middleware, Msg, Next, R
 import { DetachedWork, type DetachedReport } from '../detached-work.js';
 import { extractFacts } from '../extract-facts.js';
 import { appendToLedger, dayOf, ledgerPathOf, readText } from '../ledger.js';
-import { WORKSPACE_LAYOUT } from '../../workspace/index.js';
-import type { WorkspaceFileSystem } from '../../workspace/index.js';
+import { WORKSPACE_LAYOUT, type WorkspaceFileSystem } from '../../workspace/index.js';
 
 /** Options of {@link MemoryFlushMiddleware}. */
 export interface MemoryFlushOptions extends DetachedReport {

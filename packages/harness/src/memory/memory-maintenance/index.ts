@@ -27,8 +27,7 @@ import type { Agent, AgentEvent, AgentInput, ChatModel, Middleware, Next, Runtim
 import { consolidate } from '../consolidate.js';
 import { DetachedWork, type DetachedReport } from '../detached-work.js';
 import { dayOf, editSerially, ledgerDayOf, listLedgers, MEMORY_ARCHIVE, readText } from '../ledger.js';
-import { WORKSPACE_LAYOUT } from '../../workspace/index.js';
-import type { WorkspaceFileSystem } from '../../workspace/index.js';
+import { WORKSPACE_LAYOUT, type WorkspaceFileSystem } from '../../workspace/index.js';
 
 /** Options of {@link MemoryMaintenanceMiddleware}. */
 export interface MemoryMaintenanceOptions extends DetachedReport {

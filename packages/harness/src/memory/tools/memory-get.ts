@@ -1,9 +1,7 @@
 import { z } from 'zod';
 import { defineTool, type Tool } from '@rxscope/core';
 import { readText } from '../ledger.js';
-import { WORKSPACE_LAYOUT } from '../../workspace/index.js';
-import type { WorkspaceFileSystem } from '../../workspace/index.js';
-import { count, splitLines } from '../../workspace/index.js';
+import { WORKSPACE_LAYOUT, type WorkspaceFileSystem, count, splitLines } from '../../workspace/index.js';
 
 const input = z.object({
   path: z.string().describe('MEMORY.md, or a file under memory/ (as memory_search shows it).'),

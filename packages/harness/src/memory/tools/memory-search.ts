@@ -2,10 +2,7 @@ import { create, insertMultiple, search } from '@orama/orama';
 import { z } from 'zod';
 import { defineTool, type Tool } from '@rxscope/core';
 import { readText } from '../ledger.js';
-import { FileTooLargeError } from '../../workspace/index.js';
-import { WORKSPACE_LAYOUT } from '../../workspace/index.js';
-import type { WorkspaceFileSystem } from '../../workspace/index.js';
-import { splitLines } from '../../workspace/index.js';
+import { FileTooLargeError, WORKSPACE_LAYOUT, type WorkspaceFileSystem, splitLines } from '../../workspace/index.js';
 
 const input = z.object({ query: z.string().min(1).describe('Words to look for in the memory files.') });
 

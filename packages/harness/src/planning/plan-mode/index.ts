@@ -33,8 +33,7 @@ import {
   type RuntimeContext,
   type Tool,
 } from '@rxscope/core';
-import { WORKSPACE_LAYOUT } from '../../workspace/index.js';
-import type { WorkspaceFileSystem } from '../../workspace/index.js';
+import { WORKSPACE_LAYOUT, type WorkspaceFileSystem } from '../../workspace/index.js';
 import { planTools, type PlanTools } from './plan-tools.js';
 
 /** Options of {@link PlanModeMiddleware}. */

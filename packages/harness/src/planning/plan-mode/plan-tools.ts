@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { defineTool, type Tool } from '@rxscope/core';
-import { WORKSPACE_LAYOUT } from '../../workspace/index.js';
-import type { WorkspaceFileSystem } from '../../workspace/index.js';
+import { WORKSPACE_LAYOUT, type WorkspaceFileSystem } from '../../workspace/index.js';
 
 /** The plan tools: `plan_enter {}`, `plan_write {content}`, `plan_exit {summary?}`. */
 export interface PlanTools {
