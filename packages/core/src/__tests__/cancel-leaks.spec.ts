@@ -4,6 +4,7 @@
 // again and its conversation has no tool call without its result. The CI-sized version of the
 // `cancel-leaks` benchmark scenario (1,000 at once, 10 rounds, heap figures: docs/RELIABILITY.md).
 import { spawn, type ChildProcess } from 'node:child_process';
+import { EventEmitter } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
 import { Subscription, timeout } from 'rxjs';
 import { z } from 'zod';
@@ -32,14 +33,17 @@ function seeded(seed: number): () => number {
 /** Child processes the `pause` tool started that have not exited yet, and how many were killed by a cancel. */
 const running = new Set<ChildProcess>();
 let killed = 0;
+/** Emits the agent's name when its `pause` child process has started. */
+const started = new EventEmitter();
 const pause = defineTool({
   name: 'pause',
   description: 'Waits a while in a child process.',
   input: z.object({ ms: z.number() }),
-  execute: ({ ms }, { signal }) =>
+  execute: ({ ms }, { signal, agentName }) =>
     new Promise<string>((resolve, reject) => {
       const child = spawn('sleep', [String(ms / 1000)], { signal, stdio: 'ignore' });
       running.add(child);
+      child.once('spawn', () => started.emit(agentName));
       child.once('error', reject);
       child.once('exit', (code, signal) => {
         running.delete(child);
@@ -92,16 +96,28 @@ async function until(ok: () => boolean, ms: number): Promise<void> {
 }
 
 type Ending = 'cut' | 'completed' | 'error';
-/** Subscribes to a reply and unsubscribes after `events` events (0: right after subscribing) or after `ms`. */
-function cutReply(agent: Agent, cut: { readonly events?: number; readonly ms?: number }): Promise<Ending> {
+/**
+ * Subscribes to a reply and unsubscribes after `events` events (0: right after subscribing), after
+ * `ms`, or once its tool's child process runs (`running`).
+ */
+function cutReply(
+  agent: Agent,
+  cut: { readonly events?: number; readonly ms?: number; readonly running?: true },
+): Promise<Ending> {
   return new Promise<Ending>((resolve) => {
     let seen = 0;
     let timer: NodeJS.Timeout | undefined;
+    const onStarted = () => {
+      sub.unsubscribe();
+      finish('cut');
+    };
     const finish = (e: Ending) => {
       clearTimeout(timer);
+      started.off(agent.name, onStarted);
       resolve(e);
     };
     const sub = new Subscription();
+    if (cut.running) started.once(agent.name, onStarted);
     sub.add(
       agent.reply('What is 2 + 3? Then wait.').subscribe({
         next: () => {
@@ -147,7 +163,8 @@ describe(`${CONCURRENT} concurrent replies cancelled at random points (seed ${SE
 
   it('leaves no socket, handle, timer, signal listener or child process behind, and every agent idle and consistent', async () => {
     const model = new OpenAIChatModel({ model: 'm', apiKey: 'k', baseURL: server.url, maxRetries: 0 });
-    const agent = () => new Agent({ model, tools: [add, pause], middlewares: [watchdog] });
+    let made = 0;
+    const agent = () => new Agent({ name: `agent-${made++}`, model, tools: [add, pause], middlewares: [watchdog] });
     // Whole replies first: the size of the cuts, and a baseline with the HTTP client warmed up.
     const t0 = Date.now();
     const whole = agent();
@@ -164,10 +181,14 @@ describe(`${CONCURRENT} concurrent replies cancelled at random points (seed ${SE
     const random = seeded(SEED);
     const agents = Array.from({ length: CONCURRENT }, agent);
     const endings = await Promise.all(
-      agents.map((a) =>
-        random() < 0.5
-          ? cutReply(a, { ms: random() * wholeMs * 2 })
-          : cutReply(a, { events: Math.floor(random() * events * 1.1) }),
+      agents.map((a, i) =>
+        // Every tenth reply is cut while its child process runs, however slow the machine; the
+        // random cuts land there only by timing.
+        i % 10 === 0
+          ? cutReply(a, { running: true })
+          : random() < 0.5
+            ? cutReply(a, { ms: random() * wholeMs * 2 })
+            : cutReply(a, { events: Math.floor(random() * events * 1.1) }),
       ),
     );
     expect(endings.filter((e) => e === 'error')).toEqual([]);
