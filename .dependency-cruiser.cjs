@@ -1,13 +1,44 @@
 /**
  * The import rules `npm run deps:check` holds the packages to (part of `npm test`): no import
- * cycle anywhere, and in the harness a folder uses another only through its index.ts.
+ * cycle anywhere, core's folders build only on the floors below them, and in the harness a
+ * folder uses another only through its index.ts.
  */
+const CORE = '^packages/core/src/';
+// Core's floors, lowest first: a folder may import its own floor and those below, never above.
+// docs/internals.md draws the same picture.
+const CORE_FLOORS = [
+  ['util', 'error'],
+  ['message'],
+  ['event'],
+  ['model'],
+  ['tool'],
+  ['permission'],
+  ['state'],
+  ['middleware'],
+  ['agent'],
+  ['operators', 'testing', 'transport', 'internal'],
+  ['node'],
+];
+const coreFloorRules = CORE_FLOORS.slice(0, -1).map((floor, i) => ({
+  name: `core-no-upward-import-from-${floor.join('-')}`,
+  severity: 'error',
+  comment: `core/src/{${floor.join(',')}} is below ${CORE_FLOORS.slice(i + 1)
+    .flat()
+    .join(', ')}: it must not import them.`,
+  from: { path: `${CORE}(${floor.join('|')})/`, pathNot: '\\.spec\\.ts$|/__tests__/' },
+  to: {
+    path: `${CORE}(${CORE_FLOORS.slice(i + 1)
+      .flat()
+      .join('|')})/`,
+  },
+}));
 const HARNESS = '^packages/harness/src/';
 // The package's doors (entry points and tests) may import any file.
 const DOORS = `${HARNESS}(redis|bullmq|mcp|__tests__|__type-tests__)/`;
 
 module.exports = {
   forbidden: [
+    ...coreFloorRules,
     {
       name: 'no-circular',
       severity: 'error',

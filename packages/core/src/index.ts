@@ -16,8 +16,8 @@ export type {
   ToolResultStatus,
 } from './message/blocks.js';
 export { createMsg, textOfMsg, toolCallsOf, toolResultsOf, unansweredToolCalls } from './message/msg.js';
-export { createReplyReducer } from './message/reducer.js';
-export type { OpenBlock, ReplyReducer, ReplyReducerOptions } from './message/reducer.js';
+export { createReplyReducer } from './event/reducer.js';
+export type { OpenBlock, ReplyReducer, ReplyReducerOptions } from './event/reducer.js';
 
 // events
 export type {
@@ -49,7 +49,7 @@ export type {
   UserConfirmResultEvent,
 } from './event/events.js';
 export { createDeltaEvent, createEvent } from './event/create.js';
-export type { DeltaEventType, EventOrigin } from './event/create.js';
+export type { DeltaEventType, EventFactory, EventOrigin } from './event/create.js';
 export { AGENT_EVENT_TYPES, isAgentEvent, isBlockDelta, isBlockEnd, isBlockStart, isEvent } from './event/guards.js';
 export type { BlockDeltaEvent, BlockEndEvent, BlockStartEvent } from './event/guards.js';
 export { closeBlock, closeOpenStream, OpenStream } from './event/open-stream.js';
@@ -92,6 +92,7 @@ export { ContextToken } from './middleware/context.js';
 export type { RuntimeContext, StateSlot } from './middleware/context.js';
 export { ConversationEditError } from './middleware/conversation.js';
 export type { BlockRef, Conversation, HintOptions } from './middleware/conversation.js';
+export type { AgentHandle } from './middleware/agent-handle.js';
 export { middlewareKey } from './middleware/middleware.js';
 export type {
   ActingInput,
@@ -109,7 +110,7 @@ export type { AgentOptions, ReplyInput, ResumeInput, ResumeReplyInput } from './
 export { agentAsTool } from './agent/agent-tool.js';
 export { OUTPUT_TOOL_NAME, OutputInvalidError } from './agent/structured-output.js';
 export type { ReplyOptions } from './agent/structured-output.js';
-export type { AgentToolOptions, DefaultAgentToolInput } from './agent/agent-tool.js';
+export type { AgentToolOptions, AgentToolTarget, DefaultAgentToolInput } from './agent/agent-tool.js';
 export { AgentError, AgentShutdownError, AgentUsageError, InvalidReplyInputError } from './agent/errors.js';
 export type { AgentShutdownOptions, AgentShutdownResult } from './agent/agent-shutdown.js';
 

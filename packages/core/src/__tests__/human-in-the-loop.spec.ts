@@ -364,7 +364,7 @@ describe('suspended state', () => {
         agent.reply({ type: 'USER_CONFIRM_RESULT', results: [{ toolCallId: 't1', confirmed: true }] }).pipe(toArray()),
       )),
     ];
-    const { createReplyReducer } = await import('../message/reducer.js');
+    const { createReplyReducer } = await import('../event/reducer.js');
     const reducer = createReplyReducer();
     for (const e of all) reducer.apply(e);
     expect(reducer.message()).toEqual(agent.context[1]);

@@ -4,7 +4,7 @@ import { Agent } from '../agent/agent.js';
 import { createEvent } from '../event/create.js';
 import { isAgentEvent, isBlockEnd, isBlockStart, isEvent } from '../event/guards.js';
 import { toMsg } from '../operators/to-msg.js';
-import { createReplyReducer } from '../message/reducer.js';
+import { createReplyReducer } from '../event/reducer.js';
 import { defineTool } from '../tool/tool.js';
 import { AgentStateError, parseAgentState } from '../state/snapshot.js';
 import { ScriptedChatModel } from '../testing/index.js';

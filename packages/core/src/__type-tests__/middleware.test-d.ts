@@ -6,6 +6,7 @@ import { from, map, type Observable, type ObservableInput, of } from 'rxjs';
 import {
   type ActingInput,
   type Agent,
+  type AgentHandle,
   type AgentEvent,
   type AgentEventOf,
   type AgentInput,
@@ -33,15 +34,17 @@ type Hook<K extends keyof Middleware> = NonNullable<Middleware[K]>;
 type _next = Expect<Equal<Next<AgentInput>, (input: AgentInput) => Observable<AgentEvent>>>;
 
 // ── The four onion hooks: (agent, ctx, input, next) => Observable<AgentEvent> ─────────────────
-type _onAgentParams = Expect<Equal<Parameters<Hook<'onAgent'>>, [Agent, RuntimeContext, AgentInput, Next<AgentInput>]>>;
+type _onAgentParams = Expect<
+  Equal<Parameters<Hook<'onAgent'>>, [AgentHandle, RuntimeContext, AgentInput, Next<AgentInput>]>
+>;
 type _onReasoningParams = Expect<
-  Equal<Parameters<Hook<'onReasoning'>>, [Agent, RuntimeContext, ReasoningInput, Next<ReasoningInput>]>
+  Equal<Parameters<Hook<'onReasoning'>>, [AgentHandle, RuntimeContext, ReasoningInput, Next<ReasoningInput>]>
 >;
 type _onActingParams = Expect<
-  Equal<Parameters<Hook<'onActing'>>, [Agent, RuntimeContext, ActingInput, Next<ActingInput>]>
+  Equal<Parameters<Hook<'onActing'>>, [AgentHandle, RuntimeContext, ActingInput, Next<ActingInput>]>
 >;
 type _onModelCallParams = Expect<
-  Equal<Parameters<Hook<'onModelCall'>>, [Agent, RuntimeContext, ModelCallInput, Next<ModelCallInput>]>
+  Equal<Parameters<Hook<'onModelCall'>>, [AgentHandle, RuntimeContext, ModelCallInput, Next<ModelCallInput>]>
 >;
 type _onAgentReturn = Expect<Equal<ReturnType<Hook<'onAgent'>>, Observable<AgentEvent>>>;
 type _onReasoningReturn = Expect<Equal<ReturnType<Hook<'onReasoning'>>, Observable<AgentEvent>>>;
@@ -49,8 +52,15 @@ type _onActingReturn = Expect<Equal<ReturnType<Hook<'onActing'>>, Observable<Age
 type _onModelCallReturn = Expect<Equal<ReturnType<Hook<'onModelCall'>>, Observable<AgentEvent>>>;
 
 // onSystemPrompt is a transformer: (agent, ctx, prompt) => string | ObservableInput<string>.
-type _onSystemPromptParams = Expect<Equal<Parameters<Hook<'onSystemPrompt'>>, [Agent, RuntimeContext, string]>>;
+type _onSystemPromptParams = Expect<Equal<Parameters<Hook<'onSystemPrompt'>>, [AgentHandle, RuntimeContext, string]>>;
 type _onSystemPromptReturn = Expect<Equal<ReturnType<Hook<'onSystemPrompt'>>, ObservableInput<string> | string>>;
+
+// Hooks receive the AgentHandle: an Agent is one, and it offers no reply()/call()/shutdown(),
+// since a hook that started a reply of its own agent would wait for itself.
+type _agentIsAHandle = Expect<Equal<Agent extends AgentHandle ? true : false, true>>;
+type _handleCannotReply = Expect<Equal<'reply' extends keyof AgentHandle ? true : false, false>>;
+type _handleCannotShutDown = Expect<Equal<'shutdown' extends keyof AgentHandle ? true : false, false>>;
+type _onShutdownParams = Expect<Equal<Parameters<Hook<'onShutdown'>>, [AgentHandle]>>;
 
 // Every hook is optional; `key` and `tools` too.
 export const empty: Middleware = {};
@@ -58,7 +68,7 @@ export const empty: Middleware = {};
 // Parameters of an object-literal middleware are inferred from the contract.
 export const inferred: Middleware = {
   onAgent(agent, ctx, input, next) {
-    exact<Agent>()(agent);
+    exact<AgentHandle>()(agent);
     exact<RuntimeContext>()(ctx);
     exact<AgentInput>()(input);
     exact<Next<AgentInput>>()(next);

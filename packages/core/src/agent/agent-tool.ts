@@ -2,11 +2,11 @@ import { Observable } from 'rxjs';
 import { z } from 'zod';
 import type { AgentEvent, ReplyEndEvent } from '../event/events.js';
 import type { Msg } from '../message/blocks.js';
-import { createReplyReducer } from '../message/reducer.js';
+import { createReplyReducer } from '../event/reducer.js';
 import { defineTool, type Tool, type ToolContext, type ToolOutput } from '../tool/tool.js';
-import type { Agent } from './agent.js';
+import type { ReplyInput } from './agent-options.js';
 import { Relay } from './operator-relay.js';
-import { finalTextOf } from './structured-output.js';
+import { finalTextOf, type ReplyOptions } from './structured-output.js';
 
 const DEFAULT_INPUT = z.object({ message: z.string().describe('The task or question for the agent, self-contained.') });
 
@@ -51,7 +51,7 @@ export interface AgentToolOptions<S extends z.ZodType = DefaultAgentToolInput> {
  * ```
  */
 export function agentAsTool<S extends z.ZodType = typeof DEFAULT_INPUT>(
-  agent: Agent,
+  agent: AgentToolTarget,
   options: AgentToolOptions<S>,
 ): Tool<z.output<S>> {
   const name = options.name ?? agent.name;
@@ -68,9 +68,23 @@ export function agentAsTool<S extends z.ZodType = typeof DEFAULT_INPUT>(
   });
 }
 
+/**
+ * What running an agent as a tool needs of it: an `Agent` is one.
+ *
+ * @example
+ * ```ts
+ * const target: AgentToolTarget = new Agent({ name: 'researcher', model });
+ * const tool = agentAsTool(target, { description: 'Researches a question.' });
+ * ```
+ */
+export interface AgentToolTarget {
+  readonly name: string;
+  reply(input: ReplyInput, options?: ReplyOptions): Observable<AgentEvent>;
+}
+
 /** One reply of `agent`, its events forwarded through the calling reply, resolving to the result. */
 function runNested(
-  agent: Agent,
+  agent: AgentToolTarget,
   input: string | Msg,
   toolCtx: ToolContext,
   output: z.ZodType | undefined,

@@ -2,7 +2,8 @@ import type { z } from 'zod';
 import { concatMap, from, Observable, of, switchMap } from 'rxjs';
 import type { AgentEvent, ReplyEndEvent } from '../event/events.js';
 import type { Msg } from '../message/blocks.js';
-import { createReplyReducer } from '../message/reducer.js';
+import { createReplyReducer } from '../event/reducer.js';
+import type { AgentHandle } from '../middleware/agent-handle.js';
 import type { Middleware } from '../middleware/middleware.js';
 import type { ChatModel } from '../model/chat-model.js';
 import { toErrorInfo } from '../model/model-error.js';
@@ -51,7 +52,7 @@ export type { AgentOptions, ReplyInput, ResumeInput, ResumeReplyInput } from './
  * const msg = await agent.call('And 4 + 5?');
  * ```
  */
-export class Agent {
+export class Agent implements AgentHandle {
   /** The agent's name: the `source` of its events. */
   readonly name: string;
   /** The session this agent's state belongs to (`ctx.sessionId`, the key in the store). */

@@ -1,6 +1,6 @@
 import { defer, lastValueFrom, map, type Observable, reduce } from 'rxjs';
 import type { AgentEvent, ReplyEndEvent } from '../event/events.js';
-import { createReplyReducer } from '../message/reducer.js';
+import { createReplyReducer } from '../event/reducer.js';
 import { AgentError } from './errors.js';
 
 /**

@@ -7,7 +7,7 @@ import type { ChatModel, ModelOptions, ToolChoice } from '../model/chat-model.js
 import { decidePermission, type PermissionDecision } from '../permission/engine.js';
 import type { PendingReply } from '../state/snapshot.js';
 import type { Tool } from '../tool/tool.js';
-import type { Agent } from './agent.js';
+import type { AgentHandle } from '../middleware/agent-handle.js';
 import type { AgentTools } from './agent-tools.js';
 import type { AgentOptions } from './agent-options.js';
 import type { AgentChains } from './chains.js';
@@ -22,7 +22,7 @@ export interface ResumeRequest {
 
 /** The parts of an agent its loop host is built from. */
 export interface LoopHostParts {
-  readonly agent: Agent;
+  readonly agent: AgentHandle;
   readonly options: AgentOptions;
   readonly state: SessionState;
   readonly tools: AgentTools;
@@ -48,7 +48,7 @@ const NO_OPTIONS: ModelOptions = Object.freeze({});
  * scavenge in a busy service copied it.
  */
 export class LoopHost {
-  readonly agent: Agent;
+  readonly agent: AgentHandle;
   readonly model: ChatModel;
   readonly reasoningChain: Chain<ReasoningInput>;
   readonly actingChain: Chain<ActingInput>;

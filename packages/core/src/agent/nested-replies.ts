@@ -1,6 +1,6 @@
 import { createEvent, type EventOrigin } from '../event/create.js';
 import type { AgentEvent } from '../event/events.js';
-import { createReplyReducer, type ReplyReducer } from '../message/reducer.js';
+import { createReplyReducer, type ReplyReducer } from '../event/reducer.js';
 import type { RuntimeContext } from '../middleware/context.js';
 import { closeOpenStream } from '../event/open-stream.js';
 

@@ -1,7 +1,7 @@
 import type { AgentEvent } from '../event/events.js';
 import type { Msg, ToolCallBlock } from '../message/blocks.js';
 import { unansweredToolCalls } from '../message/msg.js';
-import { createReplyReducer } from '../message/reducer.js';
+import { createReplyReducer } from '../event/reducer.js';
 import type { PendingReply } from '../state/snapshot.js';
 import { resultEvents } from './acting.js';
 import { AgentUsageError } from './errors.js';

@@ -1,6 +1,6 @@
 import type { AgentEvent } from '../event/events.js';
 import type { ContentBlock, Msg } from '../message/blocks.js';
-import { createReplyReducer, type ReplyReducer } from '../message/reducer.js';
+import { createReplyReducer, type ReplyReducer } from '../event/reducer.js';
 import type { RuntimeContext } from '../middleware/context.js';
 import {
   type BlockRef,

@@ -1,6 +1,6 @@
 import { concatMap, defaultIfEmpty, from, type Observable, of, take } from 'rxjs';
 import type { Middleware } from '../middleware/middleware.js';
-import type { Agent } from './agent.js';
+import type { AgentHandle } from '../middleware/agent-handle.js';
 import type { ReplyContext } from './reply-context.js';
 
 /**
@@ -11,7 +11,7 @@ import type { ReplyContext } from './reply-context.js';
  */
 export function systemPromptThrough(
   layers: readonly Middleware[],
-  agent: Agent,
+  agent: AgentHandle,
   ctx: ReplyContext,
   base: string,
 ): string | Observable<string> {

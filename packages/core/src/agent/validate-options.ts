@@ -1,4 +1,4 @@
-import type { AgentOptions } from './agent.js';
+import type { AgentOptions } from './agent-options.js';
 import { AgentUsageError } from './errors.js';
 
 const HOOKS = ['onAgent', 'onReasoning', 'onActing', 'onModelCall', 'onSystemPrompt', 'tools', 'onShutdown'] as const;

@@ -8,6 +8,21 @@ export interface EventOrigin {
 }
 
 /**
+ * Something that builds the events of one reply: `RuntimeContext` is one (its `event()` fills in
+ * the reply's id and source). The stream helpers take this much of a context.
+ *
+ * @example
+ * ```ts
+ * const factory: EventFactory = { event: (type, fields) => createEvent(type, fields, { replyId, source: 'assistant' }) };
+ * closeOpenStream(factory, open, { status: 'error', why: 'the model stalled' });
+ * ```
+ */
+export interface EventFactory {
+  /** Builds an event of this reply (id, reply id, source and timestamp filled in). */
+  event<T extends AgentEventType>(type: T, fields: EventFields[T]): AgentEventOf<T>;
+}
+
+/**
  * Builds a complete event of `type` from its own fields and its origin (id and timestamp are
  * filled in). Middlewares usually call {@link RuntimeContext.event} instead, which knows the origin.
  *

@@ -1,5 +1,5 @@
 import type { ToolResultContent, ToolResultStatus } from '../message/blocks.js';
-import type { ModelRequestInfo } from '../model/chat-model.js';
+import type { ModelRequestInfo } from './model-request.js';
 
 /** Token usage of one model call (or a sum of calls). */
 export interface Usage {

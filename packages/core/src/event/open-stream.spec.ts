@@ -1,5 +1,5 @@
 import { assertReplyGrammar } from '../testing/grammar.js';
-import { createReplyReducer } from '../message/reducer.js';
+import { createReplyReducer } from './reducer.js';
 import { createEvent } from './create.js';
 import type { AgentEvent, AgentEventType, EventFields } from './events.js';
 import { closeBlock, closeOpenStream, OpenStream } from './open-stream.js';

@@ -1,5 +1,5 @@
-import type { RuntimeContext } from '../middleware/context.js';
 import { newId } from '../util/id.js';
+import type { EventFactory } from './create.js';
 import type { AgentEvent, AgentEventOf, ErrorInfo } from './events.js';
 import type { BlockStartEvent } from './guards.js';
 
@@ -76,7 +76,7 @@ const BLOCK_END = {
  * ```
  */
 export function closeOpenStream(
-  ctx: Pick<RuntimeContext, 'event'>,
+  ctx: EventFactory,
   open: OpenStreamState,
   options: CloseOpenStreamOptions,
 ): AgentEvent[] {
@@ -114,7 +114,7 @@ export function closeOpenStream(
  * ```
  */
 export function closeBlock(
-  ctx: Pick<RuntimeContext, 'event'>,
+  ctx: EventFactory,
   open: OpenBlockInfo | BlockStartEvent,
   options: Pick<CloseOpenStreamOptions, 'status' | 'why'>,
 ): AgentEvent {

@@ -1,14 +1,14 @@
 import { defer, type Observable } from 'rxjs';
-import type { Agent } from '../agent/agent.js';
+import type { AgentHandle } from './agent-handle.js';
 import type { AgentEvent } from '../event/events.js';
 import type { RuntimeContext } from './context.js';
 import type { Middleware, Next } from './middleware.js';
 
 /** One layer of an onion: the shape of `onAgent`, `onReasoning`, `onActing` and `onModelCall`. */
-export type Layer<I> = (agent: Agent, ctx: RuntimeContext, input: I, next: Next<I>) => Observable<AgentEvent>;
+export type Layer<I> = (agent: AgentHandle, ctx: RuntimeContext, input: I, next: Next<I>) => Observable<AgentEvent>;
 
 /** A composed onion; the innermost step (`terminal`) is passed at call time. */
-export type Chain<I> = (agent: Agent, ctx: RuntimeContext, input: I, terminal: Next<I>) => Observable<AgentEvent>;
+export type Chain<I> = (agent: AgentHandle, ctx: RuntimeContext, input: I, terminal: Next<I>) => Observable<AgentEvent>;
 
 /** The hooks that form onions. */
 export type OnionHook = 'onAgent' | 'onReasoning' | 'onActing' | 'onModelCall';

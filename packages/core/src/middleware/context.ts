@@ -1,4 +1,4 @@
-import type { DeltaEventType } from '../event/create.js';
+import type { DeltaEventType, EventFactory } from '../event/create.js';
 import type { AgentEventOf, AgentEventType, EventFields, StopReason } from '../event/events.js';
 import type { Conversation } from './conversation.js';
 
@@ -37,7 +37,7 @@ export interface StateSlot<T> {
  * values and persisted state. One context per reply, so shared middleware instances keep each
  * reply's data apart.
  */
-export interface RuntimeContext {
+export interface RuntimeContext extends EventFactory {
   readonly agentName: string;
   readonly replyId: string;
   readonly sessionId: string;

@@ -1,9 +1,9 @@
 import type { Observable, ObservableInput } from 'rxjs';
-import type { Agent } from '../agent/agent.js';
 import type { AgentEvent, ExternalExecutionResultEvent, UserConfirmResultEvent } from '../event/events.js';
 import type { Msg, ToolCallBlock } from '../message/blocks.js';
 import type { ChatModel, ModelOptions, ModelRequest, ResponseFormat, ToolChoice } from '../model/chat-model.js';
 import type { Tool } from '../tool/tool.js';
+import type { AgentHandle } from './agent-handle.js';
 import type { RuntimeContext } from './context.js';
 
 /**
@@ -87,22 +87,27 @@ export interface Middleware {
    * persists state (class names change under minification); optional otherwise.
    */
   readonly key?: string;
-  onAgent?(agent: Agent, ctx: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent>;
+  onAgent?(agent: AgentHandle, ctx: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent>;
   onReasoning?(
-    agent: Agent,
+    agent: AgentHandle,
     ctx: RuntimeContext,
     input: ReasoningInput,
     next: Next<ReasoningInput>,
   ): Observable<AgentEvent>;
-  onActing?(agent: Agent, ctx: RuntimeContext, input: ActingInput, next: Next<ActingInput>): Observable<AgentEvent>;
+  onActing?(
+    agent: AgentHandle,
+    ctx: RuntimeContext,
+    input: ActingInput,
+    next: Next<ActingInput>,
+  ): Observable<AgentEvent>;
   onModelCall?(
-    agent: Agent,
+    agent: AgentHandle,
     ctx: RuntimeContext,
     input: ModelCallInput,
     next: Next<ModelCallInput>,
   ): Observable<AgentEvent>;
   /** Transforms the system prompt; applied in order, once per reasoning step. */
-  onSystemPrompt?(agent: Agent, ctx: RuntimeContext, prompt: string): ObservableInput<string> | string;
+  onSystemPrompt?(agent: AgentHandle, ctx: RuntimeContext, prompt: string): ObservableInput<string> | string;
   /**
    * Tools this middleware contributes. The agent reads them again at each reasoning and acting
    * step, so a middleware may change them (return a new array) and existing agents offer the
@@ -115,7 +120,7 @@ export interface Middleware {
    * `shutdown()` resolves after it settles; a failure goes to the agent's `onBackgroundError`.
    * A middleware shared by several agents is told once per agent.
    */
-  onShutdown?(agent: Agent): Promise<void> | void;
+  onShutdown?(agent: AgentHandle): Promise<void> | void;
 }
 
 /**

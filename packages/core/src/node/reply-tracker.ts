@@ -1,7 +1,7 @@
 import { closeOpenStream } from '../event/open-stream.js';
 import { ReplyContext } from '../agent/reply-context.js';
 import type { AgentEvent, ReplyFinishReason } from '../event/events.js';
-import { createReplyReducer, type ReplyReducer } from '../message/reducer.js';
+import { createReplyReducer, type ReplyReducer } from '../event/reducer.js';
 import { toErrorInfo } from '../model/model-error.js';
 
 interface OpenReply {

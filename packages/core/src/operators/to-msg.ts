@@ -1,7 +1,7 @@
 import { defer, map, type Observable, type OperatorFunction, reduce } from 'rxjs';
 import type { AgentEvent } from '../event/events.js';
 import type { Msg } from '../message/blocks.js';
-import { createReplyReducer, type ReplyReducerOptions } from '../message/reducer.js';
+import { createReplyReducer, type ReplyReducerOptions } from '../event/reducer.js';
 
 /**
  * Folds a reply's events into the reply {@link Msg} (emitted once, when the stream completes),

@@ -3,38 +3,9 @@
 import type { ServerResponse } from 'node:http';
 import { sendRaw } from './http-exchange.js';
 import type { MutableRecordedRequest } from './recording.js';
-import type { ServerTurn } from './script.js';
-import type { BuiltResponse } from './wire-format.js';
+import type { BuiltResponse, ServerFault, ServerTurn, WireToolCall } from './server-types.js';
 
-/**
- * A fault the {@link startOpenAITestServer} can inject into one turn.
- *
- * @example
- * ```ts
- * const server = await startOpenAITestServer({ script: [{ fault: 'drop_mid_stream', text: ['a', 'b', 'c'] }] });
- * ```
- */
-export type ServerFault =
-  /** HTTP 429 with a `Retry-After` header (`retryAfterSeconds`, default 1) and an OpenAI error body. */
-  | 'rate_limit'
-  /** HTTP 500 with an OpenAI error body. */
-  | 'server_error'
-  /** HTTP 401 with an OpenAI `invalid_api_key` error body. */
-  | 'unauthorized'
-  /** HTTP 404 with OpenAI's `model_not_found` error body (the model id the request named). */
-  | 'model_not_found'
-  /** Streams the first chunks, then destroys the connection (non-streaming: half a body). */
-  | 'drop_mid_stream'
-  /** Sends an SSE `data:` line that is not JSON (non-streaming: a body that is not JSON). */
-  | 'malformed_sse'
-  /** Tool-call arguments that are not valid JSON (the turn's calls, or one call of the first tool). */
-  | 'malformed_tool_json'
-  /** A tool call naming a tool the request did not declare. */
-  | 'unknown_tool'
-  /** A response whose `choices` array is empty. */
-  | 'empty_choices'
-  /** Sends the first chunk of content, then nothing until the client aborts or the server closes (non-streaming: headers only). */
-  | 'stall';
+export type { ServerFault, WireToolCall } from './server-types.js';
 
 /** An error response a fault answers with instead of a completion. */
 export interface FaultError {
@@ -87,13 +58,6 @@ export function errorOfFault(turn: ServerTurn, model = 'the-model'): FaultError 
 
 /** The name an `unknown_tool` fault calls (made unique against the declared tools). */
 const UNKNOWN_TOOL = 'nonexistent_tool';
-
-/** A tool call as it goes on the wire. */
-export interface WireToolCall {
-  readonly id: string;
-  readonly name: string;
-  readonly arguments: string;
-}
 
 /**
  * The turn's tool calls after a `malformed_tool_json` or `unknown_tool` fault (a call is made up

@@ -1,16 +1,10 @@
 // The Chat Completions wire format: a scripted turn rendered as a `chat.completion` and as the
 // `chat.completion.chunk`s of its stream (tool-call arguments split over several chunks).
-import { withToolCallFault, type WireToolCall } from './faults.js';
+import { withToolCallFault } from './faults.js';
 import type { RecordedBody } from './recording.js';
-import type { ServerTurn } from './script.js';
+import type { BuiltResponse, ServerTurn, WireToolCall } from './server-types.js';
 
-/** A turn rendered in the Chat Completions format: the whole completion and its stream chunks. */
-export interface BuiltResponse {
-  id: string;
-  completion: Record<string, unknown>;
-  chunks: Record<string, unknown>[];
-  usageChunk: Record<string, unknown>;
-}
+export type { BuiltResponse } from './server-types.js';
 
 const chunksOf = (v: string | readonly string[] | undefined): readonly string[] =>
   v === undefined ? [] : typeof v === 'string' ? [v] : v;
