@@ -1,5 +1,5 @@
 import type { ReplyEndEvent, ReplyFinishReason } from '../event/events.js';
-import type { ReplyRun } from './reply-run.js';
+import type { ReplyRun } from './loop/reply-run.js';
 
 /**
  * Options of `agent.shutdown()`.

@@ -1,12 +1,10 @@
 import type { z } from 'zod';
-import { concatMap, from, Observable, of, switchMap } from 'rxjs';
+import { type Observable, switchMap } from 'rxjs';
 import type { AgentEvent, ReplyEndEvent } from '../event/events.js';
 import type { Msg } from '../message/blocks.js';
-import { createReplyReducer } from '../event/reducer.js';
 import type { AgentHandle } from '../middleware/agent-handle.js';
 import type { Middleware } from '../middleware/middleware.js';
 import type { ChatModel } from '../model/chat-model.js';
-import { toErrorInfo } from '../model/model-error.js';
 import { Permissions } from '../permission/permissions.js';
 import { parseAgentState, type AgentStateSnapshot, type PendingReply } from '../state/snapshot.js';
 import type { Tool } from '../tool/tool.js';
@@ -14,8 +12,7 @@ import { newId } from '../util/id.js';
 import type { AgentOptions, ReplyInput } from './agent-options.js';
 import { agentAsTool, type AgentToolOptions, type DefaultAgentToolInput } from './agent-tool.js';
 import { callResult } from './call-result.js';
-import { chainsFor } from './chains.js';
-import { closeOpenStream } from '../event/open-stream.js';
+import { chainsFor } from './loop/chains.js';
 import {
   shutdownReply,
   type AgentShutdownOptions,
@@ -23,20 +20,20 @@ import {
   type RunningReply,
 } from './agent-shutdown.js';
 import { AgentShutdownError, AgentUsageError } from './errors.js';
-import { createLoopHost, type LoopHost } from './loop-host.js';
-import { Relay } from './operator-relay.js';
-import type { WhilePending } from './pending-reply-policy.js';
-import { ReplyContext } from './reply-context.js';
+import { createLoopHost, type LoopHost } from './loop/loop-host.js';
+import type { WhilePending } from './loop/pending-reply-policy.js';
+import { ReplyContext } from './loop/reply-context.js';
 import { ReplyQueue } from './reply-queue.js';
-import { ReplyRun } from './reply-run.js';
-import { prepareReplyInput } from './reply-input.js';
-import { resumeOutput } from './resume-validation.js';
+import { ReplyRun } from './loop/reply-run.js';
+import { replyStream } from './loop/reply-stream.js';
+import { prepareReplyInput } from './loop/reply-input.js';
+import { resumeOutput } from './loop/resume-validation.js';
 import { sentMessage } from './send-inbox.js';
 import { SessionState } from './session-state.js';
 import { StoreSync } from './store-sync.js';
 import { OUTPUT_TOOL_NAME, StructuredOutput, type ReplyOptions } from './structured-output.js';
-import { systemPromptThrough } from './system-prompt.js';
-import { withTools } from './reply-tools.js';
+import { systemPromptThrough } from './loop/system-prompt.js';
+import { withTools } from './loop/reply-tools.js';
 import { AgentTools } from './agent-tools.js';
 import { checkReplyTools, validateAgentOptions } from './validate-options.js';
 
@@ -349,64 +346,26 @@ export class Agent implements AgentHandle {
     ctx.onStop = (reason) => {
       if (run.stop(reason)) controller.abort(new Error(`the reply was stopped: ${reason.message}`));
     };
-    let endEvent: ReplyEndEvent | undefined;
     let markEnded!: (end: ReplyEndEvent | undefined) => void;
-    this.current = { run, controller, ended: new Promise((resolve) => (markEnded = resolve)) };
-    let ended = false;
-    let started = false;
-    const outer = this.middlewares.some((m) => m.onAgent !== undefined)
-      ? createReplyReducer({ source: this.name })
-      : undefined;
+    const current: RunningReply = { run, controller, ended: new Promise((resolve) => (markEnded = resolve)) };
+    this.current = current;
     const agentInput = prepared.resume
       ? { messages: [], resume: prepared.resume.event }
       : { messages: prepared.messages };
-    const head: AgentEvent[] = prepared.rejected ? [prepared.rejected(ctx)] : [];
-    const chain = this.agentChain(this, ctx, agentInput, (i) => run.events(i));
-    // One relay instead of tap + catchError + finalize: every event of the reply passes it.
-    const events = new Observable<AgentEvent>((subscriber) => {
-      new Relay<AgentEvent>(subscriber, {
-        next: (e, down) => {
-          if (e.source === this.name) {
-            outer?.apply(e);
-            if (e.type === 'REPLY_START') started = true;
-            else if (e.type === 'REPLY_END') {
-              ended = true;
-              endEvent = e;
-            }
-          }
-          down.next(e);
-        },
-        error: (err, down) => {
-          // Only a failure of an onAgent layer itself reaches here; the loop ends its own failures.
-          if (ended) {
-            this.onBackgroundError(err);
-            down.complete();
-            return;
-          }
-          ended = true;
-          const closing: AgentEvent[] = started ? [] : [ctx.event('REPLY_START', { sessionId: this.sessionId })];
-          if (outer)
-            closing.push(
-              ...closeOpenStream(ctx, outer, { status: 'error', why: `the reply failed: ${toErrorInfo(err).message}` }),
-            );
-          endEvent = ctx.event('REPLY_END', { finishReason: 'error', error: toErrorInfo(err) });
-          closing.push(endEvent);
-          for (const e of closing) down.next(e);
-          down.complete();
-        },
-      }).subscribeTo(chain);
-      return () => {
-        if (!ended) controller.abort(new Error('reply cancelled'));
-        if (this.current?.run === run) this.current = undefined;
-        markEnded(endEvent);
-      };
+    return replyStream({
+      source: this.name,
+      sessionId: this.sessionId,
+      ctx,
+      controller,
+      chain: this.agentChain(this, ctx, agentInput, (i) => run.events(i)),
+      foldOuter: this.middlewares.some((m) => m.onAgent !== undefined),
+      head: prepared.rejected ? [prepared.rejected(ctx)] : [],
+      reportError: (error) => this.onBackgroundError(error),
+      finished: (end) => {
+        if (this.current === current) this.current = undefined;
+        markEnded(end);
+      },
     });
-    if (!head.length) return events;
-    // The notice about rejected pending calls goes right after REPLY_START.
-    let first = true;
-    return events.pipe(
-      concatMap((e) => (first && e.type === 'REPLY_START' ? ((first = false), from([e, ...head])) : of(e))),
-    );
   }
 
   private refuseWhenShutDown(what: 'reply' | 'message'): void {

@@ -1,5 +1,5 @@
 import { closeOpenStream } from '../event/open-stream.js';
-import { ReplyContext } from '../agent/reply-context.js';
+import { ReplyContext } from '../agent/loop/reply-context.js';
 import type { AgentEvent, ReplyFinishReason } from '../event/events.js';
 import { createReplyReducer, type ReplyReducer } from '../event/reducer.js';
 import { toErrorInfo } from '../model/model-error.js';

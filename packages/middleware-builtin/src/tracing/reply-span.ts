@@ -1,10 +1,12 @@
 import { isValidSpanId, isValidTraceId, type Link, type Span } from '@opentelemetry/api';
 import {
-  type Agent,
+  type AgentEventOf,
+  type AgentHandle,
   type AgentInput,
   createReplyReducer,
   type ErrorInfo,
   type RuntimeContext,
+  type StateSlot,
   toErrorInfo,
 } from '@rxscope/core';
 import { ATTR, EVENT, genAiFinishReason, markFailed, reportException, structured } from './attributes.js';
@@ -38,7 +40,7 @@ export function linkToSuspended(suspended: SuspendedSpan | undefined): Link[] | 
  * kept there).
  */
 export function replySpan(
-  agent: Agent,
+  agent: AgentHandle,
   ctx: RuntimeContext,
   input: AgentInput,
   span: Span,
@@ -63,38 +65,10 @@ export function replySpan(
           if (e.finishReason !== 'error') modelFinish = genAiFinishReason(e.finishReason);
           break;
         case 'REQUIRE_USER_CONFIRM':
-        case 'REQUIRE_EXTERNAL_EXECUTION': {
-          const name = e.type === 'REQUIRE_USER_CONFIRM' ? EVENT.awaitingConfirmation : EVENT.awaitingExternal;
-          for (const call of e.toolCalls) {
-            span.addEvent(name, {
-              [ATTR.toolCallId]: call.id,
-              [ATTR.toolName]: call.name,
-              ...(call.reason !== undefined ? { [ATTR.permissionReason]: call.reason } : {}),
-              ...(capture ? { [ATTR.toolArguments]: structured(call.input) } : {}),
-            });
-          }
-          // Saved before the agent stores its state, so a resume in another process links too.
-          const { traceId, spanId, traceFlags } = span.spanContext();
-          slot.set({ traceId, spanId, traceFlags });
-          break;
-        }
+        case 'REQUIRE_EXTERNAL_EXECUTION':
         case 'USER_CONFIRM_RESULT':
-          for (const r of e.results) {
-            span.addEvent(EVENT.confirmationResult, {
-              [ATTR.toolCallId]: r.toolCallId,
-              [ATTR.confirmed]: r.confirmed,
-              ...(r.alwaysAllow ? { [ATTR.alwaysAllow]: true } : {}),
-              ...(r.input !== undefined ? { [ATTR.editedInput]: true } : {}),
-            });
-          }
-          break;
         case 'EXTERNAL_EXECUTION_RESULT':
-          for (const r of e.results) {
-            span.addEvent(EVENT.externalResult, {
-              [ATTR.toolCallId]: r.toolCallId,
-              [ATTR.externalError]: r.isError === true,
-            });
-          }
+          addPauseEvents(span, e, capture, slot);
           break;
         case 'TOOL_RESULT_END':
           if (!reply.executed.has(e.toolCallId)) {
@@ -146,6 +120,57 @@ export function replySpan(
       span.end();
     },
   };
+}
+
+/**
+ * A pause of the reply as span events: each call waiting for a confirmation or an external
+ * result, then each answer when the reply resumes. The span's context is saved in the
+ * middleware state at the pause, so a resume (in this process or another) links to it.
+ */
+function addPauseEvents(
+  span: Span,
+  e: AgentEventOf<
+    'REQUIRE_USER_CONFIRM' | 'REQUIRE_EXTERNAL_EXECUTION' | 'USER_CONFIRM_RESULT' | 'EXTERNAL_EXECUTION_RESULT'
+  >,
+  capture: boolean,
+  slot: StateSlot<SuspendedSpan>,
+): void {
+  switch (e.type) {
+    case 'REQUIRE_USER_CONFIRM':
+    case 'REQUIRE_EXTERNAL_EXECUTION': {
+      const name = e.type === 'REQUIRE_USER_CONFIRM' ? EVENT.awaitingConfirmation : EVENT.awaitingExternal;
+      for (const call of e.toolCalls) {
+        span.addEvent(name, {
+          [ATTR.toolCallId]: call.id,
+          [ATTR.toolName]: call.name,
+          ...(call.reason !== undefined ? { [ATTR.permissionReason]: call.reason } : {}),
+          ...(capture ? { [ATTR.toolArguments]: structured(call.input) } : {}),
+        });
+      }
+      // Saved before the agent stores its state, so a resume in another process links too.
+      const { traceId, spanId, traceFlags } = span.spanContext();
+      slot.set({ traceId, spanId, traceFlags });
+      break;
+    }
+    case 'USER_CONFIRM_RESULT':
+      for (const r of e.results) {
+        span.addEvent(EVENT.confirmationResult, {
+          [ATTR.toolCallId]: r.toolCallId,
+          [ATTR.confirmed]: r.confirmed,
+          ...(r.alwaysAllow ? { [ATTR.alwaysAllow]: true } : {}),
+          ...(r.input !== undefined ? { [ATTR.editedInput]: true } : {}),
+        });
+      }
+      break;
+    case 'EXTERNAL_EXECUTION_RESULT':
+      for (const r of e.results) {
+        span.addEvent(EVENT.externalResult, {
+          [ATTR.toolCallId]: r.toolCallId,
+          [ATTR.externalError]: r.isError === true,
+        });
+      }
+      break;
+  }
 }
 
 /**

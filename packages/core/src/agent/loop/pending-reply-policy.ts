@@ -1,10 +1,10 @@
-import type { AgentEvent } from '../event/events.js';
-import type { Msg, ToolCallBlock } from '../message/blocks.js';
-import { unansweredToolCalls } from '../message/msg.js';
-import { createReplyReducer } from '../event/reducer.js';
-import type { PendingReply } from '../state/snapshot.js';
-import { resultEvents } from './acting.js';
-import { AgentUsageError } from './errors.js';
+import type { AgentEvent } from '../../event/events.js';
+import type { Msg, ToolCallBlock } from '../../message/blocks.js';
+import { unansweredToolCalls } from '../../message/msg.js';
+import { createReplyReducer } from '../../event/reducer.js';
+import type { PendingReply } from '../../state/snapshot.js';
+import { resultEvents } from './tool-run.js';
+import { AgentUsageError } from '../errors.js';
 import { ReplyContext } from './reply-context.js';
 
 /** What a plain message does while a reply waits for confirmation or external results. */

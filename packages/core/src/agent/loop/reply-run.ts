@@ -1,21 +1,21 @@
 import { EMPTY, from, Observable, Subject, type Subscriber, type Subscription } from 'rxjs';
-import type { AgentEvent, PendingToolCall, ReplyFinishReason, StopReason } from '../event/events.js';
-import type { AgentInput } from '../middleware/middleware.js';
-import { toErrorInfo } from '../model/model-error.js';
-import type { Tool } from '../tool/tool.js';
+import type { AgentEvent, PendingToolCall, ReplyFinishReason, StopReason } from '../../event/events.js';
+import type { AgentInput } from '../../middleware/middleware.js';
+import { toErrorInfo } from '../../model/model-error.js';
+import type { Tool } from '../../tool/tool.js';
 import { withTools } from './reply-tools.js';
-import { isCancellation } from '../model/model-error.js';
+import { isCancellation } from '../../model/model-error.js';
 import { actingStep, resumeStep } from './acting-step.js';
-import { closeOpenStream } from '../event/open-stream.js';
+import { closeOpenStream } from '../../event/open-stream.js';
 import type { LoopHost, ResumeRequest } from './loop-host.js';
 import { NestedReplies } from './nested-replies.js';
-import { Relay } from './operator-relay.js';
+import { Relay } from '../operator-relay.js';
 import { reasoningStep } from './reasoning-step.js';
 import type { ReplyContext } from './reply-context.js';
 import { ReplyConversation } from './reply-conversation.js';
-import { isStep, reasonStep, type ReplyStep, type StepOutput, type StepScope } from './reply-steps.js';
+import { isStep, reasonStep, type ReplyStep, type StepOutput, type StepScope } from './steps.js';
 import { runSteps } from './step-trampoline.js';
-import type { StructuredOutput } from './structured-output.js';
+import type { StructuredOutput } from '../structured-output.js';
 import { UsageTally } from './usage-tally.js';
 
 /**

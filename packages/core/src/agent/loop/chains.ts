@@ -1,6 +1,12 @@
-import type { ActingInput, AgentInput, Middleware, ModelCallInput, ReasoningInput } from '../middleware/middleware.js';
-import { chainFor, type Chain } from '../middleware/chain.js';
-import type { RuntimeContext } from '../middleware/context.js';
+import type {
+  ActingInput,
+  AgentInput,
+  Middleware,
+  ModelCallInput,
+  ReasoningInput,
+} from '../../middleware/middleware.js';
+import { chainFor, type Chain } from '../../middleware/chain.js';
+import type { RuntimeContext } from '../../middleware/context.js';
 import { ReplyContext } from './reply-context.js';
 
 /** The composed chains of one middleware list, and its `onSystemPrompt` layers. */

@@ -1,15 +1,15 @@
 import { defer, from, isObservable, mergeMap, Observable, type ObservableInput, of, type Subscriber } from 'rxjs';
-import type { AgentEvent } from '../event/events.js';
-import type { ToolCallBlock, ToolResultContent, ToolResultStatus } from '../message/blocks.js';
-import type { RuntimeContext } from '../middleware/context.js';
-import type { ActingInput, Next } from '../middleware/middleware.js';
-import { linkAbort } from '../util/abort-link.js';
-import { newId } from '../util/id.js';
-import { appendContent, contentToText, isStructuredValue, toolOutputToContent } from '../tool/output.js';
-import type { Tool, ToolContext, ToolOutput, ToolProgress } from '../tool/tool.js';
-import { parseToolArguments } from '../tool/validate.js';
+import type { AgentEvent } from '../../event/events.js';
+import type { ToolCallBlock, ToolResultContent, ToolResultStatus } from '../../message/blocks.js';
+import type { RuntimeContext } from '../../middleware/context.js';
+import type { ActingInput, Next } from '../../middleware/middleware.js';
+import { linkAbort } from '../../util/abort-link.js';
+import { newId } from '../../util/id.js';
+import { appendContent, contentToText, isStructuredValue, toolOutputToContent } from '../../tool/output.js';
+import type { Tool, ToolContext, ToolOutput, ToolProgress } from '../../tool/tool.js';
+import { parseToolArguments } from '../../tool/validate.js';
 import { NestedReplies } from './nested-replies.js';
-import { Relay } from './operator-relay.js';
+import { Relay } from '../operator-relay.js';
 
 /** A tool call after lookup and validation: either ready to run or answered with an error. */
 export type PreparedCall =

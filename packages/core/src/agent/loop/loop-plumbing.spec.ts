@@ -2,12 +2,12 @@
 // event order around an interrupt raised by a consumer, shared chains, the system prompt path.
 import { from, lastValueFrom, map, of, tap, toArray, type Observable } from 'rxjs';
 import { z } from 'zod';
-import type { AgentEvent } from '../event/events.js';
-import type { Middleware } from '../middleware/middleware.js';
-import { assertReplyGrammar } from '../testing/grammar.js';
-import { ScriptedChatModel } from '../testing/scripted-model.js';
-import { defineTool } from '../tool/tool.js';
-import { Agent } from './agent.js';
+import type { AgentEvent } from '../../event/events.js';
+import type { Middleware } from '../../middleware/middleware.js';
+import { assertReplyGrammar } from '../../testing/grammar.js';
+import { ScriptedChatModel } from '../../testing/scripted-model.js';
+import { defineTool } from '../../tool/tool.js';
+import { Agent } from '../agent.js';
 
 const collect = (reply$: Observable<AgentEvent>) => lastValueFrom(reply$.pipe(toArray()));
 

@@ -1,8 +1,8 @@
-import { createDeltaEvent, createEvent, type DeltaEventType, type EventOrigin } from '../event/create.js';
-import type { AgentEventOf, AgentEventType, EventFields, StopReason } from '../event/events.js';
-import type { ContextToken, RuntimeContext, StateSlot } from '../middleware/context.js';
-import type { Conversation } from '../middleware/conversation.js';
-import { AgentUsageError } from './errors.js';
+import { createDeltaEvent, createEvent, type DeltaEventType, type EventOrigin } from '../../event/create.js';
+import type { AgentEventOf, AgentEventType, EventFields, StopReason } from '../../event/events.js';
+import type { ContextToken, RuntimeContext, StateSlot } from '../../middleware/context.js';
+import type { Conversation } from '../../middleware/conversation.js';
+import { AgentUsageError } from '../errors.js';
 import type { ReplyConversation } from './reply-conversation.js';
 
 /** The {@link RuntimeContext} of one reply; the loop advances `iteration`. */

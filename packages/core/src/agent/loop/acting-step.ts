@@ -1,22 +1,14 @@
 import { concat, defer, EMPTY, from, map, Observable, of, switchMap } from 'rxjs';
-import type { AgentEvent, PendingToolCall } from '../event/events.js';
-import type { ToolCallBlock } from '../message/blocks.js';
-import { unansweredToolCalls } from '../message/msg.js';
-import type { ActingInput } from '../middleware/middleware.js';
-import { toolOutputToContent } from '../tool/output.js';
-import { newId } from '../util/id.js';
-import { executeTool, prepareCall, runCall, runCalls } from './acting.js';
+import type { AgentEvent, PendingToolCall } from '../../event/events.js';
+import type { ToolCallBlock } from '../../message/blocks.js';
+import { unansweredToolCalls } from '../../message/msg.js';
+import type { ActingInput } from '../../middleware/middleware.js';
+import { toolOutputToContent } from '../../tool/output.js';
+import { newId } from '../../util/id.js';
+import { executeTool, prepareCall, runCall, runCalls } from './tool-run.js';
 import type { ResumeRequest } from './loop-host.js';
-import { Relay } from './operator-relay.js';
-import {
-  doneStep,
-  isStep,
-  reasonStep,
-  type ReplyStep,
-  type StepOutput,
-  type StepScope,
-  suspendStep,
-} from './reply-steps.js';
+import { foldStep } from './step-fold.js';
+import { doneStep, isStep, reasonStep, type ReplyStep, type StepOutput, type StepScope, suspendStep } from './steps.js';
 import { triage, type Triage } from './tool-call-triage.js';
 
 /**
@@ -91,7 +83,7 @@ export function resumeStep(scope: StepScope, { pending, event }: ResumeRequest):
 
 /** Runs the calls decided `now` (in call order), then continues or suspends. */
 function execute(scope: StepScope, triaged: readonly Triage[]): Observable<StepOutput> {
-  const { host, ctx, conversation } = scope;
+  const { host, ctx } = scope;
   const now = triaged.flatMap((t) => (t.kind === 'now' ? [t.prepared] : []));
   const confirm = triaged.flatMap((t) => (t.kind === 'confirm' ? [t.call] : []));
   const external = triaged.flatMap((t) => (t.kind === 'external' ? [t.call] : []));
@@ -107,35 +99,11 @@ function execute(scope: StepScope, triaged: readonly Triage[]): Observable<StepO
       return runCall(ctx, p, acting);
     }),
   );
-  // The results folded into the reply, then the next step: one relay, not tap + concat + defer.
-  return new Observable<StepOutput>((subscriber) => {
-    new Relay<AgentEvent, StepOutput>(subscriber, {
-      next: (e, down) => {
-        // Hints added since the last event go out first, in the order the reply message holds them.
-        if (conversation.hasHints) for (const h of conversation.takeHints()) down.next(h);
-        scope.apply(e);
-        down.next(e);
-      },
-      complete: (down) => {
-        for (const e of conversation.takeHints()) down.next(e);
-        if (held) {
-          down.next(doneStep('shutdown'));
-          down.complete();
-          return;
-        }
-        let given: boolean;
-        try {
-          given = outputGiven(scope, triaged);
-        } catch (err) {
-          down.error(err);
-          return;
-        }
-        if (confirm.length || external.length) down.next(suspendStep(confirm, external));
-        else if (given) down.next(doneStep('completed'));
-        else down.next(reasonStep(scope.toolSteps >= host.maxIters));
-        down.complete();
-      },
-    }).subscribeTo(calls);
+  return foldStep(scope, calls, () => {
+    if (held) return doneStep('shutdown');
+    const given = outputGiven(scope, triaged);
+    if (confirm.length || external.length) return suspendStep(confirm, external);
+    return given ? doneStep('completed') : reasonStep(scope.toolSteps >= host.maxIters);
   });
 }
 

@@ -1,6 +1,6 @@
 import { concatMap, defaultIfEmpty, from, type Observable, of, take } from 'rxjs';
-import type { Middleware } from '../middleware/middleware.js';
-import type { AgentHandle } from '../middleware/agent-handle.js';
+import type { Middleware } from '../../middleware/middleware.js';
+import type { AgentHandle } from '../../middleware/agent-handle.js';
 import type { ReplyContext } from './reply-context.js';
 
 /**

@@ -1,18 +1,18 @@
 import type { Observable } from 'rxjs';
-import type { ExternalExecutionResultEvent, UserConfirmResultEvent } from '../event/events.js';
-import type { Msg } from '../message/blocks.js';
-import type { Chain } from '../middleware/chain.js';
-import type { ActingInput, ModelCallInput, ReasoningInput, ShutdownResume } from '../middleware/middleware.js';
-import type { ChatModel, ModelOptions, ToolChoice } from '../model/chat-model.js';
-import { decidePermission, type PermissionDecision } from '../permission/engine.js';
-import type { PendingReply } from '../state/snapshot.js';
-import type { Tool } from '../tool/tool.js';
-import type { AgentHandle } from '../middleware/agent-handle.js';
-import type { AgentTools } from './agent-tools.js';
-import type { AgentOptions } from './agent-options.js';
+import type { ExternalExecutionResultEvent, UserConfirmResultEvent } from '../../event/events.js';
+import type { Msg } from '../../message/blocks.js';
+import type { Chain } from '../../middleware/chain.js';
+import type { ActingInput, ModelCallInput, ReasoningInput, ShutdownResume } from '../../middleware/middleware.js';
+import type { ChatModel, ModelOptions, ToolChoice } from '../../model/chat-model.js';
+import { decidePermission, type PermissionDecision } from '../../permission/engine.js';
+import type { PendingReply } from '../../state/snapshot.js';
+import type { Tool } from '../../tool/tool.js';
+import type { AgentHandle } from '../../middleware/agent-handle.js';
+import type { AgentTools } from '../agent-tools.js';
+import type { AgentOptions } from '../agent-options.js';
 import type { AgentChains } from './chains.js';
 import type { ReplyContext } from './reply-context.js';
-import type { SessionState } from './session-state.js';
+import type { SessionState } from '../session-state.js';
 
 /** A validated resume: the suspended reply and the answer to its pending calls (none after a shutdown). */
 export interface ResumeRequest {

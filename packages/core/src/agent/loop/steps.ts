@@ -1,10 +1,10 @@
-import type { AgentEvent, PendingToolCall, ReplyFinishReason } from '../event/events.js';
-import type { ToolCallBlock } from '../message/blocks.js';
-import type { Tool } from '../tool/tool.js';
+import type { AgentEvent, PendingToolCall, ReplyFinishReason } from '../../event/events.js';
+import type { ToolCallBlock } from '../../message/blocks.js';
+import type { Tool } from '../../tool/tool.js';
 import type { LoopHost, ResumeRequest } from './loop-host.js';
 import type { ReplyContext } from './reply-context.js';
 import type { ReplyConversation } from './reply-conversation.js';
-import type { StructuredOutput } from './structured-output.js';
+import type { StructuredOutput } from '../structured-output.js';
 
 /**
  * The steps of a reply's state machine. A step's stream emits events and, as its last value,

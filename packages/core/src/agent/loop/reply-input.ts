@@ -1,14 +1,14 @@
-import type { AgentEvent } from '../event/events.js';
-import type { Msg } from '../message/blocks.js';
-import { createMsg } from '../message/msg.js';
-import type { Tool } from '../tool/tool.js';
-import type { ReplyInput } from './agent-options.js';
+import type { AgentEvent } from '../../event/events.js';
+import type { Msg } from '../../message/blocks.js';
+import { createMsg } from '../../message/msg.js';
+import type { Tool } from '../../tool/tool.js';
+import type { ReplyInput } from '../agent-options.js';
 import type { ResumeRequest } from './loop-host.js';
 import { closePendingReply, type WhilePending } from './pending-reply-policy.js';
 import type { ReplyContext } from './reply-context.js';
 import { validateResume, validateShutdownResume } from './resume-validation.js';
-import { InvalidReplyInputError } from './errors.js';
-import type { SessionState } from './session-state.js';
+import { InvalidReplyInputError } from '../errors.js';
+import type { SessionState } from '../session-state.js';
 
 /** A reply's input, prepared: new messages, or a validated resume of the suspended reply. */
 export interface PreparedInput {

@@ -1,4 +1,4 @@
-import type { Usage } from '../event/events.js';
+import type { Usage } from '../../event/events.js';
 
 /** The token usage of one reply, summed over its model calls (and carried over a suspension). */
 export class UsageTally {

@@ -1,8 +1,8 @@
-import { createEvent, type EventOrigin } from '../event/create.js';
-import type { AgentEvent } from '../event/events.js';
-import { createReplyReducer, type ReplyReducer } from '../event/reducer.js';
-import type { RuntimeContext } from '../middleware/context.js';
-import { closeOpenStream } from '../event/open-stream.js';
+import { createEvent, type EventOrigin } from '../../event/create.js';
+import type { AgentEvent } from '../../event/events.js';
+import { createReplyReducer, type ReplyReducer } from '../../event/reducer.js';
+import type { RuntimeContext } from '../../middleware/context.js';
+import { closeOpenStream } from '../../event/open-stream.js';
 
 interface OpenReply {
   readonly origin: EventOrigin;

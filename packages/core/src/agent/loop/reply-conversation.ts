@@ -1,16 +1,16 @@
-import type { AgentEvent } from '../event/events.js';
-import type { ContentBlock, Msg } from '../message/blocks.js';
-import { createReplyReducer, type ReplyReducer } from '../event/reducer.js';
-import type { RuntimeContext } from '../middleware/context.js';
+import type { AgentEvent } from '../../event/events.js';
+import type { ContentBlock, Msg } from '../../message/blocks.js';
+import { createReplyReducer, type ReplyReducer } from '../../event/reducer.js';
+import type { RuntimeContext } from '../../middleware/context.js';
 import {
   type BlockRef,
   type Conversation,
   ConversationEditError,
   type HintOptions,
-} from '../middleware/conversation.js';
-import type { ReasoningInput } from '../middleware/middleware.js';
-import { msgSchema } from '../state/snapshot.js';
-import { newId } from '../util/id.js';
+} from '../../middleware/conversation.js';
+import type { ReasoningInput } from '../../middleware/middleware.js';
+import { msgSchema } from '../../state/snapshot.js';
+import { newId } from '../../util/id.js';
 
 /** What the conversation of a reply needs from its agent. */
 export interface ConversationHost {

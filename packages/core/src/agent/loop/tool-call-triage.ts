@@ -1,7 +1,7 @@
-import type { PendingToolCall } from '../event/events.js';
-import type { PermissionDecision } from '../permission/engine.js';
-import type { Tool } from '../tool/tool.js';
-import type { PreparedCall } from './acting.js';
+import type { PendingToolCall } from '../../event/events.js';
+import type { PermissionDecision } from '../../permission/engine.js';
+import type { Tool } from '../../tool/tool.js';
+import type { PreparedCall } from './tool-run.js';
 
 /** A call decided in an acting step: run it (or answer it) now, or leave it pending. */
 export type Triage =

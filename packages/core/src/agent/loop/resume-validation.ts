@@ -3,14 +3,14 @@ import type {
   ExternalExecutionResultEvent,
   ExternalResult,
   UserConfirmResultEvent,
-} from '../event/events.js';
-import type { PendingReply } from '../state/snapshot.js';
-import type { Tool } from '../tool/tool.js';
-import { validateToolInput } from '../tool/validate.js';
-import type { ResumeInput, ResumeReplyInput } from './agent-options.js';
-import { AgentUsageError } from './errors.js';
+} from '../../event/events.js';
+import type { PendingReply } from '../../state/snapshot.js';
+import type { Tool } from '../../tool/tool.js';
+import { validateToolInput } from '../../tool/validate.js';
+import type { ResumeInput, ResumeReplyInput } from '../agent-options.js';
+import { AgentUsageError } from '../errors.js';
 import type { ResumeRequest } from './loop-host.js';
-import type { StructuredOutput } from './structured-output.js';
+import type { StructuredOutput } from '../structured-output.js';
 
 /**
  * Checks a resume against the suspended reply before anything changes: it must be for that

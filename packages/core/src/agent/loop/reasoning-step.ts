@@ -1,12 +1,12 @@
 import { concat, defer, from, Observable, switchMap } from 'rxjs';
-import type { AgentEvent } from '../event/events.js';
-import type { Msg } from '../message/blocks.js';
-import { createMsg, textOfMsg } from '../message/msg.js';
-import type { ReasoningInput } from '../middleware/middleware.js';
-import type { ToolChoice } from '../model/chat-model.js';
-import { callModel } from './model-step.js';
-import { Relay } from './operator-relay.js';
-import { doneStep, reasonStep, type StepOutput, type StepScope } from './reply-steps.js';
+import type { AgentEvent } from '../../event/events.js';
+import type { Msg } from '../../message/blocks.js';
+import { createMsg, textOfMsg } from '../../message/msg.js';
+import type { ReasoningInput } from '../../middleware/middleware.js';
+import type { ToolChoice } from '../../model/chat-model.js';
+import { callModel } from './model-call-terminal.js';
+import { foldStep } from './step-fold.js';
+import { doneStep, reasonStep, type StepOutput, type StepScope } from './steps.js';
 
 /**
  * One reasoning step: the input assembled, the `onReasoning` chain run around the model call,
@@ -19,44 +19,21 @@ export function reasoningStep(scope: StepScope, final: boolean): Observable<Step
   // Messages sent since the last step join before the input is assembled (the layers see them).
   deliverSent(scope);
   const events = reasoning(scope, final);
-  // The reasoning events folded into the reply, then the next step: one relay, not tap + concat.
-  return new Observable<StepOutput>((subscriber) => {
-    new Relay<AgentEvent, StepOutput>(subscriber, {
-      next: (e, down) => {
-        // Hints added since the last event go out first, in the order the reply message holds them.
-        if (conversation.hasHints) for (const h of conversation.takeHints()) down.next(h);
-        scope.apply(e);
-        down.next(e);
-      },
-      complete: (down) => {
-        // Hints added in this step and not emitted yet (a layer answered without the model).
-        for (const e of conversation.takeHints()) down.next(e);
-        conversation.dropStepHints(false);
-        const calls = final ? [] : conversation.reducer.unansweredCalls();
-        const done = doneStep(final && scope.toolSteps > 0 ? 'max_iters' : 'completed');
-        const output = scope.output;
-        if (calls.length) down.next({ kind: 'act', calls });
-        // A message sent while the model answered gets one more step: the reply answers it too.
-        else if (!output && !final && scope.host.hasSent()) down.next(reasonStep(false));
-        else if (!output) down.next(done);
-        else {
-          // Structured output: the answer is checked; a repair turn is a hint and one more step.
-          let verdict;
-          try {
-            verdict = output.checkAnswer(conversation.reducer.message(), final);
-          } catch (err) {
-            down.error(err);
-            return;
-          }
-          if (verdict.ok) down.next(done);
-          else {
-            conversation.addHint(verdict.hint, { source: 'output' });
-            down.next(reasonStep(false));
-          }
-        }
-        down.complete();
-      },
-    }).subscribeTo(events);
+  return foldStep(scope, events, () => {
+    // Hints with `lifetime: 'step'` that a model request has seen leave the conversation.
+    conversation.dropStepHints(false);
+    const calls = final ? [] : conversation.reducer.unansweredCalls();
+    const done = doneStep(final && scope.toolSteps > 0 ? 'max_iters' : 'completed');
+    const output = scope.output;
+    if (calls.length) return { kind: 'act', calls };
+    // A message sent while the model answered gets one more step: the reply answers it too.
+    if (!output && !final && scope.host.hasSent()) return reasonStep(false);
+    if (!output) return done;
+    // Structured output: the answer is checked; a repair turn is a hint and one more step.
+    const verdict = output.checkAnswer(conversation.reducer.message(), final);
+    if (verdict.ok) return done;
+    conversation.addHint(verdict.hint, { source: 'output' });
+    return reasonStep(false);
   });
 }
 
