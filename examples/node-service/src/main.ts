@@ -13,7 +13,7 @@
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { OpenAIChatModel } from '@rxscope/core/openai';
-import { OpenAITextToSpeech } from '@rxscope/middleware-builtin';
+import { OpenAITextToSpeech } from '@rxscope/middleware-builtin/tts';
 import { RedisSessionEventBus } from '@rxscope/core/node';
 import { Redis } from 'ioredis';
 import { startOfflineModel } from './offline.js';

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { Agent, type ChatModel } from '@rxscope/core';
 import { TodoListMiddleware } from '@rxscope/harness';
-import { type TextToSpeech, TTSMiddleware } from '@rxscope/middleware-builtin';
+import { type TextToSpeech, TTSMiddleware } from '@rxscope/middleware-builtin/tts';
 import {
   AgentSessions,
   createAgentSseHandler,

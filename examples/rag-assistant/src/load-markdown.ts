@@ -4,7 +4,7 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import type { KnowledgeDocument } from '@rxscope/middleware-builtin';
+import type { KnowledgeDocument } from '@rxscope/middleware-builtin/knowledge';
 
 export async function loadMarkdown(folder: string): Promise<KnowledgeDocument[]> {
   const entries = await readdir(folder, { recursive: true, withFileTypes: true });

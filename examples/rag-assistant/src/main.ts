@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { OpenAIEmbeddings } from '@langchain/openai';
 import { Agent } from '@rxscope/core';
 import { OpenAIChatModel } from '@rxscope/core/openai';
-import { InMemoryKnowledgeBase, RAGMiddleware } from '@rxscope/middleware-builtin';
+import { InMemoryKnowledgeBase, RAGMiddleware } from '@rxscope/middleware-builtin/knowledge';
 import { lastValueFrom, tap } from 'rxjs';
 import { loadMarkdown } from './load-markdown.js';
 import { startOfflineModel } from './offline.js';

@@ -1,4 +1,7 @@
-// @rxscope/middleware-builtin — public API. Explicit named exports only; one middleware per folder.
+// @rxscope/middleware-builtin — public API: the cross-cutting layers an agent's middlewares are
+// made of (observability, limits, prompts, guards, resilience, data protection, usage, audit).
+// Explicit named exports only; one middleware per folder. Features have their own entry points:
+// /knowledge, /memory, /recording, /tts, /mcp; Node-only helpers are in /node.
 
 // --- observability ---
 export { TracingMiddleware } from './tracing/index.js';
@@ -37,27 +40,6 @@ export type { TimeoutOptions } from './timeout/index.js';
 export { detectPii, PII_TYPES, PiiRedactionMiddleware } from './pii-redaction/index.js';
 export type { PiiMatch, PiiOutputOptions, PiiRedactionOptions, PiiStrategy, PiiType } from './pii-redaction/index.js';
 
-// --- knowledge (RAG) ---
-export { InMemoryKnowledgeBase } from './knowledge/in-memory-knowledge-base.js';
-export type { InMemoryKnowledgeBaseOptions } from './knowledge/in-memory-knowledge-base.js';
-export type {
-  EmbeddingsLike,
-  KnowledgeAddResult,
-  KnowledgeBase,
-  KnowledgeDocument,
-  KnowledgeFilter,
-  KnowledgeHit,
-  KnowledgeSearchOptions,
-} from './knowledge/knowledge-base.js';
-export { VectorStoreKnowledgeBase } from './knowledge/vector-store-knowledge-base.js';
-export type { VectorStoreKnowledgeBaseOptions, VectorStoreLike } from './knowledge/vector-store-knowledge-base.js';
-export { reciprocalRankFusion } from './knowledge/reciprocal-rank-fusion.js';
-export type { FusedHit, ReciprocalRankFusionOptions } from './knowledge/reciprocal-rank-fusion.js';
-export { citationOf, formatKnowledge, searchKnowledgeBases } from './knowledge/search-knowledge-bases.js';
-export type { KnowledgeSearchResult, SearchKnowledgeBasesOptions } from './knowledge/search-knowledge-bases.js';
-export { RAGMiddleware } from './rag/index.js';
-export type { RAGOptions, RagRetrievedValue } from './rag/index.js';
-
 // --- usage, cost and audit ---
 export { UsageMiddleware } from './usage/index.js';
 export type { ModelCallUsage, ReplyUsage, SessionUsage, UsageOptions, UsageTotals } from './usage/index.js';
@@ -67,27 +49,67 @@ export type { AuditLogOptions } from './audit-log/index.js';
 export { DEFAULT_REDACTED_KEYS, memoryAuditSink } from './audit-log/records.js';
 export type { AuditRecord, AuditRecordBase, AuditSink } from './audit-log/records.js';
 
-// --- recording and replay ---
-export { RecordingMiddleware } from './recording/index.js';
-export type { RecordingOptions } from './recording/index.js';
-export { CassetteMismatchError, ReplayChatModel } from './recording/replay-chat-model.js';
-export type { ReplayChatModelOptions } from './recording/replay-chat-model.js';
-export { CASSETTE_VERSION, stableEvents } from './recording/cassette.js';
-export type { Cassette, RecordedModelCall, RecordedModelRequest, RecordedReply } from './recording/cassette.js';
-
-// --- speech ---
-export { TTSMiddleware } from './tts/index.js';
-export type { TTSOptions } from './tts/index.js';
-export { OpenAITextToSpeech } from './tts/openai-text-to-speech.js';
-export type { OpenAITextToSpeechOptions } from './tts/openai-text-to-speech.js';
-export type { SpeechOptions, TextToSpeech } from './tts/text-to-speech.js';
-
-// --- long-term memory ---
-export { AgenticMemoryMiddleware } from './memory/index.js';
-export type { AgenticMemoryOptions } from './memory/index.js';
-export { StaticMemoryMiddleware } from './memory/static-memory.js';
-export type { MemoryExchange, MemoryExtractor, StaticMemoryOptions } from './memory/static-memory.js';
-export { KnowledgeMemoryBackend } from './memory/knowledge-memory-backend.js';
-export type { KnowledgeMemoryBackendOptions } from './memory/knowledge-memory-backend.js';
-export { formatMemoryFile, parseMemoryFile } from './memory/memory-backend.js';
-export type { Memory, MemoryBackend, MemoryHeader } from './memory/memory-backend.js';
+// --- deprecated aliases: features that moved to their own entry points ---
+// Import these from '@rxscope/middleware-builtin/knowledge', '/memory', '/recording' and '/tts';
+// the root aliases are removed in the next minor version.
+export {
+  citationOf,
+  formatKnowledge,
+  InMemoryKnowledgeBase,
+  RAGMiddleware,
+  reciprocalRankFusion,
+  searchKnowledgeBases,
+  VectorStoreKnowledgeBase,
+} from './deprecated/knowledge.js';
+export type {
+  EmbeddingsLike,
+  FusedHit,
+  InMemoryKnowledgeBaseOptions,
+  KnowledgeAddResult,
+  KnowledgeBase,
+  KnowledgeDocument,
+  KnowledgeFilter,
+  KnowledgeHit,
+  KnowledgeSearchOptions,
+  KnowledgeSearchResult,
+  RAGOptions,
+  RagRetrievedValue,
+  ReciprocalRankFusionOptions,
+  SearchKnowledgeBasesOptions,
+  VectorStoreKnowledgeBaseOptions,
+  VectorStoreLike,
+} from './deprecated/knowledge.js';
+export {
+  AgenticMemoryMiddleware,
+  formatMemoryFile,
+  KnowledgeMemoryBackend,
+  parseMemoryFile,
+  StaticMemoryMiddleware,
+} from './deprecated/memory.js';
+export type {
+  AgenticMemoryOptions,
+  KnowledgeMemoryBackendOptions,
+  Memory,
+  MemoryBackend,
+  MemoryExchange,
+  MemoryExtractor,
+  MemoryHeader,
+  StaticMemoryOptions,
+} from './deprecated/memory.js';
+export {
+  CASSETTE_VERSION,
+  CassetteMismatchError,
+  RecordingMiddleware,
+  ReplayChatModel,
+  stableEvents,
+} from './deprecated/recording.js';
+export type {
+  Cassette,
+  RecordedModelCall,
+  RecordedModelRequest,
+  RecordedReply,
+  RecordingOptions,
+  ReplayChatModelOptions,
+} from './deprecated/recording.js';
+export { OpenAITextToSpeech, TTSMiddleware } from './deprecated/tts.js';
+export type { OpenAITextToSpeechOptions, SpeechOptions, TextToSpeech, TTSOptions } from './deprecated/tts.js';
