@@ -5,7 +5,7 @@
  * client streaming the same chunks (what a caller pays above the floor), and with an in-memory
  * model that emits the same model events synchronously (the framework alone, no I/O).
  */
-import { Agent, type ChatModel, type Middleware, type ModelEvent } from '@rxscope/core';
+import type { ChatModel, Middleware, ModelEvent } from '@rxscope/core';
 import { OpenAIChatModel } from '@rxscope/core/openai';
 import type { ServerTurn } from '@rxscope/core/testing/node';
 import OpenAI from 'openai';
@@ -14,7 +14,9 @@ import { packageVersion } from '../harness/machine.js';
 import type { Analysis, Check, Contender, Scenario, Table, TimedResultView } from '../harness/scenario.js';
 import { startServerProcess } from '../harness/server.js';
 import { streamByHand } from './sse-by-hand.js';
+import { comparedTable } from './compare-table.js';
 import { passThrough, SYSTEM, USER } from './exchange.js';
+import { comparedBuild, currentBuild, type RxscopeBuild } from './rxscope-build.js';
 
 const SIZES = [100, 10_000] as const;
 const LAYERS = [0, 10, 50] as const;
@@ -50,8 +52,12 @@ class MemoryModel implements ChatModel {
 }
 
 /** One reply of a new agent, subscribed to completion; resolves with the number of events and the text length. */
-function reply(model: ChatModel, middlewares: readonly Middleware[]): Promise<{ events: number; chars: number }> {
-  const agent = new Agent({ name: 'assistant', sysPrompt: SYSTEM, model, middlewares });
+function reply(
+  model: ChatModel,
+  middlewares: readonly Middleware[],
+  build: RxscopeBuild = currentBuild,
+): Promise<{ events: number; chars: number }> {
+  const agent = build.newAgent({ name: 'assistant', sysPrompt: SYSTEM, model, middlewares });
   return new Promise((resolve, reject) => {
     let events = 0;
     let chars = 0;
@@ -98,6 +104,8 @@ export const perEvent: Scenario = {
     const apiKey = 'bench';
     const client = new OpenAI({ apiKey, baseURL: server.url, maxRetries: 0 });
     const stacks = new Map(LAYERS.map((m) => [m, passThrough(m)]));
+    // With --compare: the in-memory contenders of the compared commit too (`memory+M/N@<sha>`).
+    const other = await comparedBuild();
     const contenders: Contender[] = [];
     for (const n of sizes) {
       // Long streams: fewer operations per round so that one round stays short.
@@ -157,12 +165,20 @@ export const perEvent: Scenario = {
           batch,
           run: () => reply(memory, stacks.get(m)!),
         });
+        if (other) {
+          contenders.push({
+            name: `${name('memory', m, n)}${other.tag}`,
+            label: `in-memory model, ${m} middlewares, ${n} chunks, at ${other.tag.slice(1)}`,
+            batch,
+            run: () => reply(memory, stacks.get(m)!, other),
+          });
+        }
       }
     }
     return {
       contenders,
       check(c, result) {
-        const n = Number(c.split('/')[1]);
+        const n = Number(c.split('/')[1]!.split('@')[0]);
         const r = result as { events: number; chars: number };
         const chars = chunks(n).join('').length;
         if (r.chars !== chars) throw new Error(`${c} streamed ${r.chars} characters, expected ${chars}`);
@@ -173,14 +189,20 @@ export const perEvent: Scenario = {
       teardown: () => server.close(),
     };
   },
-  analyze: (r) => analyzePerEvent(r),
+  analyze: (r) => {
+    const analysis = analyzePerEvent(r);
+    const compared = comparedTable(r);
+    return compared ? { ...analysis, tables: [...(analysis.tables ?? []), compared] } : analysis;
+  },
 };
 
 const ns = (v: number) => (Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(1));
 
 function analyzePerEvent(r: TimedResultView): Analysis {
   const by = new Map(r.contenders.map((c) => [c.name, c]));
-  const sizes = [...new Set(r.contenders.map((c) => Number(c.name.split('/')[1])))].sort((a, b) => a - b);
+  const sizes = [...new Set(r.contenders.map((c) => Number(c.name.split('/')[1]!.split('@')[0])))].sort(
+    (a, b) => a - b,
+  );
   if (sizes.length < 2) return {};
   const [small, large] = [sizes[0]!, sizes[sizes.length - 1]!];
   /** ns per event of a contender at size n (over HTTP: above openai-sse, the client reading the body as the adapter does, paired per round). */
