@@ -25,7 +25,7 @@
 import { concatMap, defer, finalize, from, map, type Observable, of, tap } from 'rxjs';
 import {
   type ActingInput,
-  type Agent,
+  type AgentHandle,
   type AgentEvent,
   type AgentInput,
   ContextToken,
@@ -115,7 +115,7 @@ export class AuditLogMiddleware implements Middleware {
     this.replacement = options.replacement ?? '[REDACTED]';
   }
 
-  onAgent(agent: Agent, ctx: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent> {
+  onAgent(agent: AgentHandle, ctx: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent> {
     return defer(() => {
       const writer = new ReplyWriter(this.sink);
       ctx.set(WRITER, writer);
@@ -203,7 +203,12 @@ export class AuditLogMiddleware implements Middleware {
     });
   }
 
-  onActing(_agent: Agent, ctx: RuntimeContext, input: ActingInput, next: Next<ActingInput>): Observable<AgentEvent> {
+  onActing(
+    _agent: AgentHandle,
+    ctx: RuntimeContext,
+    input: ActingInput,
+    next: Next<ActingInput>,
+  ): Observable<AgentEvent> {
     return defer(() => {
       const writer = ctx.get(WRITER);
       const { id: toolCallId, name: tool } = input.toolCall;

@@ -44,7 +44,7 @@ import {
   take,
   timeout,
 } from 'rxjs';
-import type { Agent, Middleware, RuntimeContext } from '@rxscope/core';
+import type { AgentHandle, Middleware, RuntimeContext } from '@rxscope/core';
 
 /** What a section's value may be. */
 export type PromptSectionValue =
@@ -142,7 +142,7 @@ export class DynamicPromptMiddleware implements Middleware {
     ];
   }
 
-  onSystemPrompt(_agent: Agent, ctx: RuntimeContext, prompt: string): Observable<string> | string {
+  onSystemPrompt(_agent: AgentHandle, ctx: RuntimeContext, prompt: string): Observable<string> | string {
     if (!this.sections.length) return prompt;
     return forkJoin(this.sections.map((s) => this.valueOf(s, ctx))).pipe(
       map((values) => {

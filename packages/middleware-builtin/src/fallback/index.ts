@@ -29,7 +29,7 @@
  */
 import { catchError, concat, defer, type Observable, of, tap } from 'rxjs';
 import {
-  type Agent,
+  type AgentHandle,
   type AgentEvent,
   type ChatModel,
   type Middleware,
@@ -76,7 +76,7 @@ export class FallbackMiddleware implements Middleware {
   }
 
   onModelCall(
-    _agent: Agent,
+    _agent: AgentHandle,
     ctx: RuntimeContext,
     input: ModelCallInput,
     next: Next<ModelCallInput>,

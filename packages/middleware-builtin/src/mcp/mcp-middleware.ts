@@ -1,5 +1,5 @@
 import { catchError, concat, type Observable, of, throwError } from 'rxjs';
-import type { ActingInput, Agent, AgentEvent, Middleware, Next, RuntimeContext, Tool } from '@rxscope/core';
+import type { ActingInput, AgentHandle, AgentEvent, Middleware, Next, RuntimeContext, Tool } from '@rxscope/core';
 import { type McpClientInfo, McpConnection, McpServerClosedError } from './connection.js';
 import { mcpTool, mcpToolName, type McpToolOrigin } from './mcp-tool.js';
 import { checkServerConfig, type McpServerConfig } from './server-config.js';
@@ -161,7 +161,12 @@ export class McpMiddleware implements Middleware {
     return this.connections.get(server);
   }
 
-  onActing(_agent: Agent, ctx: RuntimeContext, input: ActingInput, next: Next<ActingInput>): Observable<AgentEvent> {
+  onActing(
+    _agent: AgentHandle,
+    ctx: RuntimeContext,
+    input: ActingInput,
+    next: Next<ActingInput>,
+  ): Observable<AgentEvent> {
     const origin = this.origins.get(input.tool);
     if (!origin) return next(input);
     return next(input).pipe(

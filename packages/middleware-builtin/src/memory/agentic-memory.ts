@@ -31,7 +31,7 @@
 import { defer, type Observable } from 'rxjs';
 import { z } from 'zod';
 import {
-  type Agent,
+  type AgentHandle,
   type AgentEvent,
   type AgentInput,
   type ChatModel,
@@ -103,7 +103,7 @@ export class AgenticMemoryMiddleware implements Middleware {
     return this.memoryTools;
   }
 
-  onSystemPrompt(_agent: Agent, _ctx: RuntimeContext, prompt: string): Promise<string> {
+  onSystemPrompt(_agent: AgentHandle, _ctx: RuntimeContext, prompt: string): Promise<string> {
     return this.backend.list().then((headers) => {
       if (!headers.length) return prompt;
       const lines: string[] = [];
@@ -120,7 +120,7 @@ export class AgenticMemoryMiddleware implements Middleware {
     });
   }
 
-  onAgent(agent: Agent, ctx: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent> {
+  onAgent(agent: AgentHandle, ctx: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent> {
     return defer(() => {
       const question = input.messages
         .filter((m) => m.role === 'user')
@@ -138,7 +138,7 @@ export class AgenticMemoryMiddleware implements Middleware {
   }
 
   onReasoning(
-    _agent: Agent,
+    _agent: AgentHandle,
     ctx: RuntimeContext,
     input: ReasoningInput,
     next: Next<ReasoningInput>,

@@ -1,6 +1,6 @@
 import { defer, type Observable, tap } from 'rxjs';
 import {
-  type Agent,
+  type AgentHandle,
   type AgentEvent,
   type AgentInput,
   type ChatModel,
@@ -138,7 +138,7 @@ export class StaticMemoryMiddleware implements Middleware {
     while (this.writing.size) await Promise.allSettled([...this.writing]);
   }
 
-  onAgent(agent: Agent, ctx: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent> {
+  onAgent(agent: AgentHandle, ctx: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent> {
     return defer(() => {
       // A resumed reply (after a confirmation or an external execution) has no new messages: its
       // question is the user's text that came before the reply's own message.
@@ -173,7 +173,7 @@ export class StaticMemoryMiddleware implements Middleware {
   }
 
   onReasoning(
-    _agent: Agent,
+    _agent: AgentHandle,
     ctx: RuntimeContext,
     input: ReasoningInput,
     next: Next<ReasoningInput>,
@@ -190,7 +190,7 @@ export class StaticMemoryMiddleware implements Middleware {
   }
 
   /** Detached from the reply: its stream has ended, so failures go to `onError`. */
-  private writeBack(agent: Agent, exchange: MemoryExchange): void {
+  private writeBack(agent: AgentHandle, exchange: MemoryExchange): void {
     const run = (async () => {
       const existing = await this.backend.list();
       const extract =

@@ -28,7 +28,7 @@
  * @module
  */
 import { concat, defer, EMPTY, from, type Observable, tap } from 'rxjs';
-import type { Agent, AgentEvent, Middleware, Next, ReasoningInput, RuntimeContext } from '@rxscope/core';
+import type { AgentHandle, AgentEvent, Middleware, Next, ReasoningInput, RuntimeContext } from '@rxscope/core';
 import { checkLimit } from '../internal/check-limit.js';
 import { ScopedState } from '../internal/scoped-state.js';
 import type { LimitScope } from '../limit-exceeded-error.js';
@@ -99,7 +99,7 @@ export class ModelCallLimitMiddleware implements Middleware {
   }
 
   onReasoning(
-    _agent: Agent,
+    _agent: AgentHandle,
     ctx: RuntimeContext,
     input: ReasoningInput,
     next: Next<ReasoningInput>,

@@ -47,7 +47,7 @@
 import { defer, Observable, Subscription } from 'rxjs';
 import {
   type ActingInput,
-  type Agent,
+  type AgentHandle,
   type AgentEvent,
   type ContentBlock,
   type Middleware,
@@ -140,7 +140,7 @@ export class PiiRedactionMiddleware implements Middleware {
   }
 
   onModelCall(
-    _agent: Agent,
+    _agent: AgentHandle,
     ctx: RuntimeContext,
     input: ModelCallInput,
     next: Next<ModelCallInput>,
@@ -152,7 +152,12 @@ export class PiiRedactionMiddleware implements Middleware {
     });
   }
 
-  onActing(_agent: Agent, ctx: RuntimeContext, input: ActingInput, next: Next<ActingInput>): Observable<AgentEvent> {
+  onActing(
+    _agent: AgentHandle,
+    ctx: RuntimeContext,
+    input: ActingInput,
+    next: Next<ActingInput>,
+  ): Observable<AgentEvent> {
     return this.output.toolResults ? this.redactToolResults(ctx, next(input)) : next(input);
   }
 

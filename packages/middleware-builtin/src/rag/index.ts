@@ -39,7 +39,7 @@ import { catchError, concat, concatMap, defer, EMPTY, map, type Observable, of, 
 import { z } from 'zod';
 import {
   type ActingInput,
-  type Agent,
+  type AgentHandle,
   type AgentEvent,
   defineTool,
   type Middleware,
@@ -167,7 +167,12 @@ export class RAGMiddleware implements Middleware {
    * layer (per call, nothing kept on the instance), then reports it as `rag.retrieved` (or
    * `rag.error`) after the call's `TOOL_RESULT_END`.
    */
-  onActing(_agent: Agent, ctx: RuntimeContext, input: ActingInput, next: Next<ActingInput>): Observable<AgentEvent> {
+  onActing(
+    _agent: AgentHandle,
+    ctx: RuntimeContext,
+    input: ActingInput,
+    next: Next<ActingInput>,
+  ): Observable<AgentEvent> {
     if (!this.searchTool || input.tool !== this.searchTool) return next(input);
     return defer(() => {
       let report: AgentEvent | undefined;
@@ -210,7 +215,7 @@ export class RAGMiddleware implements Middleware {
   }
 
   onReasoning(
-    _agent: Agent,
+    _agent: AgentHandle,
     ctx: RuntimeContext,
     input: ReasoningInput,
     next: Next<ReasoningInput>,

@@ -30,7 +30,7 @@
  * @module
  */
 import { asyncScheduler, concat, Observable, of, type SchedulerLike, Subscription } from 'rxjs';
-import type { Agent, AgentEvent, Middleware, ModelCallInput, Next, RuntimeContext } from '@rxscope/core';
+import type { AgentHandle, AgentEvent, Middleware, ModelCallInput, Next, RuntimeContext } from '@rxscope/core';
 import { Gate } from './gate.js';
 
 /** Options of {@link RateLimitMiddleware}. */
@@ -79,7 +79,7 @@ export class RateLimitMiddleware implements Middleware {
   }
 
   onModelCall(
-    _agent: Agent,
+    _agent: AgentHandle,
     ctx: RuntimeContext,
     input: ModelCallInput,
     next: Next<ModelCallInput>,

@@ -28,7 +28,7 @@
  */
 import { concatMap, defer, from, map, Observable, of, tap } from 'rxjs';
 import {
-  type Agent,
+  type AgentHandle,
   type AgentEvent,
   type AgentInput,
   type ChatModel,
@@ -71,7 +71,7 @@ export class RecordingMiddleware implements Middleware {
     this.save = options.save;
   }
 
-  onAgent(_agent: Agent, ctx: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent> {
+  onAgent(_agent: AgentHandle, ctx: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent> {
     return defer(() => {
       const tape: Tape = { modelCalls: [] };
       ctx.set(TAPE, tape);
@@ -92,7 +92,7 @@ export class RecordingMiddleware implements Middleware {
   }
 
   onModelCall(
-    _agent: Agent,
+    _agent: AgentHandle,
     ctx: RuntimeContext,
     input: ModelCallInput,
     next: Next<ModelCallInput>,

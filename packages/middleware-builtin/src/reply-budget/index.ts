@@ -28,7 +28,7 @@
  * @module
  */
 import { defer, type Observable } from 'rxjs';
-import type { Agent, AgentEvent, Middleware, Next, ReasoningInput, RuntimeContext, Usage } from '@rxscope/core';
+import type { AgentHandle, AgentEvent, Middleware, Next, ReasoningInput, RuntimeContext, Usage } from '@rxscope/core';
 import { emitAfter } from '../internal/emit-after.js';
 import { ScopedState } from '../internal/scoped-state.js';
 
@@ -128,7 +128,7 @@ export class ReplyBudgetMiddleware implements Middleware {
   }
 
   onReasoning(
-    _agent: Agent,
+    _agent: AgentHandle,
     ctx: RuntimeContext,
     input: ReasoningInput,
     next: Next<ReasoningInput>,

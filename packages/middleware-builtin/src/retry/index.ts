@@ -54,7 +54,7 @@ import {
   timer,
 } from 'rxjs';
 import {
-  type Agent,
+  type AgentHandle,
   type AgentEvent,
   type Middleware,
   type ModelCallInput,
@@ -161,7 +161,7 @@ export class RetryMiddleware implements Middleware {
   }
 
   onModelCall(
-    _agent: Agent,
+    _agent: AgentHandle,
     ctx: RuntimeContext,
     input: ModelCallInput,
     next: Next<ModelCallInput>,

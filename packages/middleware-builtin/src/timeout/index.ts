@@ -48,7 +48,7 @@
 import { asyncScheduler, Observable, type SchedulerAction, type SchedulerLike, Subscription } from 'rxjs';
 import {
   type ActingInput,
-  type Agent,
+  type AgentHandle,
   type AgentEvent,
   type AgentInput,
   type ErrorInfo,
@@ -119,7 +119,7 @@ export class TimeoutMiddleware implements Middleware {
   }
 
   onModelCall(
-    _agent: Agent,
+    _agent: AgentHandle,
     ctx: RuntimeContext,
     input: ModelCallInput,
     next: Next<ModelCallInput>,
@@ -203,7 +203,12 @@ export class TimeoutMiddleware implements Middleware {
     });
   }
 
-  onActing(_agent: Agent, _ctx: RuntimeContext, input: ActingInput, next: Next<ActingInput>): Observable<AgentEvent> {
+  onActing(
+    _agent: AgentHandle,
+    _ctx: RuntimeContext,
+    input: ActingInput,
+    next: Next<ActingInput>,
+  ): Observable<AgentEvent> {
     const ms = this.options.toolCallMs;
     if (ms === undefined) return next(input);
     return new Observable<AgentEvent>((subscriber) => {
@@ -227,7 +232,7 @@ export class TimeoutMiddleware implements Middleware {
     });
   }
 
-  onAgent(agent: Agent, ctx: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent> {
+  onAgent(agent: AgentHandle, ctx: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent> {
     const ms = this.options.replyMs;
     if (ms === undefined) return next(input);
     const grace = this.options.replyGraceMs ?? 2_000;

@@ -32,7 +32,7 @@
 import { concat, defer, EMPTY, from, type Observable } from 'rxjs';
 import {
   type ActingInput,
-  type Agent,
+  type AgentHandle,
   type AgentEvent,
   type Middleware,
   newId,
@@ -132,7 +132,12 @@ export class ToolCallLimitMiddleware implements Middleware {
     );
   }
 
-  onActing(_agent: Agent, ctx: RuntimeContext, input: ActingInput, next: Next<ActingInput>): Observable<AgentEvent> {
+  onActing(
+    _agent: AgentHandle,
+    ctx: RuntimeContext,
+    input: ActingInput,
+    next: Next<ActingInput>,
+  ): Observable<AgentEvent> {
     const name = input.tool.name;
     const reply = this.state.reply(ctx);
     const session = this.state.session(ctx);
@@ -171,7 +176,7 @@ export class ToolCallLimitMiddleware implements Middleware {
   }
 
   onReasoning(
-    _agent: Agent,
+    _agent: AgentHandle,
     ctx: RuntimeContext,
     input: ReasoningInput,
     next: Next<ReasoningInput>,

@@ -34,7 +34,7 @@
 import { concat, from, type Observable, of } from 'rxjs';
 import {
   type ActingInput,
-  type Agent,
+  type AgentHandle,
   type AgentEvent,
   type Middleware,
   newId,
@@ -147,7 +147,7 @@ export class ToolGuardMiddleware implements Middleware {
   }
 
   onReasoning(
-    _agent: Agent,
+    _agent: AgentHandle,
     _ctx: RuntimeContext,
     input: ReasoningInput,
     next: Next<ReasoningInput>,
@@ -160,7 +160,12 @@ export class ToolGuardMiddleware implements Middleware {
     return next({ ...input, tools, ...(forcedHidden ? { toolChoice: 'auto' as const } : {}) });
   }
 
-  onActing(_agent: Agent, ctx: RuntimeContext, input: ActingInput, next: Next<ActingInput>): Observable<AgentEvent> {
+  onActing(
+    _agent: AgentHandle,
+    ctx: RuntimeContext,
+    input: ActingInput,
+    next: Next<ActingInput>,
+  ): Observable<AgentEvent> {
     const name = input.tool.name;
     const byName = this.deniedByName(name);
     if (byName) return answer(ctx, input, 'denied', `Call denied by the tool guard: ${byName}`);

@@ -40,7 +40,7 @@ import {
 } from '@opentelemetry/api';
 import {
   type ActingInput,
-  type Agent,
+  type AgentHandle,
   type AgentEvent,
   type AgentInput,
   ContextToken,
@@ -106,7 +106,7 @@ export class TracingMiddleware implements Middleware {
     this.captureContent = options.captureContent ?? false;
   }
 
-  onAgent(agent: Agent, ctx: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent> {
+  onAgent(agent: AgentHandle, ctx: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent> {
     const tracer = (this.provider ?? trace.getTracerProvider()).getTracer(SCOPE);
     const logger = (this.loggerProvider ?? logs.getLoggerProvider()).getLogger(SCOPE);
     // A session id the agent generated is no conversation id the application would know.
@@ -164,7 +164,7 @@ export class TracingMiddleware implements Middleware {
   }
 
   onModelCall(
-    _agent: Agent,
+    _agent: AgentHandle,
     ctx: RuntimeContext,
     input: ModelCallInput,
     next: Next<ModelCallInput>,
@@ -178,7 +178,12 @@ export class TracingMiddleware implements Middleware {
     );
   }
 
-  onActing(_agent: Agent, ctx: RuntimeContext, input: ActingInput, next: Next<ActingInput>): Observable<AgentEvent> {
+  onActing(
+    _agent: AgentHandle,
+    ctx: RuntimeContext,
+    input: ActingInput,
+    next: Next<ActingInput>,
+  ): Observable<AgentEvent> {
     const reply = ctx.get(this.replyTrace);
     if (reply === undefined) return next(input);
     if (!reply.recording) return withContext(next(input), reply.context);

@@ -27,7 +27,7 @@
  */
 import { catchError, concat, concatMap, defer, EMPTY, from, mergeMap, type Observable, of } from 'rxjs';
 import {
-  type Agent,
+  type AgentHandle,
   type AgentEvent,
   type AgentInput,
   type Middleware,
@@ -82,7 +82,7 @@ export class TTSMiddleware implements Middleware {
     this.mode = options.mode ?? 'batch';
   }
 
-  onAgent(_agent: Agent, ctx: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent> {
+  onAgent(_agent: AgentHandle, ctx: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent> {
     return defer(() => {
       // Per reply (this subscription): the text blocks being spoken.
       const voices = new Map<string, Voice>();

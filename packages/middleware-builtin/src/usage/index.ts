@@ -30,6 +30,7 @@ import { concatMap, defer, finalize, type Observable, of } from 'rxjs';
 import {
   type ActingInput,
   type Agent,
+  type AgentHandle,
   type AgentEvent,
   type AgentInput,
   ContextToken,
@@ -194,7 +195,7 @@ export class UsageMiddleware implements Middleware {
     return price ? costOf(usage, price) : 0;
   }
 
-  onAgent(_agent: Agent, ctx: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent> {
+  onAgent(_agent: AgentHandle, ctx: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent> {
     return defer(() => {
       const account = new ReplyAccount(this.now());
       ctx.set(ACCOUNT, account);
@@ -207,7 +208,7 @@ export class UsageMiddleware implements Middleware {
   }
 
   onReasoning(
-    _agent: Agent,
+    _agent: AgentHandle,
     ctx: RuntimeContext,
     input: ReasoningInput,
     next: Next<ReasoningInput>,
@@ -216,7 +217,7 @@ export class UsageMiddleware implements Middleware {
   }
 
   onModelCall(
-    _agent: Agent,
+    _agent: AgentHandle,
     ctx: RuntimeContext,
     input: ModelCallInput,
     next: Next<ModelCallInput>,
@@ -249,7 +250,12 @@ export class UsageMiddleware implements Middleware {
     });
   }
 
-  onActing(_agent: Agent, ctx: RuntimeContext, input: ActingInput, next: Next<ActingInput>): Observable<AgentEvent> {
+  onActing(
+    _agent: AgentHandle,
+    ctx: RuntimeContext,
+    input: ActingInput,
+    next: Next<ActingInput>,
+  ): Observable<AgentEvent> {
     return this.timed(ctx, next(input), (account, ms) => {
       account.actingMs += ms;
       account.toolCalls += 1;

@@ -36,7 +36,7 @@
  */
 import { catchError, concat, defer, from, type Observable, switchMap, throwError } from 'rxjs';
 import {
-  type Agent,
+  type AgentHandle,
   type AgentEvent,
   type ChatModel,
   ContextToken,
@@ -137,7 +137,7 @@ export class CompactionMiddleware implements Middleware {
   }
 
   onReasoning(
-    agent: Agent,
+    agent: AgentHandle,
     ctx: RuntimeContext,
     input: ReasoningInput,
     next: Next<ReasoningInput>,
@@ -181,7 +181,7 @@ export class CompactionMiddleware implements Middleware {
 
   /** Saves the history, summarises the older part and replaces it; emits start and end events. */
   private compact(
-    agent: Agent,
+    agent: AgentHandle,
     ctx: RuntimeContext,
     model: ChatModel,
     reason: string,

@@ -29,7 +29,7 @@
 import { concatMap, from, type Observable, of } from 'rxjs';
 import {
   type ActingInput,
-  type Agent,
+  type AgentHandle,
   type AgentEvent,
   type AgentEventOf,
   type Middleware,
@@ -94,7 +94,12 @@ export class ToolResultEvictionMiddleware implements Middleware {
     this.maxAgeMs = (options.maxAgeDays ?? 7) * 24 * 3600 * 1000;
   }
 
-  onActing(agent: Agent, ctx: RuntimeContext, input: ActingInput, next: Next<ActingInput>): Observable<AgentEvent> {
+  onActing(
+    agent: AgentHandle,
+    ctx: RuntimeContext,
+    input: ActingInput,
+    next: Next<ActingInput>,
+  ): Observable<AgentEvent> {
     if (this.exclude.has(input.tool.name)) return next(input);
     return next(input).pipe(
       concatMap((e) => {
@@ -107,7 +112,7 @@ export class ToolResultEvictionMiddleware implements Middleware {
   }
 
   private async evict(
-    agent: Agent,
+    agent: AgentHandle,
     ctx: RuntimeContext,
     end: AgentEventOf<'TOOL_RESULT_END'>,
     text: string,
@@ -140,7 +145,7 @@ export class ToolResultEvictionMiddleware implements Middleware {
     ];
   }
 
-  private pointer(agent: Agent, path: string, text: string): string {
+  private pointer(agent: AgentHandle, path: string, text: string): string {
     const lines = text.split('\n').length;
     const has = (name: string) => agent.tools.some((t) => t.name === name);
     const how = [

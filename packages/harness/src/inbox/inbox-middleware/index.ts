@@ -44,7 +44,7 @@ import {
   tap,
 } from 'rxjs';
 import {
-  type Agent,
+  type AgentHandle,
   type AgentEvent,
   type AgentInput,
   ContextToken,
@@ -78,7 +78,7 @@ export class InboxMiddleware implements Middleware {
   private readonly bus: MessageBus;
   private readonly onError: (error: unknown, what: string) => void;
   /** The take in progress per agent: takes of one agent run one after another. */
-  private readonly taking = new WeakMap<Agent, Promise<void>>();
+  private readonly taking = new WeakMap<AgentHandle, Promise<void>>();
 
   constructor(options: InboxOptions) {
     if (!options?.bus || typeof options.bus.drain !== 'function')
@@ -87,7 +87,7 @@ export class InboxMiddleware implements Middleware {
     this.onError = options.onError ?? ((error, what) => console.error(`[rxscope] ${what}:`, error));
   }
 
-  onAgent(agent: Agent, ctx: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent> {
+  onAgent(agent: AgentHandle, ctx: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent> {
     const queue = inboxQueueOf(ctx.sessionId);
     const slot = ctx.state<InboxState>(this.key);
     // The cursor this reply starts from is in the state it saves: once that save is done
@@ -128,7 +128,7 @@ export class InboxMiddleware implements Middleware {
 
   /** Notes how far the inbox was taken when a reasoning step begins (see `onAgent`). */
   onReasoning(
-    _agent: Agent,
+    _agent: AgentHandle,
     ctx: RuntimeContext,
     input: ReasoningInput,
     next: Next<ReasoningInput>,
@@ -145,7 +145,7 @@ export class InboxMiddleware implements Middleware {
    * promise, so a reply that ends (and stops listening) while a read is in flight still gets the
    * messages into the agent's state. Never rejects.
    */
-  private take(agent: Agent, queue: string, slot: StateSlot<InboxState>): Promise<void> {
+  private take(agent: AgentHandle, queue: string, slot: StateSlot<InboxState>): Promise<void> {
     const previous = this.taking.get(agent) ?? Promise.resolve();
     const taken = previous.then(() =>
       this.bus.peek<unknown>(queue, { ...(slot.get()?.cursor ? { after: slot.get()!.cursor } : {}) }).then(

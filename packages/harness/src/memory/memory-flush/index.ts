@@ -23,7 +23,16 @@
  * @module
  */
 import { defer, type Observable, tap } from 'rxjs';
-import type { AgentInput, Agent, AgentEvent, ChatModel, Middleware, Msg, Next, RuntimeContext } from '@rxscope/core';
+import type {
+  AgentInput,
+  AgentHandle,
+  AgentEvent,
+  ChatModel,
+  Middleware,
+  Msg,
+  Next,
+  RuntimeContext,
+} from '@rxscope/core';
 import { DetachedWork, type DetachedReport } from '../detached-work.js';
 import { extractFacts } from '../extract-facts.js';
 import { appendToLedger, dayOf, ledgerPathOf, readText } from '../ledger.js';
@@ -65,7 +74,7 @@ export class MemoryFlushMiddleware implements Middleware {
     return this.work.idle();
   }
 
-  onAgent(agent: Agent, ctx: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent> {
+  onAgent(agent: AgentHandle, ctx: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent> {
     return defer(() => {
       const before = new Set(ctx.conversation.messages.map((m) => m.id));
       return next(input).pipe(

@@ -23,7 +23,7 @@
  * @module
  */
 import { defer, type Observable, tap } from 'rxjs';
-import type { Agent, AgentEvent, AgentInput, ChatModel, Middleware, Next, RuntimeContext } from '@rxscope/core';
+import type { AgentHandle, AgentEvent, AgentInput, ChatModel, Middleware, Next, RuntimeContext } from '@rxscope/core';
 import { consolidate } from '../consolidate.js';
 import { DetachedWork, type DetachedReport } from '../detached-work.js';
 import { dayOf, editSerially, ledgerDayOf, listLedgers, MEMORY_ARCHIVE, readText } from '../ledger.js';
@@ -78,7 +78,7 @@ export class MemoryMaintenanceMiddleware implements Middleware {
     return this.work.idle();
   }
 
-  onAgent(agent: Agent, ctx: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent> {
+  onAgent(agent: AgentHandle, ctx: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent> {
     return defer(() =>
       next(input).pipe(
         tap((e) => {

@@ -23,7 +23,7 @@
 import { concatMap, defer, from, type Observable, of } from 'rxjs';
 import {
   type ActingInput,
-  type Agent,
+  type AgentHandle,
   type AgentEvent,
   type AgentInput,
   type Middleware,
@@ -81,7 +81,7 @@ export class PlanModeMiddleware implements Middleware {
     return ctx.state<PlanModeState>(this.key).get()?.active === true;
   }
 
-  onAgent(agent: Agent, ctx: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent> {
+  onAgent(agent: AgentHandle, ctx: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent> {
     return defer(() => {
       agent.permissions.addRule({
         behavior: 'ask',
@@ -94,11 +94,16 @@ export class PlanModeMiddleware implements Middleware {
     });
   }
 
-  onSystemPrompt(_agent: Agent, ctx: RuntimeContext, prompt: string): string {
+  onSystemPrompt(_agent: AgentHandle, ctx: RuntimeContext, prompt: string): string {
     return this.isActive(ctx) ? (prompt ? `${prompt}\n\n${this.banner}` : this.banner) : prompt;
   }
 
-  onActing(agent: Agent, ctx: RuntimeContext, input: ActingInput, next: Next<ActingInput>): Observable<AgentEvent> {
+  onActing(
+    agent: AgentHandle,
+    ctx: RuntimeContext,
+    input: ActingInput,
+    next: Next<ActingInput>,
+  ): Observable<AgentEvent> {
     const name = input.tool.name;
     if (!this.names.has(name)) {
       if (this.isActive(ctx) && !input.tool.readOnly) return from(deny(ctx, input));
@@ -116,7 +121,7 @@ export class PlanModeMiddleware implements Middleware {
     );
   }
 
-  private set(agent: Agent, ctx: RuntimeContext, active: boolean): void {
+  private set(agent: AgentHandle, ctx: RuntimeContext, active: boolean): void {
     const slot = ctx.state<PlanModeState>(this.key);
     const current = slot.get();
     if (active) {

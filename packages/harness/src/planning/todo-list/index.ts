@@ -20,7 +20,7 @@ import { concatMap, type Observable, of } from 'rxjs';
 import { z } from 'zod';
 import {
   type ActingInput,
-  type Agent,
+  type AgentHandle,
   type AgentEvent,
   defineTool,
   type Middleware,
@@ -85,7 +85,7 @@ export class TodoListMiddleware implements Middleware {
     return ctx.state<{ todos: Todo[] }>(this.key).get()?.todos ?? [];
   }
 
-  onSystemPrompt(_agent: Agent, ctx: RuntimeContext, prompt: string): string {
+  onSystemPrompt(_agent: AgentHandle, ctx: RuntimeContext, prompt: string): string {
     const todos = this.todos(ctx);
     if (!todos.length) return prompt;
     const list = todos.map((t) => `- ${MARK[t.status]} ${t.content}`).join('\n');
@@ -93,7 +93,12 @@ export class TodoListMiddleware implements Middleware {
     return prompt ? `${prompt}\n\n${section}` : section;
   }
 
-  onActing(_agent: Agent, ctx: RuntimeContext, input: ActingInput, next: Next<ActingInput>): Observable<AgentEvent> {
+  onActing(
+    _agent: AgentHandle,
+    ctx: RuntimeContext,
+    input: ActingInput,
+    next: Next<ActingInput>,
+  ): Observable<AgentEvent> {
     if (input.tool !== this.tool) return next(input);
     const todos = (input.input as { todos: Todo[] }).todos.map((t) => ({ content: t.content, status: t.status }));
     return next(input).pipe(

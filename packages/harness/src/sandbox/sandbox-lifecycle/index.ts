@@ -26,7 +26,7 @@ import { defer, filter, finalize, from, map, type Observable, switchMap, tap } f
 import { z } from 'zod';
 import {
   type ActingInput,
-  type Agent,
+  type AgentHandle,
   type AgentEvent,
   type AgentInput,
   ContextToken,
@@ -124,7 +124,7 @@ export class SandboxLifecycleMiddleware implements Middleware {
     return this.execute ? [this.execute] : [];
   }
 
-  onAgent(_agent: Agent, ctx: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent> {
+  onAgent(_agent: AgentHandle, ctx: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent> {
     const lease = this.lease;
     if (!lease) return this.withSandbox(ctx, input, next, () => undefined);
     return defer(() => from(lease.acquire(ctx.sessionId, { signal: ctx.signal }))).pipe(
@@ -158,7 +158,12 @@ export class SandboxLifecycleMiddleware implements Middleware {
     );
   }
 
-  onActing(_agent: Agent, ctx: RuntimeContext, input: ActingInput, next: Next<ActingInput>): Observable<AgentEvent> {
+  onActing(
+    _agent: AgentHandle,
+    ctx: RuntimeContext,
+    input: ActingInput,
+    next: Next<ActingInput>,
+  ): Observable<AgentEvent> {
     if (!this.execute || input.tool !== this.execute) return next(input);
     const session = ctx.get(SANDBOX_SESSION);
     const bound: Tool = {

@@ -28,7 +28,7 @@ import { concat, concatMap, defer, from, type Observable, of, switchMap } from '
 import { z } from 'zod';
 import {
   type ActingInput,
-  type Agent,
+  type AgentHandle,
   type AgentEvent,
   ContextToken,
   defineTool,
@@ -107,7 +107,7 @@ export class SkillCuratorMiddleware implements Middleware {
   }
 
   onReasoning(
-    _agent: Agent,
+    _agent: AgentHandle,
     ctx: RuntimeContext,
     input: ReasoningInput,
     next: Next<ReasoningInput>,
@@ -119,7 +119,7 @@ export class SkillCuratorMiddleware implements Middleware {
     );
   }
 
-  onSystemPrompt(_agent: Agent, ctx: RuntimeContext, prompt: string): Promise<string> {
+  onSystemPrompt(_agent: AgentHandle, ctx: RuntimeContext, prompt: string): Promise<string> {
     return this.skillsOf(ctx).then((skills) => {
       if (!skills.length) return prompt;
       const usage = this.state(ctx).usage;
@@ -138,7 +138,12 @@ export class SkillCuratorMiddleware implements Middleware {
     });
   }
 
-  onActing(_agent: Agent, ctx: RuntimeContext, input: ActingInput, next: Next<ActingInput>): Observable<AgentEvent> {
+  onActing(
+    _agent: AgentHandle,
+    ctx: RuntimeContext,
+    input: ActingInput,
+    next: Next<ActingInput>,
+  ): Observable<AgentEvent> {
     if (input.tool.name !== this.tool.name) return next(input);
     const name = (input.input as { name: string }).name;
     return next(input).pipe(

@@ -42,6 +42,7 @@ import { defer, from, map, type Observable, type ObservableInput, of, switchMap,
 import {
   type ActingInput,
   type Agent,
+  type AgentHandle,
   type AgentEvent,
   type ChatModel,
   ContextToken,
@@ -127,7 +128,7 @@ export class SubagentsMiddleware implements Middleware {
 
   /** The model reads the declared subagents in `agent_spawn`'s description (read once per reply). */
   onReasoning(
-    _agent: Agent,
+    _agent: AgentHandle,
     ctx: RuntimeContext,
     input: ReasoningInput,
     next: Next<ReasoningInput>,

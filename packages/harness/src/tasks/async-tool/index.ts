@@ -40,7 +40,7 @@ import {
 } from 'rxjs';
 import {
   type ActingInput,
-  type Agent,
+  type AgentHandle,
   type AgentEvent,
   type Middleware,
   newId,
@@ -108,7 +108,12 @@ export class AsyncToolMiddleware implements Middleware {
     this.scheduler = options.scheduler ?? asyncScheduler;
   }
 
-  onActing(agent: Agent, ctx: RuntimeContext, input: ActingInput, next: Next<ActingInput>): Observable<AgentEvent> {
+  onActing(
+    agent: AgentHandle,
+    ctx: RuntimeContext,
+    input: ActingInput,
+    next: Next<ActingInput>,
+  ): Observable<AgentEvent> {
     const tool = input.tool;
     if (!tool.execute || this.exclude.has(tool.name) || (this.only && !this.only.has(tool.name))) return next(input);
     return defer(() => {
@@ -152,7 +157,7 @@ export class AsyncToolMiddleware implements Middleware {
 
   /** The events of the placeholder result, with the call now a background task. */
   private placeholder(
-    agent: Agent,
+    agent: AgentHandle,
     ctx: RuntimeContext,
     input: ActingInput,
     run: DetachableRun,

@@ -21,7 +21,16 @@
  * @module
  */
 import { defer, from, type Observable, switchMap } from 'rxjs';
-import type { Agent, AgentEvent, AgentInput, ContentBlock, Middleware, Msg, Next, RuntimeContext } from '@rxscope/core';
+import type {
+  AgentHandle,
+  AgentEvent,
+  AgentInput,
+  ContentBlock,
+  Middleware,
+  Msg,
+  Next,
+  RuntimeContext,
+} from '@rxscope/core';
 import { decodeText, looksBinary } from '../text.js';
 import type { WorkspaceFileSystem } from '../workspace-file-system.js';
 import { WorkspacePathError } from '../workspace-path-error.js';
@@ -53,7 +62,12 @@ export class AtPathExpansionMiddleware implements Middleware {
     this.maxTotalChars = options.maxTotalChars ?? 60_000;
   }
 
-  onAgent(_agent: Agent, _ctx: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent> {
+  onAgent(
+    _agent: AgentHandle,
+    _ctx: RuntimeContext,
+    input: AgentInput,
+    next: Next<AgentInput>,
+  ): Observable<AgentEvent> {
     if (
       !input.messages.some((m) => m.role === 'user' && m.content.some((b) => b.type === 'text' && b.text.includes('@')))
     )

@@ -21,7 +21,7 @@
  */
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Agent, Middleware, RuntimeContext } from '@rxscope/core';
+import type { AgentHandle, Middleware, RuntimeContext } from '@rxscope/core';
 import { WORKSPACE_LAYOUT } from '../layout.js';
 import { readConfinedSync } from '../read-confined-sync.js';
 
@@ -67,7 +67,7 @@ export class WorkspaceContextMiddleware implements Middleware {
     this.now = options.now ?? (() => new Date());
   }
 
-  onSystemPrompt(_agent: Agent, _ctx: RuntimeContext, prompt: string): string {
+  onSystemPrompt(_agent: AgentHandle, _ctx: RuntimeContext, prompt: string): string {
     const sections: string[] = [];
     const date = this.now();
     sections.push(

@@ -25,7 +25,7 @@
  * @module
  */
 import { concatMap, defer, from, type Observable, of, switchMap } from 'rxjs';
-import type { ActingInput, Agent, AgentEvent, AgentInput, Middleware, Next, RuntimeContext } from '@rxscope/core';
+import type { ActingInput, AgentHandle, AgentEvent, AgentInput, Middleware, Next, RuntimeContext } from '@rxscope/core';
 import type { WorkspaceFileSystem } from '../workspace-file-system.js';
 import {
   restoreWorkspace,
@@ -63,7 +63,7 @@ export class WorkspaceSnapshotMiddleware implements Middleware {
     return ctx.state<{ snapshot?: WorkspaceSnapshot }>(this.key).get()?.snapshot;
   }
 
-  onAgent(_agent: Agent, ctx: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent> {
+  onAgent(_agent: AgentHandle, ctx: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent> {
     return defer(() => from(this.restoreIfNeeded(ctx))).pipe(
       switchMap((restored) => {
         if (!restored) return next(input);
@@ -79,7 +79,12 @@ export class WorkspaceSnapshotMiddleware implements Middleware {
     );
   }
 
-  onActing(_agent: Agent, ctx: RuntimeContext, input: ActingInput, next: Next<ActingInput>): Observable<AgentEvent> {
+  onActing(
+    _agent: AgentHandle,
+    ctx: RuntimeContext,
+    input: ActingInput,
+    next: Next<ActingInput>,
+  ): Observable<AgentEvent> {
     if (input.tool.readOnly) return next(input);
     return next(input).pipe(
       concatMap((e) => {
