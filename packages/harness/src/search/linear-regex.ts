@@ -25,6 +25,12 @@ export interface PatternDescription {
 /** RE2's complaint without its `error parsing regexp:` prefix. */
 const reasonOf = (e: Error): string => e.message.replace(/^error parsing regexp:\s*/i, '');
 
+/** True when RE2's complaint is about a count such as `{2,1}`: its minimum above its maximum is a mistake, not a size. */
+function backwardsCount(reason: string): boolean {
+  const count = /`\{(\d+),(\d+)\}`/.exec(reason);
+  return count !== null && Number(count[1]) > Number(count[2]);
+}
+
 /**
  * Compiles RE2 syntax on re2js (a pure-JavaScript port of RE2: matching is linear in the
  * input, whatever the pattern). `original` is what the model wrote, for the messages. Throws a
@@ -44,7 +50,7 @@ export function compileLinear(source: string, original: string, about: PatternDe
     if (!(e instanceof RE2JSException)) throw e;
     const reason = reasonOf(e);
     // RE2 caps repetition counts (1,000, also multiplied when nested) and program size.
-    const tooBig = /invalid repeat count|expression too large/.test(reason);
+    const tooBig = /invalid repeat count|expression too large/.test(reason) && !backwardsCount(reason);
     throw new PatternError(
       tooBig ? 'pattern_too_complex' : 'pattern_invalid',
       original,

@@ -63,6 +63,13 @@ function toRe2(pattern: string): string {
         i += js.length - 1;
         continue;
       }
+      const property = /^\\[pP]\{[^}]*\}/.exec(pattern.slice(i, i + 64));
+      if (property) {
+        // `\p{L}` whole: its closing brace is not a counted repetition, so `\p{L}+` is not possessive.
+        out += property[0];
+        i += property[0].length - 1;
+        continue;
+      }
       const next = pattern[i + 1] ?? '';
       if (!inClass && /[1-9]/.test(next)) refuse(pattern, 'a backreference', `\\${next}`, i);
       if (!inClass && next === 'k' && pattern[i + 2] === '<') refuse(pattern, 'a backreference', '\\k<', i);
