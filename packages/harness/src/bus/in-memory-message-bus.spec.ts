@@ -2,8 +2,8 @@
 // messages (always as a rejected promise, never a synchronous throw), a closed bus, and the
 // bounds of drain, peek, ack and read.
 import { firstValueFrom, take, toArray } from 'rxjs';
-import { InMemoryMessageBus } from '../in-memory-message-bus.js';
-import { compareQueueIds } from '../message-bus.js';
+import { InMemoryMessageBus } from './in-memory-message-bus.js';
+import { compareQueueIds } from './message-bus.js';
 
 describe('InMemoryMessageBus', () => {
   let bus: InMemoryMessageBus;

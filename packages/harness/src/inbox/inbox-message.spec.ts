@@ -1,9 +1,9 @@
 // Inbox messages on the bus: which messages are accepted (and how they are stored), which are
 // refused and how (a rejected promise, nothing queued), and what the agent reads for each.
 import { RxscopeError } from '@rxscope/core';
-import { InMemoryMessageBus } from '../../bus/index.js';
-import { LeaseBusyError } from '../../coordination/index.js';
-import { checkInboxMessage, inboxQueueOf, inboxText, pushToInbox } from '../inbox-message.js';
+import { InMemoryMessageBus } from '../bus/index.js';
+import { LeaseBusyError } from '../coordination/index.js';
+import { checkInboxMessage, inboxQueueOf, inboxText, pushToInbox } from './inbox-message.js';
 
 describe('inbox messages', () => {
   let bus: InMemoryMessageBus;

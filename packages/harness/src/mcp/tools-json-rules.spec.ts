@@ -2,8 +2,8 @@
 // variables it expands, and every shape it refuses (naming the file and the field).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { tempDir } from '../../__tests__/helpers.js';
-import { loadWorkspaceMcp } from '../tools-json.js';
+import { tempDir } from '../__tests__/helpers.js';
+import { loadWorkspaceMcp } from './tools-json.js';
 
 describe('tools.json rules and refusals', () => {
   let ws: ReturnType<typeof tempDir>;

@@ -4,9 +4,9 @@
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Tool, ToolContext } from '@rxscope/core';
-import { tempDir } from '../../__tests__/helpers.js';
-import { sparseFile } from '../../__tests__/probes.js';
-import { FileTooLargeError, LocalFileSystem } from '../../workspace/index.js';
+import { tempDir } from '../__tests__/helpers.js';
+import { sparseFile } from '../__tests__/probes.js';
+import { FileTooLargeError, LocalFileSystem } from '../workspace/index.js';
 import {
   appendToLedger,
   bulletsOf,
@@ -17,10 +17,10 @@ import {
   listLedgers,
   MAX_MEMORY_FILE_BYTES,
   readText,
-} from '../ledger.js';
-import { isMemoryPath, memoryGetTool } from '../tools/memory-get.js';
-import { memorySaveTool } from '../tools/memory-save.js';
-import { memorySearchTool } from '../tools/memory-search.js';
+} from './ledger.js';
+import { isMemoryPath, memoryGetTool } from './tools/memory-get.js';
+import { memorySaveTool } from './tools/memory-save.js';
+import { memorySearchTool } from './tools/memory-search.js';
 
 const toolCtx: ToolContext = {
   signal: new AbortController().signal,

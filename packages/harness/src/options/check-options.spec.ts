@@ -1,13 +1,13 @@
 // checkOptions and its checks: a misspelt key fails at start-up naming the key meant, a wrong
 // value names what was expected and what was given, and the tools built on it refuse the same way.
 import { RxscopeError } from '@rxscope/core';
-import { tempDir } from '../../__tests__/helpers.js';
-import { editFileTool } from '../../tools/edit-file.js';
-import { grepFilesTool } from '../../tools/grep-files.js';
-import { readFileTool } from '../../tools/read-file.js';
-import { LocalFileSystem } from '../../workspace/local-file-system.js';
-import { aBoolean, aFunction, aString, checkOptions, integerAtLeast, type OptionCheck } from '../check-options.js';
-import { HarnessOptionError } from '../harness-option-error.js';
+import { tempDir } from '../__tests__/helpers.js';
+import { editFileTool } from '../tools/edit-file.js';
+import { grepFilesTool } from '../tools/grep-files.js';
+import { readFileTool } from '../tools/read-file.js';
+import { LocalFileSystem } from '../workspace/local-file-system.js';
+import { aBoolean, aFunction, aString, checkOptions, integerAtLeast, type OptionCheck } from './check-options.js';
+import { HarnessOptionError } from './harness-option-error.js';
 
 const checks: Readonly<Record<string, OptionCheck>> = {
   maxMatches: integerAtLeast(1),

@@ -1,8 +1,8 @@
 // compileGlob: what a glob the model wrote matches, where a crawl for it starts, and how it
 // refuses what it cannot run (each refusal's stable code and a message naming the construct).
 import { RxscopeError } from '@rxscope/core';
-import { compileGlob, GLOB_SUPPORT, MAX_GLOB_CHARS } from '../glob-regex.js';
-import { PatternError } from '../pattern-error.js';
+import { compileGlob, GLOB_SUPPORT, MAX_GLOB_CHARS } from './glob-regex.js';
+import { PatternError } from './pattern-error.js';
 
 /** The PatternError `compile` throws (fails the test when it does not throw one). */
 function refusal(compile: () => unknown): PatternError {

@@ -1,8 +1,8 @@
 // searchLines and TimeSlice: the line numbers and text a search reports (line endings, a
 // byte-order mark, long lines), stopping early, and the turns it gives the event loop.
-import { searchLines } from '../line-search.js';
-import { compileSearchRegex } from '../search-regex.js';
-import { TimeSlice } from '../time-slice.js';
+import { searchLines } from './line-search.js';
+import { compileSearchRegex } from './search-regex.js';
+import { TimeSlice } from './time-slice.js';
 
 const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
 

@@ -1,9 +1,9 @@
 // compileSearchRegex: the JavaScript-syntax patterns grep_files accepts, how they are rewritten
 // for RE2, the bound on how much of a line is searched, and each refusal's code and message.
 import { RxscopeError } from '@rxscope/core';
-import { WORK_PER_CALL } from '../linear-regex.js';
-import { PatternError } from '../pattern-error.js';
-import { compileSearchRegex, MAX_REGEX_CHARS, REGEX_SUPPORT } from '../search-regex.js';
+import { WORK_PER_CALL } from './linear-regex.js';
+import { PatternError } from './pattern-error.js';
+import { compileSearchRegex, MAX_REGEX_CHARS, REGEX_SUPPORT } from './search-regex.js';
 
 const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
 const matches = (pattern: string, line: string): boolean => compileSearchRegex(pattern).test(bytes(line));
@@ -109,6 +109,7 @@ describe('compileSearchRegex: refusals', () => {
     ['a++b', 'a possessive quantifier', '++', 2],
     ['a*+b', 'a possessive quantifier', '*+', 2],
     ['a{2}+', 'a possessive quantifier', '}+', 4],
+    ['\\p{L}{2}+', 'a possessive quantifier', '}+', 8],
   ])('refuses %s as %s, quoting %s at character %d', (pattern, what, construct, at) => {
     const e = refusal(pattern);
     expect(e).toBeInstanceOf(RxscopeError);
@@ -119,11 +120,17 @@ describe('compileSearchRegex: refusals', () => {
     expect(e.message).toContain(REGEX_SUPPORT);
   });
 
+  it('takes \\p{L}+ as one or more letters, not as a possessive quantifier', () => {
+    expect(matches('^\\p{L}+$', 'Grüße')).toBe(true);
+    expect(matches('^\\p{L}+$', 'Grüße!')).toBe(false);
+    expect(matches('\\P{L}+', 'abc')).toBe(false);
+  });
+
   it('does not mistake an escaped backslash before a digit for a backreference', () => {
     expect(matches('a\\\\1', 'a\\1')).toBe(true);
   });
 
-  it.each(['(unclosed', 'a[b', '*start', 'a)'])('refuses the invalid pattern %s as pattern_invalid', (pattern) => {
+  it.each(['(unclosed', 'a[b', '*start', 'a)', 'x{2,1}'])('refuses the invalid pattern %s as pattern_invalid', (pattern) => {
     const e = refusal(pattern);
     expect(e.code).toBe('pattern_invalid');
     expect(e.message).toContain('The pattern is not a valid regular expression');

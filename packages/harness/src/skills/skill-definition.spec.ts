@@ -3,11 +3,11 @@
 // writes and moves (only agent-written skills; nothing deleted).
 import { mkdirSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { tempDir } from '../../__tests__/helpers.js';
-import { sparseFile } from '../../__tests__/probes.js';
-import { FileTooLargeError, FrontMatterError, LocalFileSystem } from '../../workspace/index.js';
-import { curateSkills, unmarkStale } from '../curate-skills.js';
-import { listSkills, loadSkill, MAX_SKILL_FILE_BYTES, SKILL_ARCHIVE, SKILL_NAME } from '../skill-definition.js';
+import { tempDir } from '../__tests__/helpers.js';
+import { sparseFile } from '../__tests__/probes.js';
+import { FileTooLargeError, FrontMatterError, LocalFileSystem } from '../workspace/index.js';
+import { curateSkills, unmarkStale } from './curate-skills.js';
+import { listSkills, loadSkill, MAX_SKILL_FILE_BYTES, SKILL_ARCHIVE, SKILL_NAME } from './skill-definition.js';
 
 const DAY = 86_400_000;
 

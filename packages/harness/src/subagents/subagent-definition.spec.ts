@@ -2,10 +2,10 @@
 // each refusal (a name that is a path, a missing subagent, bad fields, a huge file).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { tempDir } from '../../__tests__/helpers.js';
-import { sparseFile } from '../../__tests__/probes.js';
-import { FileTooLargeError, FrontMatterError, LocalFileSystem } from '../../workspace/index.js';
-import { GENERAL_PURPOSE, listSubagents, loadSubagent, SUBAGENT_NAME } from '../subagent-definition.js';
+import { tempDir } from '../__tests__/helpers.js';
+import { sparseFile } from '../__tests__/probes.js';
+import { FileTooLargeError, FrontMatterError, LocalFileSystem } from '../workspace/index.js';
+import { GENERAL_PURPOSE, listSubagents, loadSubagent, SUBAGENT_NAME } from './subagent-definition.js';
 
 describe('subagent definitions', () => {
   let dir: ReturnType<typeof tempDir>;

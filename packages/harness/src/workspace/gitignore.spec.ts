@@ -4,9 +4,9 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { tempDir } from '../../__tests__/helpers.js';
-import { sparseFile } from '../../__tests__/probes.js';
-import { GitIgnore } from '../gitignore.js';
+import { tempDir } from '../__tests__/helpers.js';
+import { sparseFile } from '../__tests__/probes.js';
+import { GitIgnore } from './gitignore.js';
 
 describe('GitIgnore', () => {
   let dir: ReturnType<typeof tempDir>;

@@ -3,16 +3,16 @@
 // never writes outside the workspace, whatever the snapshot says.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { tempDir } from '../../__tests__/helpers.js';
-import { LocalFileSystem } from '../local-file-system.js';
+import { tempDir } from '../__tests__/helpers.js';
+import { LocalFileSystem } from './local-file-system.js';
 import {
   restoreWorkspace,
   SNAPSHOT_MARKER,
   snapshotIdOf,
   snapshotWorkspace,
   type WorkspaceSnapshot,
-} from '../snapshot-workspace.js';
-import { WorkspacePathError } from '../workspace-path-error.js';
+} from './snapshot-workspace.js';
+import { WorkspacePathError } from './workspace-path-error.js';
 
 describe('workspace snapshots, function by function', () => {
   let here: ReturnType<typeof tempDir>;

@@ -1,6 +1,6 @@
 // The text helpers behind read_file and grep_files: telling a binary file from text, splitting
 // lines, and the counts in their notes.
-import { count, decodeText, looksBinary, splitLines } from '../text.js';
+import { count, decodeText, looksBinary, splitLines } from './text.js';
 
 const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
 

@@ -1,8 +1,8 @@
 // What compaction measures a conversation with: the token estimate of each kind of block, the
 // tally that counts each message once across steps, and the context window looked up by model.
 import { type ChatModel, createMsg, type Msg, textOfMsg } from '@rxscope/core';
-import { contextWindowOf } from '../context-window.js';
-import { estimateTokens, TokenTally } from '../token-count.js';
+import { contextWindowOf } from './context-window.js';
+import { estimateTokens, TokenTally } from './token-count.js';
 
 const framing = (blocks: number) => 4 + blocks * 3;
 

@@ -16,7 +16,7 @@ export type TokenCounter = (message: Msg) => number;
  *
  * @example
  * ```ts
- * estimateTokens(createMsg('user', 'Hello there')); // 7
+ * estimateTokens(createMsg('user', 'Hello there')); // 10 (3 for the text, 7 for the message's framing)
  * ```
  */
 export function estimateTokens(message: Msg): number {
