@@ -1,10 +1,10 @@
 import type { Observable } from 'rxjs';
-import type { Agent, AgentEvent, Middleware, ModelCallInput, Next, RuntimeContext } from '../../index.js';
+import type { AgentHandle, AgentEvent, Middleware, ModelCallInput, Next, RuntimeContext } from '../../index.js';
 
 /** Changes what inner layers see: a new input object, never a mutated one. */
 export class DeterministicSampling implements Middleware {
   onModelCall(
-    _agent: Agent,
+    _agent: AgentHandle,
     _ctx: RuntimeContext,
     input: ModelCallInput,
     next: Next<ModelCallInput>,

@@ -1,5 +1,5 @@
 import { map, type Observable, take } from 'rxjs';
-import type { Agent, Middleware, RuntimeContext } from '../../index.js';
+import type { AgentHandle, Middleware, RuntimeContext } from '../../index.js';
 
 export interface UserProfile {
   readonly name: string;
@@ -19,7 +19,7 @@ export class PromptContextMiddleware implements Middleware {
 
   constructor(private readonly options: PromptContextOptions) {}
 
-  onSystemPrompt(_agent: Agent, _ctx: RuntimeContext, prompt: string): Observable<string> {
+  onSystemPrompt(_agent: AgentHandle, _ctx: RuntimeContext, prompt: string): Observable<string> {
     const today = (this.options.today ?? (() => new Date()))().toISOString().slice(0, 10);
     return this.options.profile$.pipe(
       take(1),

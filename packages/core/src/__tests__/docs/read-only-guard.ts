@@ -1,7 +1,7 @@
 import { type Observable, of } from 'rxjs';
 import {
   type ActingInput,
-  type Agent,
+  type AgentHandle,
   type AgentEvent,
   type Middleware,
   newId,
@@ -11,7 +11,12 @@ import {
 
 /** Short-circuit: answers calls of tools that are not read-only with a `denied` result. */
 export class ReadOnlyGuard implements Middleware {
-  onActing(_agent: Agent, ctx: RuntimeContext, input: ActingInput, next: Next<ActingInput>): Observable<AgentEvent> {
+  onActing(
+    _agent: AgentHandle,
+    ctx: RuntimeContext,
+    input: ActingInput,
+    next: Next<ActingInput>,
+  ): Observable<AgentEvent> {
     if (input.tool.readOnly) return next(input);
     const blockId = newId('blk');
     return of(

@@ -1,6 +1,6 @@
 import { type Observable, retry, timer } from 'rxjs';
 import {
-  type Agent,
+  type AgentHandle,
   type AgentEvent,
   type Middleware,
   type ModelCallInput,
@@ -12,7 +12,7 @@ import {
 /** Calls `next` again when an attempt fails with a retryable ModelError. */
 export class RetryOnce implements Middleware {
   onModelCall(
-    _agent: Agent,
+    _agent: AgentHandle,
     _ctx: RuntimeContext,
     input: ModelCallInput,
     next: Next<ModelCallInput>,

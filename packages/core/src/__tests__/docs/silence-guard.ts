@@ -1,6 +1,6 @@
 import { catchError, concat, from, type Observable, tap, throwError, timeout } from 'rxjs';
 import {
-  type Agent,
+  type AgentHandle,
   type AgentEvent,
   closeOpenStream,
   type Middleware,
@@ -18,7 +18,7 @@ export class SilenceGuard implements Middleware {
   constructor(private readonly ms: number) {}
 
   onModelCall(
-    _agent: Agent,
+    _agent: AgentHandle,
     ctx: RuntimeContext,
     input: ModelCallInput,
     next: Next<ModelCallInput>,

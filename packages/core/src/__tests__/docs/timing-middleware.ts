@@ -1,7 +1,7 @@
 import { catchError, concat, concatMap, defer, type Observable, of } from 'rxjs';
 import {
   type ActingInput,
-  type Agent,
+  type AgentHandle,
   type AgentEvent,
   type AgentInput,
   ContextToken,
@@ -33,7 +33,7 @@ export class TimingMiddleware implements Middleware {
   }
 
   onModelCall(
-    _agent: Agent,
+    _agent: AgentHandle,
     ctx: RuntimeContext,
     input: ModelCallInput,
     next: Next<ModelCallInput>,
@@ -48,7 +48,12 @@ export class TimingMiddleware implements Middleware {
     });
   }
 
-  onActing(_agent: Agent, ctx: RuntimeContext, input: ActingInput, next: Next<ActingInput>): Observable<AgentEvent> {
+  onActing(
+    _agent: AgentHandle,
+    ctx: RuntimeContext,
+    input: ActingInput,
+    next: Next<ActingInput>,
+  ): Observable<AgentEvent> {
     return this.timed(next(input), (ms, failed) => {
       const totals = ctx.get(TIMING_TOTALS);
       ctx.set(TIMING_TOTALS, { ...totals, toolMs: totals.toolMs + ms });
@@ -59,7 +64,7 @@ export class TimingMiddleware implements Middleware {
     });
   }
 
-  onAgent(_agent: Agent, ctx: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent> {
+  onAgent(_agent: AgentHandle, ctx: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent> {
     // An onAgent layer emits its own events between the reply's REPLY_START and REPLY_END.
     return next(input).pipe(
       concatMap((e) =>

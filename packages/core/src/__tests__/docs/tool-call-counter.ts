@@ -1,7 +1,7 @@
 import { concatMap, type Observable, of } from 'rxjs';
 import {
   type ActingInput,
-  type Agent,
+  type AgentHandle,
   type AgentEvent,
   type AgentInput,
   ContextToken,
@@ -16,14 +16,19 @@ const CALLS_THIS_REPLY = new ContextToken<number>('callsThisReply', () => 0);
 export class ToolCallCounter implements Middleware {
   readonly key = 'toolCallCounter';
 
-  onActing(_agent: Agent, ctx: RuntimeContext, input: ActingInput, next: Next<ActingInput>): Observable<AgentEvent> {
+  onActing(
+    _agent: AgentHandle,
+    ctx: RuntimeContext,
+    input: ActingInput,
+    next: Next<ActingInput>,
+  ): Observable<AgentEvent> {
     ctx.set(CALLS_THIS_REPLY, ctx.get(CALLS_THIS_REPLY) + 1);
     const lifetime = ctx.state<number>(this.key);
     lifetime.set((lifetime.get() ?? 0) + 1);
     return next(input);
   }
 
-  onAgent(_agent: Agent, ctx: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent> {
+  onAgent(_agent: AgentHandle, ctx: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent> {
     return next(input).pipe(
       concatMap((e) =>
         e.type === 'REPLY_END' && e.replyId === ctx.replyId

@@ -1,7 +1,7 @@
 import { finalize, type Observable, tap } from 'rxjs';
 import type {
   ActingInput,
-  Agent,
+  AgentHandle,
   AgentEvent,
   Middleware,
   Next,
@@ -27,7 +27,12 @@ export class ToolCallLogMiddleware implements Middleware {
     this.now = options.now ?? (() => performance.now());
   }
 
-  onActing(_agent: Agent, ctx: RuntimeContext, input: ActingInput, next: Next<ActingInput>): Observable<AgentEvent> {
+  onActing(
+    _agent: AgentHandle,
+    ctx: RuntimeContext,
+    input: ActingInput,
+    next: Next<ActingInput>,
+  ): Observable<AgentEvent> {
     const startedAt = this.now();
     let status: ToolResultStatus | 'cancelled' = 'cancelled';
     return next(input).pipe(
