@@ -48,6 +48,8 @@ describe('middleware tools that change', () => {
       ['success', expect.stringContaining('second answered')],
     ]);
     expect(agent.tools.map((t) => t.name)).toEqual(['own', 'first', 'second']);
+    // What can be lent to another agent: the middleware's tools need the middleware around them.
+    expect(agent.ownTools.map((t) => t.name)).toEqual(['own']);
   });
 
   it('a tool that went away is no longer offered, and a call of it gets an error result naming the tools there are', async () => {

@@ -31,6 +31,11 @@ export class AgentTools {
     return this.currentMap;
   }
 
+  /** The agent's own tools (its `tools` option), without those its middlewares offer. */
+  get ownList(): readonly Tool[] {
+    return this.own;
+  }
+
   /** The tools in order: the agent's own, then each middleware's (the same array while nothing changed). */
   get list(): readonly Tool[] {
     this.refresh();

@@ -140,6 +140,11 @@ export class Agent implements AgentHandle {
     return this.agentTools.list;
   }
 
+  /** The agent's own tools (its `tools` option), without those its middlewares offer. */
+  get ownTools(): readonly Tool[] {
+    return this.agentTools.ownList;
+  }
+
   /** The conversation so far (user messages and reply messages). */
   get context(): readonly Msg[] {
     return this.state.context;

@@ -31,6 +31,11 @@ export interface AgentHandle {
   readonly permissions: Permissions;
   /** Every tool offered to the model: the agent's own, then those of its middlewares. */
   readonly tools: readonly Tool[];
+  /**
+   * The agent's own tools (its `tools` option), without those of its middlewares: what can be
+   * lent to another agent, since a middleware's tool needs that middleware around it.
+   */
+  readonly ownTools: readonly Tool[];
   /** The conversation so far (user messages and reply messages). */
   readonly context: readonly Msg[];
   /** Messages sent with `send()` that have not joined a reply yet, oldest first. */

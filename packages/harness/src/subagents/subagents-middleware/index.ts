@@ -149,7 +149,7 @@ export class SubagentsMiddleware implements Middleware {
     );
   }
 
-  onActing(agent: Agent, ctx: RuntimeContext, input: ActingInput, next: Next<ActingInput>): Observable<AgentEvent> {
+  onActing(agent: AgentHandle, ctx: RuntimeContext, input: ActingInput, next: Next<ActingInput>): Observable<AgentEvent> {
     const tool = input.tool;
     // By name: an outer layer may have passed a copy of the tool.
     if (!SUBAGENT_TOOL_NAMES.includes(tool.name)) return next(input);
@@ -173,7 +173,7 @@ export class SubagentsMiddleware implements Middleware {
    * ```
    */
   async createSubagent(
-    parent: Agent,
+    parent: AgentHandle,
     name?: string,
     options: { readonly permissions?: PermissionState } = {},
   ): Promise<Agent> {
@@ -181,7 +181,7 @@ export class SubagentsMiddleware implements Middleware {
   }
 
   /** One spawn: the subagent in the foreground (through `asTool`), a background task, or a queued task. */
-  private spawn(agent: Agent, ctx: RuntimeContext, input: SpawnInput, toolCtx: ToolContext): Observable<ToolOutput> {
+  private spawn(agent: AgentHandle, ctx: RuntimeContext, input: SpawnInput, toolCtx: ToolContext): Observable<ToolOutput> {
     return defer(() => from(this.definition(input.name))).pipe(
       switchMap((def) => {
         if (input.background && (this.depth > 0 || (!this.options.tasks && !this.options.taskQueue))) {
@@ -202,7 +202,7 @@ export class SubagentsMiddleware implements Middleware {
     );
   }
 
-  private build(parent: Agent, def: SubagentDefinition, permissions?: PermissionState): Agent {
+  private build(parent: AgentHandle, def: SubagentDefinition, permissions?: PermissionState): Agent {
     return buildSubagent(def, {
       parent,
       models: this.options.models ?? {},
@@ -215,7 +215,7 @@ export class SubagentsMiddleware implements Middleware {
 
   /** Hands a background subagent to the task queue and returns what the model is told. */
   private async enqueue(
-    agent: Agent,
+    agent: AgentHandle,
     ctx: RuntimeContext,
     def: SubagentDefinition,
     input: SpawnInput,
@@ -279,7 +279,7 @@ export class SubagentsMiddleware implements Middleware {
   }
 
   /** Starts a background subagent and returns what the model is told. */
-  private background(agent: Agent, ctx: RuntimeContext, sub: Agent, asTool: Tool, task: string): string {
+  private background(agent: AgentHandle, ctx: RuntimeContext, sub: Agent, asTool: Tool, task: string): string {
     const tasks = this.options.tasks!;
     const id = newId('task');
     const controller = new AbortController();

@@ -1,11 +1,11 @@
-import { Agent, type ChatModel, type Middleware, type PermissionState, type Tool } from '@rxscope/core';
+import { Agent, type AgentHandle, type ChatModel, type Middleware, type PermissionState, type Tool } from '@rxscope/core';
 import { SUBAGENT_TOOL_NAMES } from './subagent-tools.js';
 import type { SubagentDefinition } from '../subagent-definition.js';
 
 /** What building a subagent needs besides its definition. */
 export interface SubagentBuild {
   /** The agent that spawns it (its tools, model, permissions and name). */
-  readonly parent: Agent;
+  readonly parent: AgentHandle;
   /** Named models for the `model` front matter field. */
   readonly models: Readonly<Record<string, ChatModel>>;
   /** Middlewares every subagent gets (a sandbox lifecycle, eviction); one is left out when all its tools are. */
@@ -41,8 +41,7 @@ export function buildSubagent(def: SubagentDefinition, build: SubagentBuild): Ag
     model = named;
   }
   // The parent's own tools; tools of the parent's middlewares need those middlewares, so they are not lent.
-  const fromMiddlewares = new Set(parent.middlewares.flatMap((m) => (m.tools?.() ?? []).map((t) => t.name)));
-  const own = parent.tools.filter((t) => !fromMiddlewares.has(t.name) && !SUBAGENT_TOOL_NAMES.includes(t.name));
+  const own = parent.ownTools.filter((t) => !SUBAGENT_TOOL_NAMES.includes(t.name));
   const offered = new Map<string, Tool | Middleware>();
   for (const t of own) offered.set(t.name, t);
   for (const m of build.middlewares) for (const t of m.tools?.() ?? []) offered.set(t.name, m);
