@@ -26,9 +26,24 @@ export interface ServeAgentOptions {
    * start it as a command; keep stdout free of anything else). Or Streamable HTTP on `host`
    * (default `127.0.0.1`), `port` (default 0: a free port) and `path` (default `/mcp`).
    */
-  readonly transport: 'stdio' | { readonly port?: number; readonly host?: string; readonly path?: string };
+  readonly transport: 'stdio' | ServeAgentHttpTransport;
   /** Version the server reports. Default `'0.1.0'`. */
   readonly version?: string;
+}
+
+/**
+ * The Streamable HTTP transport of {@link serveAgentOverMcp}: `host` (default `127.0.0.1`), `port`
+ * (default 0: a free port) and `path` (default `/mcp`).
+ *
+ * @example
+ * ```ts
+ * const transport: ServeAgentHttpTransport = { host: '127.0.0.1', port: 3001, path: '/mcp' };
+ * ```
+ */
+export interface ServeAgentHttpTransport {
+  readonly port?: number;
+  readonly host?: string;
+  readonly path?: string;
 }
 
 /**
@@ -47,6 +62,21 @@ export interface ServedAgent {
   readonly toolName: string;
   /** Ends every session and stops listening. Replies still running are cancelled. */
   close(): Promise<void>;
+}
+
+/**
+ * An agent served over Streamable HTTP: what {@link serveAgentOverMcp} gives for an HTTP
+ * `transport`, whose `url` is always there.
+ *
+ * @example
+ * ```ts
+ * const served: ServedAgentOverHttp = await serveAgentOverMcp(agent, { transport: { port: 0 } });
+ * await fetch(served.url, { method: 'POST', headers, body }); // url: string, no undefined check
+ * ```
+ */
+export interface ServedAgentOverHttp extends ServedAgent {
+  /** The endpoint, `http://<host>:<port><path>` (`http://127.0.0.1:<port>/mcp` by default). */
+  readonly url: string;
 }
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -97,6 +127,15 @@ function agentServer(agent: Agent, toolName: string, description: string, versio
  * await served.close();
  * ```
  */
+export function serveAgentOverMcp(
+  agent: Agent,
+  options: ServeAgentOptions & { readonly transport: ServeAgentHttpTransport },
+): Promise<ServedAgentOverHttp>;
+export function serveAgentOverMcp(
+  agent: Agent,
+  options: ServeAgentOptions & { readonly transport: 'stdio' },
+): Promise<ServedAgent>;
+export function serveAgentOverMcp(agent: Agent, options: ServeAgentOptions): Promise<ServedAgent>;
 export async function serveAgentOverMcp(agent: Agent, options: ServeAgentOptions): Promise<ServedAgent> {
   const toolName = options.name ?? agent.name;
   if (!TOOL_NAME.test(toolName)) {
@@ -125,8 +164,8 @@ async function serveHttp(
     port = 0,
     host = '127.0.0.1',
     path = '/mcp',
-  }: { readonly port?: number; readonly host?: string; readonly path?: string },
-): Promise<ServedAgent> {
+  }: ServeAgentHttpTransport,
+): Promise<ServedAgentOverHttp> {
   const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: McpServer }>();
   const loopback = host === '127.0.0.1' || host === 'localhost' || host === '::1';
   let allowedHosts: string[] = [];
