@@ -4,12 +4,7 @@
  * transport is only known at run time still compile. Never run: `tsc -b` checks them.
  */
 import type { Agent } from '@rxscope/core';
-import {
-  serveAgentOverMcp,
-  type ServeAgentOptions,
-  type ServedAgent,
-  type ServedAgentOverHttp,
-} from '../mcp/index.js';
+import { serveAgentOverMcp, type ServeAgentOptions, type ServedAgent, type ServedAgentOverHttp } from '../mcp/index.js';
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 type Expect<T extends true> = T;
@@ -26,7 +21,7 @@ export async function served(): Promise<void> {
   const noEndpoint: string = overStdio.url;
   // @ts-expect-error a transport only known at run time may be stdio
   const maybe: string = either.url;
-  void [endpoint, noEndpoint, maybe];
+  void [endpoint, noEndpoint, maybe, overDefaultHttp];
   type Checks = [
     Expect<Equal<typeof overHttp, ServedAgentOverHttp>>,
     Expect<Equal<typeof overDefaultHttp, ServedAgentOverHttp>>,

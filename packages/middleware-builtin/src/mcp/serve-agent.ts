@@ -160,11 +160,7 @@ export async function serveAgentOverMcp(agent: Agent, options: ServeAgentOptions
 async function serveHttp(
   create: () => McpServer,
   toolName: string,
-  {
-    port = 0,
-    host = '127.0.0.1',
-    path = '/mcp',
-  }: ServeAgentHttpTransport,
+  { port = 0, host = '127.0.0.1', path = '/mcp' }: ServeAgentHttpTransport,
 ): Promise<ServedAgentOverHttp> {
   const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: McpServer }>();
   const loopback = host === '127.0.0.1' || host === 'localhost' || host === '::1';
