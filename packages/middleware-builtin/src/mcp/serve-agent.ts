@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { runAgentForCall } from './agent-tool-handler.js';
 
 /**
- * Options of {@link serveAgentOverMcp}.
+ * Options of `serveAgentOverMcp`.
  *
  * @example
  * ```ts
@@ -32,7 +32,7 @@ export interface ServeAgentOptions {
 }
 
 /**
- * The Streamable HTTP transport of {@link serveAgentOverMcp}: `host` (default `127.0.0.1`), `port`
+ * The Streamable HTTP transport of `serveAgentOverMcp`: `host` (default `127.0.0.1`), `port`
  * (default 0: a free port) and `path` (default `/mcp`).
  *
  * @example
@@ -41,13 +41,16 @@ export interface ServeAgentOptions {
  * ```
  */
 export interface ServeAgentHttpTransport {
+  /** The port to listen on. Default 0: a free port (read it from the served agent's `url`). */
   readonly port?: number;
+  /** The address to listen on. Default `127.0.0.1` (loopback, with DNS-rebinding protection). */
   readonly host?: string;
+  /** The endpoint's path. Default `/mcp`. */
   readonly path?: string;
 }
 
 /**
- * An agent being served (see {@link serveAgentOverMcp}).
+ * An agent being served (see `serveAgentOverMcp`).
  *
  * @example
  * ```ts
@@ -65,7 +68,7 @@ export interface ServedAgent {
 }
 
 /**
- * An agent served over Streamable HTTP: what {@link serveAgentOverMcp} gives for an HTTP
+ * An agent served over Streamable HTTP: what `serveAgentOverMcp` gives for an HTTP
  * `transport`, whose `url` is always there.
  *
  * @example
@@ -131,10 +134,28 @@ export function serveAgentOverMcp(
   agent: Agent,
   options: ServeAgentOptions & { readonly transport: ServeAgentHttpTransport },
 ): Promise<ServedAgentOverHttp>;
+/**
+ * Serves an agent over MCP on this process's stdin and stdout (for a host that starts it as a
+ * command); the served agent has no `url`.
+ *
+ * @example
+ * ```ts
+ * const served = await serveAgentOverMcp(agent, { transport: 'stdio' }); // keep stdout free of logs
+ * ```
+ */
 export function serveAgentOverMcp(
   agent: Agent,
   options: ServeAgentOptions & { readonly transport: 'stdio' },
 ): Promise<ServedAgent>;
+/**
+ * Serves an agent over MCP with a transport known only at run time: its `url` is there for HTTP,
+ * `undefined` over stdio.
+ *
+ * @example
+ * ```ts
+ * const served = await serveAgentOverMcp(agent, { transport: process.env.MCP_STDIO ? 'stdio' : { port: 3001 } });
+ * ```
+ */
 export function serveAgentOverMcp(agent: Agent, options: ServeAgentOptions): Promise<ServedAgent>;
 export async function serveAgentOverMcp(agent: Agent, options: ServeAgentOptions): Promise<ServedAgent> {
   const toolName = options.name ?? agent.name;
