@@ -56,6 +56,55 @@ describe('textOfToolResult', () => {
     expect(toolResultsOf(reply).map(textOfToolResult)).toEqual(['Hello, Ada!', '{"city":"Paris","tempC":21}']);
   });
 
+  it('gives the text of the other kinds of result the docs list, none of which has a value', async () => {
+    const chart = defineTool({
+      name: 'chart',
+      description: 'A chart',
+      input: z.object({}),
+      execute: () => [
+        { type: 'text' as const, text: 'A chart: ' },
+        { type: 'data' as const, mediaType: 'image/png', data: 'iVBORw0KGgo=' },
+      ],
+    });
+    const count = defineTool({
+      name: 'count',
+      description: 'Counts',
+      input: z.object({}),
+      execute: async function* () {
+        yield 'one, ';
+        yield 'two';
+      },
+    });
+    const broken = defineTool({
+      name: 'broken',
+      description: 'Fails',
+      input: z.object({}),
+      execute: () => {
+        throw new Error('disk full');
+      },
+    });
+    const model = new ScriptedChatModel([
+      {
+        toolCalls: [
+          { id: 'c', name: 'chart', input: {} },
+          { id: 'n', name: 'count', input: {} },
+          { id: 'b', name: 'broken', input: {} },
+        ],
+      },
+      { text: 'Done.' },
+    ]);
+    const agent = new Agent({ model, tools: [chart, count, broken] });
+    const events = await lastValueFrom(agent.reply('go').pipe(toArray()));
+    const ends = new Map(
+      events.filter((e): e is ToolResultEndEvent => e.type === 'TOOL_RESULT_END').map((e) => [e.toolCallId, e]),
+    );
+    expect([...ends.values()].map((e) => e.value)).toEqual([undefined, undefined, undefined]);
+    expect(textOfToolResult(ends.get('c')!)).toBe('A chart: ');
+    expect(textOfToolResult(ends.get('n')!)).toBe('one, two');
+    expect(ends.get('b')!.status).toBe('error');
+    expect(textOfToolResult(ends.get('b')!)).toContain('disk full');
+  });
+
   it('concatenates text blocks and skips data blocks', () => {
     const output = [
       { type: 'text', text: 'A chart: ' },
