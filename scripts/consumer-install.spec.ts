@@ -3,13 +3,16 @@
 // tarballs are installed with plain npm into a project outside the workspace, and the project is
 // built with the page's tsconfig.json (tsc type-checks every file) and run: the page's own
 // src/agent.ts (its output must be the one the page shows), an ES module program and a CommonJS
-// program (scripts/consumer/); the README's snippet is type-checked there too. Needs the npm
+// program (scripts/consumer/); the README's snippet is type-checked there too. Every docs page's
+// snippets (each file a `<!-- snippet: ... -->` block mirrors, scripts/consumer-snippets.ts) are
+// type-checked there by one more tsc, and those that are programs are run. Needs the npm
 // registry for third-party packages (the npm cache serves repeats). tsc is the workspace's (the
 // TypeScript line the page installs).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { builtSnippet, isProgram, PROGRAMS, writeSnippets } from './consumer-snippets';
 import { packTarballs, tarballProblems, type PackedTarball } from './pack-tarballs.cjs';
 
 const ROOT = join(__dirname, '..');
@@ -30,11 +33,24 @@ let sandbox = '';
 let project = '';
 let tarballs: PackedTarball[] = [];
 let build: { code: number | null; output: string } = { code: null, output: '' };
+let snippets: string[] = [];
+let snippetBuild: { code: number | null; output: string } = { code: null, output: '' };
 
-/** Runs a built program of the consumer project with Node. */
-function run(file: string): { code: number | null; stdout: string; stderr: string } {
-  const res = spawnSync(process.execPath, [join('dist', file)], { cwd: project, encoding: 'utf8', timeout: 30_000 });
+/** Runs a built program of the consumer project with Node (`dist/<file>`, or a path from the project). */
+function run(
+  file: string,
+  args: string[] = [],
+  cwd = project,
+): { code: number | null; stdout: string; stderr: string } {
+  const path = file.includes('/') ? join(project, file) : join(project, 'dist', file);
+  const res = spawnSync(process.execPath, [path, ...args], { cwd, encoding: 'utf8', timeout: 90_000 });
   return { code: res.status, stdout: res.stdout, stderr: res.stderr };
+}
+
+/** tsc over one of the consumer project's tsconfig files. */
+function tsc(config: string): { code: number | null; output: string } {
+  const res = spawnSync(process.execPath, [TSC, '-p', join(project, config)], { cwd: project, encoding: 'utf8' });
+  return { code: res.status, output: res.stdout + res.stderr };
 }
 
 beforeAll(() => {
@@ -53,6 +69,7 @@ beforeAll(() => {
     mkdirSync(dirname(join(project, file)), { recursive: true });
     writeFileSync(join(project, file), text);
   }
+  snippets = writeSnippets(project);
   const rxjs = (
     JSON.parse(readFileSync(join(ROOT, 'node_modules', 'rxjs', 'package.json'), 'utf8')) as { version: string }
   ).version;
@@ -63,15 +80,16 @@ beforeAll(() => {
     '@langchain/openai@^1',
     '@langchain/core@^1',
     '@types/node@^20',
+    '@types/jest@^30', // the docs' test snippets use jest's globals
   ];
   execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', ...dependencies], {
     cwd: project,
     stdio: 'pipe',
     timeout: 150_000,
   });
-  const res = spawnSync(process.execPath, [TSC, '-p', project], { cwd: project, encoding: 'utf8' });
-  build = { code: res.status, output: res.stdout + res.stderr };
-}, 240_000);
+  build = tsc('tsconfig.json');
+  snippetBuild = tsc('tsconfig.snippets.json');
+}, 300_000);
 
 afterAll(() => {
   if (sandbox) rmSync(sandbox, { recursive: true, force: true });
@@ -137,5 +155,57 @@ describe('installing the packed packages with npm, outside the workspace', () =>
     expect(stderr).toBe('');
     expect(code).toBe(0);
     expect(JSON.parse(stdout)).toEqual({ answer: '2 + 3 = 5', format: 'commonjs' });
+  });
+});
+
+describe("every docs page's snippets, against the installed packages", () => {
+  it('type-checks and builds every snippet file of docs/*.md in one tsc', () => {
+    expect(snippets.length).toBeGreaterThanOrEqual(45);
+    expect(snippets).toEqual(expect.arrayContaining([expect.stringContaining('chat-service/service.ts')]));
+    expect(snippetBuild.output).toBe('');
+    expect(snippetBuild.code).toBe(0);
+  });
+
+  it('knows how each snippet that is a program is covered', () => {
+    const programs = snippets.filter(isProgram);
+    expect(programs.filter((file) => !PROGRAMS[file])).toEqual([]);
+    expect(Object.keys(PROGRAMS).filter((file) => !programs.includes(file))).toEqual([]);
+  });
+
+  it("runs getting-started's send() program and prints what its comment shows", () => {
+    const { code, stdout, stderr } = run(builtSnippet('packages/core/src/__tests__/docs/getting-started/send.ts'));
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(stdout.trim().split('\n')).toEqual([
+      'MODEL_CALL_START',
+      'TOOL_RESULT_END',
+      'HINT_BLOCK user: Also give the French word.',
+      'MODEL_CALL_START',
+      'REPLY_END',
+    ]);
+  });
+
+  it('runs the chat service recipe: its main.ts as a server, its client.ts approving the refund', () => {
+    const { code, stdout, stderr } = run('dist-snippets/run/chat-service.mjs');
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toEqual({
+      text: 'Done: Refunded 80 EUR on A-17.',
+      asked: [{ name: 'refund', input: { orderId: 'A-17', amount: 80 } }],
+    });
+  });
+
+  it("runs harness.md's first program against the test server: its parts, then the reply's text", () => {
+    const cwd = mkdtempSync(join(sandbox, 'harness-'));
+    const program = join(project, builtSnippet('packages/harness/src/__tests__/docs/harness-agent.ts'));
+    const { code, stdout, stderr } = run(
+      'dist-snippets/run/with-test-server.mjs',
+      [program, 'The test passes now.'],
+      cwd,
+    );
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^on +SandboxLifecycleMiddleware — /m);
+    expect(stdout.trimEnd().endsWith('The test passes now.')).toBe(true);
   });
 });

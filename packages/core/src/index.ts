@@ -51,6 +51,7 @@ export type {
 export { createDeltaEvent, createEvent } from './event/create.js';
 export type { DeltaEventType, EventFactory, EventOrigin } from './event/create.js';
 export { AGENT_EVENT_TYPES, isAgentEvent, isBlockDelta, isBlockEnd, isBlockStart, isEvent } from './event/guards.js';
+export { textOfToolResult } from './event/text-of-tool-result.js';
 export type { BlockDeltaEvent, BlockEndEvent, BlockStartEvent } from './event/guards.js';
 export { closeBlock, closeOpenStream, OpenStream } from './event/open-stream.js';
 export type { CloseOpenStreamOptions, OpenBlockInfo, OpenStreamState } from './event/open-stream.js';

@@ -104,7 +104,10 @@ export interface KnowledgeAddResult {
  * ```
  */
 export interface KnowledgeBase {
-  /** The best chunks for `query`, best first. Cold: nothing runs before subscribe; unsubscribing cancels. */
+  /**
+   * The best chunks for `query`: emits **one array** of hits, best first, then completes (read
+   * it with `firstValueFrom`). Cold: nothing runs before subscribe; unsubscribing cancels.
+   */
   search(query: string, options?: KnowledgeSearchOptions): Observable<readonly KnowledgeHit[]>;
   /** Adds (or replaces, by id) documents. `await` it, or subscribe to it. */
   add(documents: readonly KnowledgeDocument[]): ObservableInput<KnowledgeAddResult>;

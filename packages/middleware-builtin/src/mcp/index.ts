@@ -15,6 +15,6 @@ export type { McpHttpServer, McpServerCommon, McpServerConfig, McpStdioServer } 
 
 // --- an agent served over MCP ---
 export { serveAgentOverMcp } from './serve-agent.js';
-export type { ServeAgentOptions, ServedAgent } from './serve-agent.js';
+export type { ServeAgentHttpTransport, ServeAgentOptions, ServedAgent, ServedAgentOverHttp } from './serve-agent.js';
 export { runAgentForCall } from './agent-tool-handler.js';
 export type { ServedCall } from './agent-tool-handler.js';

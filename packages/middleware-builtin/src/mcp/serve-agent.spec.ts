@@ -6,13 +6,13 @@ import { Agent } from '@rxscope/core';
 import { startOpenAITestServer, type OpenAITestServer } from '@rxscope/core/testing/node';
 import { closeTestServer, ofType, run, testServerModel } from '../__tests__/helpers.js';
 import { waitFor } from './__tests__/servers.js';
-import { McpMiddleware, serveAgentOverMcp, type ServedAgent } from './index.js';
+import { McpMiddleware, serveAgentOverMcp, type ServedAgentOverHttp } from './index.js';
 
 /** An agent served over Streamable HTTP, called by the SDK's own client and by another rxscope agent. */
 describe('serveAgentOverMcp over Streamable HTTP', () => {
   jest.setTimeout(30_000);
   let server: OpenAITestServer;
-  let served: ServedAgent;
+  let served: ServedAgentOverHttp; // HTTP: its url is a string
   let support: Agent;
   let client: Client;
 
@@ -25,7 +25,7 @@ describe('serveAgentOverMcp over Streamable HTTP', () => {
     });
     served = await serveAgentOverMcp(support, { transport: { port: 0 } });
     client = new Client({ name: 'test-client', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(served.url!)));
+    await client.connect(new StreamableHTTPClientTransport(new URL(served.url)));
   });
   afterEach(async () => {
     await client.close();
@@ -86,7 +86,7 @@ describe('serveAgentOverMcp over Streamable HTTP', () => {
   });
 
   it('another rxscope agent uses it as an MCP tool through McpMiddleware', async () => {
-    const mcp = await McpMiddleware.connect({ servers: { helpdesk: { url: served.url! } } });
+    const mcp = await McpMiddleware.connect({ servers: { helpdesk: { url: served.url } } });
     try {
       const front = new Agent({ name: 'front', model: testServerModel(server), middlewares: [mcp] });
       server.enqueue(
@@ -114,7 +114,7 @@ describe('serveAgentOverMcp over Streamable HTTP', () => {
   it('refuses other paths and foreign Host headers; a bad name is refused at once', async () => {
     const status = (path: string, host?: string) =>
       new Promise<number>((resolve, reject) => {
-        const url = new URL(served.url!);
+        const url = new URL(served.url);
         const req = request(
           {
             host: url.hostname,

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { runAgentForCall } from './agent-tool-handler.js';
 
 /**
- * Options of {@link serveAgentOverMcp}.
+ * Options of `serveAgentOverMcp`.
  *
  * @example
  * ```ts
@@ -26,13 +26,31 @@ export interface ServeAgentOptions {
    * start it as a command; keep stdout free of anything else). Or Streamable HTTP on `host`
    * (default `127.0.0.1`), `port` (default 0: a free port) and `path` (default `/mcp`).
    */
-  readonly transport: 'stdio' | { readonly port?: number; readonly host?: string; readonly path?: string };
+  readonly transport: 'stdio' | ServeAgentHttpTransport;
   /** Version the server reports. Default `'0.1.0'`. */
   readonly version?: string;
 }
 
 /**
- * An agent being served (see {@link serveAgentOverMcp}).
+ * The Streamable HTTP transport of `serveAgentOverMcp`: `host` (default `127.0.0.1`), `port`
+ * (default 0: a free port) and `path` (default `/mcp`).
+ *
+ * @example
+ * ```ts
+ * const transport: ServeAgentHttpTransport = { host: '127.0.0.1', port: 3001, path: '/mcp' };
+ * ```
+ */
+export interface ServeAgentHttpTransport {
+  /** The port to listen on. Default 0: a free port (read it from the served agent's `url`). */
+  readonly port?: number;
+  /** The address to listen on. Default `127.0.0.1` (loopback, with DNS-rebinding protection). */
+  readonly host?: string;
+  /** The endpoint's path. Default `/mcp`. */
+  readonly path?: string;
+}
+
+/**
+ * An agent being served (see `serveAgentOverMcp`).
  *
  * @example
  * ```ts
@@ -47,6 +65,21 @@ export interface ServedAgent {
   readonly toolName: string;
   /** Ends every session and stops listening. Replies still running are cancelled. */
   close(): Promise<void>;
+}
+
+/**
+ * An agent served over Streamable HTTP: what `serveAgentOverMcp` gives for an HTTP
+ * `transport`, whose `url` is always there.
+ *
+ * @example
+ * ```ts
+ * const served: ServedAgentOverHttp = await serveAgentOverMcp(agent, { transport: { port: 0 } });
+ * await fetch(served.url, { method: 'POST', headers, body }); // url: string, no undefined check
+ * ```
+ */
+export interface ServedAgentOverHttp extends ServedAgent {
+  /** The endpoint, `http://<host>:<port><path>` (`http://127.0.0.1:<port>/mcp` by default). */
+  readonly url: string;
 }
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -97,6 +130,33 @@ function agentServer(agent: Agent, toolName: string, description: string, versio
  * await served.close();
  * ```
  */
+export function serveAgentOverMcp(
+  agent: Agent,
+  options: ServeAgentOptions & { readonly transport: ServeAgentHttpTransport },
+): Promise<ServedAgentOverHttp>;
+/**
+ * Serves an agent over MCP on this process's stdin and stdout (for a host that starts it as a
+ * command); the served agent has no `url`.
+ *
+ * @example
+ * ```ts
+ * const served = await serveAgentOverMcp(agent, { transport: 'stdio' }); // keep stdout free of logs
+ * ```
+ */
+export function serveAgentOverMcp(
+  agent: Agent,
+  options: ServeAgentOptions & { readonly transport: 'stdio' },
+): Promise<ServedAgent>;
+/**
+ * Serves an agent over MCP with a transport known only at run time: its `url` is there for HTTP,
+ * `undefined` over stdio.
+ *
+ * @example
+ * ```ts
+ * const served = await serveAgentOverMcp(agent, { transport: process.env.MCP_STDIO ? 'stdio' : { port: 3001 } });
+ * ```
+ */
+export function serveAgentOverMcp(agent: Agent, options: ServeAgentOptions): Promise<ServedAgent>;
 export async function serveAgentOverMcp(agent: Agent, options: ServeAgentOptions): Promise<ServedAgent> {
   const toolName = options.name ?? agent.name;
   if (!TOOL_NAME.test(toolName)) {
@@ -121,12 +181,8 @@ export async function serveAgentOverMcp(agent: Agent, options: ServeAgentOptions
 async function serveHttp(
   create: () => McpServer,
   toolName: string,
-  {
-    port = 0,
-    host = '127.0.0.1',
-    path = '/mcp',
-  }: { readonly port?: number; readonly host?: string; readonly path?: string },
-): Promise<ServedAgent> {
+  { port = 0, host = '127.0.0.1', path = '/mcp' }: ServeAgentHttpTransport,
+): Promise<ServedAgentOverHttp> {
   const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: McpServer }>();
   const loopback = host === '127.0.0.1' || host === 'localhost' || host === '::1';
   let allowedHosts: string[] = [];
