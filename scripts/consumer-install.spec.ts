@@ -3,11 +3,13 @@
 // tarballs are installed with plain npm into a project outside the workspace, and the project is
 // built with the page's tsconfig.json (tsc type-checks every file) and run: the page's own
 // src/agent.ts (its output must be the one the page shows), an ES module program and a CommonJS
-// program (scripts/consumer/); the README's snippet is type-checked there too. Needs the npm
+// program (scripts/consumer/); the README's snippet and the page's script are built there too and
+// run against a closed port (they must fail loudly: a message on stderr, exit code 1). Needs the npm
 // registry for third-party packages (the npm cache serves repeats). tsc is the workspace's (the
 // TypeScript line the page installs).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { packTarballs, tarballProblems, type PackedTarball } from './pack-tarballs.cjs';
@@ -32,9 +34,26 @@ let tarballs: PackedTarball[] = [];
 let build: { code: number | null; output: string } = { code: null, output: '' };
 
 /** Runs a built program of the consumer project with Node. */
-function run(file: string): { code: number | null; stdout: string; stderr: string } {
-  const res = spawnSync(process.execPath, [join('dist', file)], { cwd: project, encoding: 'utf8', timeout: 30_000 });
+function run(
+  file: string,
+  env: NodeJS.ProcessEnv = process.env,
+): { code: number | null; stdout: string; stderr: string } {
+  const res = spawnSync(process.execPath, [join('dist', file)], {
+    cwd: project,
+    encoding: 'utf8',
+    timeout: 30_000,
+    env,
+  });
   return { code: res.status, stdout: res.stdout, stderr: res.stderr };
+}
+
+/** A loopback port nothing listens on (it was bound, then closed). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 beforeAll(() => {
@@ -45,7 +64,8 @@ beforeAll(() => {
     'package.json': JSON.stringify({ name: 'my-agent', version: '1.0.0', private: true, type: 'module' }, null, 2),
     'tsconfig.json': docBlock(GUIDE, 'tsconfig.json'),
     'src/agent.ts': docBlock(GUIDE, 'src/agent.ts'),
-    'src/readme.ts': docBlock('README.md', 'src/readme.ts'), // type-checked only: it needs an API key
+    'src/readme.ts': docBlock('README.md', 'src/readme.ts'), // run against a closed port only: it needs a real model
+    'src/script.ts': docBlock(GUIDE, 'src/script.ts'), // the same
     'src/esm.mts': readFileSync(join(FIXTURE, 'esm.mts'), 'utf8'),
     'src/cjs.cts': readFileSync(join(FIXTURE, 'cjs.cts'), 'utf8'),
   };
@@ -119,6 +139,21 @@ describe('installing the packed packages with npm, outside the workspace', () =>
     expect(code).toBe(0);
     expect(stdout).toBe(docBlock(GUIDE, 'output'));
   });
+
+  it.each(['readme.js', 'script.js'])(
+    "%s (the README snippet, the guide's script) fails loudly when the model server is down: a message on stderr, exit code 1",
+    async (file) => {
+      const env = {
+        ...process.env,
+        OPENAI_API_KEY: 'sk-test',
+        OPENAI_BASE_URL: `http://127.0.0.1:${await closedPort()}/v1`,
+      };
+      const { code, stdout, stderr } = run(file, env);
+      expect(stdout).toBe('');
+      expect(stderr).toContain('AgentError: ModelError: connection to the model server failed');
+      expect(code).toBe(1);
+    },
+  );
 
   it('runs an ES module program: an agent with a tool over the OpenAI-compatible test server, and a harness agent', () => {
     const { code, stdout, stderr } = run('esm.mjs');
