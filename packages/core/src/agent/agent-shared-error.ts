@@ -10,11 +10,17 @@ import { RxscopeError } from '../error/rxscope-error.js';
  *
  * @example
  * ```ts
- * createAgentSseHandler({ ...options, onError: (e) => e instanceof AgentSharedError && alert(e.message) });
+ * createAgentSseHandler({
+ *   ...options,
+ *   onError: (e) => {
+ *     if (e instanceof AgentSharedError) console.error(`${e.code}: ${e.message}`); // names the fix
+ *   },
+ * });
  * ```
  */
 export class AgentSharedError extends RxscopeError {
   override readonly name = 'AgentSharedError';
+  /** Always `'agent_shared'`. */
   readonly code = 'agent_shared';
   /** The HTTP status the handlers answer with: the server's configuration is wrong. */
   readonly status = 500;
