@@ -60,7 +60,8 @@ export type StreamOutcome =
  *
  * @example
  * ```ts
- * createServer((req, res) => void streamAgentEvents(res, agent.reply('Hello'), { heartbeatMs: 10_000 })).listen(3000);
+ * // An Agent is one conversation: here a new one per request (see AgentSessions for one per session).
+ * createServer((req, res) => void streamAgentEvents(res, defer(() => new Agent({ model }).reply('Hello')), { heartbeatMs: 10_000 })).listen(3000);
  * ```
  */
 export function streamAgentEvents(
