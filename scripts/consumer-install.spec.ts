@@ -3,13 +3,15 @@
 // tarballs are installed with plain npm into a project outside the workspace, and the project is
 // built with the page's tsconfig.json (tsc type-checks every file) and run: the page's own
 // src/agent.ts (its output must be the one the page shows), an ES module program and a CommonJS
-// program (scripts/consumer/); the README's snippet is type-checked there too. Every docs page's
-// snippets (each file a `<!-- snippet: ... -->` block mirrors, scripts/consumer-snippets.ts) are
-// type-checked there by one more tsc, and those that are programs are run. Needs the npm
+// program (scripts/consumer/); the README's snippet and the page's script are built there too and
+// run against a closed port (they must fail loudly: a message on stderr, exit code 1). Every docs
+// page's snippets (each file a `<!-- snippet: ... -->` block mirrors, scripts/consumer-snippets.ts)
+// are type-checked there by one more tsc, and those that are programs are run. Needs the npm
 // registry for third-party packages (the npm cache serves repeats). tsc is the workspace's (the
 // TypeScript line the page installs).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { builtSnippet, isProgram, PROGRAMS, writeSnippets } from './consumer-snippets';
@@ -40,10 +42,15 @@ let snippetBuild: { code: number | null; output: string } = { code: null, output
 function run(
   file: string,
   args: string[] = [],
-  cwd = project,
+  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
 ): { code: number | null; stdout: string; stderr: string } {
   const path = file.includes('/') ? join(project, file) : join(project, 'dist', file);
-  const res = spawnSync(process.execPath, [path, ...args], { cwd, encoding: 'utf8', timeout: 90_000 });
+  const res = spawnSync(process.execPath, [path, ...args], {
+    cwd: options.cwd ?? project,
+    encoding: 'utf8',
+    timeout: 90_000,
+    env: options.env ?? process.env,
+  });
   return { code: res.status, stdout: res.stdout, stderr: res.stderr };
 }
 
@@ -51,6 +58,15 @@ function run(
 function tsc(config: string): { code: number | null; output: string } {
   const res = spawnSync(process.execPath, [TSC, '-p', join(project, config)], { cwd: project, encoding: 'utf8' });
   return { code: res.status, output: res.stdout + res.stderr };
+}
+
+/** A loopback port nothing listens on (it was bound, then closed). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 beforeAll(() => {
@@ -61,7 +77,8 @@ beforeAll(() => {
     'package.json': JSON.stringify({ name: 'my-agent', version: '1.0.0', private: true, type: 'module' }, null, 2),
     'tsconfig.json': docBlock(GUIDE, 'tsconfig.json'),
     'src/agent.ts': docBlock(GUIDE, 'src/agent.ts'),
-    'src/readme.ts': docBlock('README.md', 'src/readme.ts'), // type-checked only: it needs an API key
+    'src/readme.ts': docBlock('README.md', 'src/readme.ts'), // run against a closed port only: it needs a real model
+    'src/script.ts': docBlock(GUIDE, 'src/script.ts'), // the same
     'src/esm.mts': readFileSync(join(FIXTURE, 'esm.mts'), 'utf8'),
     'src/cjs.cts': readFileSync(join(FIXTURE, 'cjs.cts'), 'utf8'),
   };
@@ -138,6 +155,21 @@ describe('installing the packed packages with npm, outside the workspace', () =>
     expect(stdout).toBe(docBlock(GUIDE, 'output'));
   });
 
+  it.each(['readme.js', 'script.js'])(
+    "%s (the README snippet, the guide's script) fails loudly when the model server is down: a message on stderr, exit code 1",
+    async (file) => {
+      const env = {
+        ...process.env,
+        OPENAI_API_KEY: 'sk-test',
+        OPENAI_BASE_URL: `http://127.0.0.1:${await closedPort()}/v1`,
+      };
+      const { code, stdout, stderr } = run(file, [], { env });
+      expect(stdout).toBe('');
+      expect(stderr).toContain('AgentError: ModelError: connection to the model server failed');
+      expect(code).toBe(1);
+    },
+  );
+
   it('runs an ES module program: an agent with a tool over the OpenAI-compatible test server, and a harness agent', () => {
     const { code, stdout, stderr } = run('esm.mjs');
     expect(stderr).toBe('');
@@ -198,11 +230,9 @@ describe("every docs page's snippets, against the installed packages", () => {
   it("runs harness.md's first program against the test server: its parts, then the reply's text", () => {
     const cwd = mkdtempSync(join(sandbox, 'harness-'));
     const program = join(project, builtSnippet('packages/harness/src/__tests__/docs/harness-agent.ts'));
-    const { code, stdout, stderr } = run(
-      'dist-snippets/run/with-test-server.mjs',
-      [program, 'The test passes now.'],
+    const { code, stdout, stderr } = run('dist-snippets/run/with-test-server.mjs', [program, 'The test passes now.'], {
       cwd,
-    );
+    });
     expect(stderr).toBe('');
     expect(code).toBe(0);
     expect(stdout).toMatch(/^on +SandboxLifecycleMiddleware — /m);

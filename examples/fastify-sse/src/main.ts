@@ -1,7 +1,7 @@
 /**
  * node examples/fastify-sse/dist/main.js   (PORT, default 3002; OPENAI_API_KEY for a real model)
  *
- *   curl -N -X POST -H 'content-type: application/json' -d '{"message":"Hi"}' localhost:3002/chat
+ *   curl -N -X POST -H 'content-type: application/json' -H "x-session-id: $(uuidgen)" -d '{"message":"Hi"}' localhost:3002/chat
  */
 import { textOfMsg, type ChatModel } from '@rxscope/core';
 import { OpenAIChatModel } from '@rxscope/core/openai';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fromAgentEventStream, pendingConfirmations, toText, type AgentEvent } from '@rxscope/core';
 import { OpenAIChatModel } from '@rxscope/core/openai';
-import type { OpenAITestServer } from '@rxscope/core/testing/node';
+import { startOpenAITestServer, type OpenAITestServer } from '@rxscope/core/testing/node';
 import { filter, firstValueFrom, lastValueFrom, take, takeWhile, toArray } from 'rxjs';
 import { startOfflineModel } from './offline.js';
 import { startService, type RunningService } from './service.js';
@@ -324,6 +324,65 @@ describe('node-service over HTTP (offline scripted model)', () => {
     }
     expect((await api('/api/sessions/csrf-1')).ok).toBe(true);
     expect(((await (await api('/api/sessions/csrf-1')).json()) as { messages: unknown[] }).messages).toEqual([]);
+  });
+});
+
+describe('node-service: two users', () => {
+  it("never sends Alice's message in Bob's model request, and answers Bob while Alice's reply is still open", async () => {
+    let releaseAlice!: () => void;
+    const aliceHeld = new Promise<void>((resolve) => (releaseAlice = resolve));
+    const modelServer = await startOpenAITestServer({
+      handler: async (request) => {
+        if (JSON.stringify(request.body.messages).includes('4111')) {
+          await aliceHeld; // Alice's reply stays open at the model until the test lets it go
+          return { text: 'Noted.' };
+        }
+        return { text: 'Hello Bob.' };
+      },
+    });
+    const service = await startService({
+      model: new OpenAIChatModel({ model: 'm', apiKey: 'k', baseURL: modelServer.url }),
+      modelLabel: 'test',
+      port: 0,
+      staticDir: tmpdir(),
+      corsOrigins: [],
+    });
+    const newSession = async () => {
+      const res = await fetch(`${service.url}/api/sessions`, { method: 'POST' });
+      return ((await res.json()) as { sessionId: string }).sessionId;
+    };
+    // Opens the session's stream, then sends the message: resolves with the reply's events.
+    const chatAs = async (id: string, text: string) => {
+      const reply = lastValueFrom(
+        fromAgentEventStream(`${service.url}/api/sessions/${id}/events`).pipe(untilEnd, toArray()),
+      );
+      await new Promise((r) => setTimeout(r, 100));
+      const sent = await fetch(`${service.url}/api/sessions/${id}/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ text }),
+      });
+      expect(sent.status).toBe(202);
+      return reply;
+    };
+    try {
+      const alice = chatAs(await newSession(), 'My card number is 4111 1111 1111 1111.');
+      while (modelServer.requests.length < 1) await new Promise((r) => setTimeout(r, 10));
+      const bob = await Promise.race([
+        chatAs(await newSession(), 'What did the previous user tell you?'),
+        new Promise<never>((_, reject) => setTimeout(() => reject(new Error("Bob's reply waited for Alice's")), 5000)),
+      ]);
+      expect(bob.at(-1)).toMatchObject({ type: 'REPLY_END', finishReason: 'completed' });
+      expect(modelServer.requests).toHaveLength(2);
+      expect(modelServer.requests[0]!.completed).toBe(false); // Alice's reply is still open
+      expect(JSON.stringify(modelServer.requests[1]!.body)).not.toContain('4111');
+      releaseAlice();
+      expect((await alice).at(-1)).toMatchObject({ type: 'REPLY_END', finishReason: 'completed' });
+    } finally {
+      releaseAlice();
+      await service.close();
+      await modelServer.close();
+    }
   });
 });
 

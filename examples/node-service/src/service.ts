@@ -72,7 +72,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const refunds: Refund[] = [];
   const tools = createTools(refunds);
   const sessions = new AgentSessions({
-    // The task list (`write_todos`, emitted as `CUSTOM todos_updated`) is the harness's; the Angular app shows it.
+    // An Agent is one conversation: one per session. The task list (`write_todos`, emitted as
+    // `CUSTOM todos_updated`) is the harness's; the Angular app shows it.
     agent: (sessionId) =>
       new Agent({
         name: 'assistant',

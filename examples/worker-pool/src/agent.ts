@@ -39,6 +39,7 @@ export function sessionAgent(parts: SessionAgentParts, sessionId: string): Agent
       return `${item}: 12 in stock`;
     },
   });
+  // An Agent is one conversation: one per session, built by the worker for the job's session.
   return createHarnessAgent({
     ...presets.minimal(),
     inbox: true,

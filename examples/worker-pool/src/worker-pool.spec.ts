@@ -153,6 +153,27 @@ describe('examples/worker-pool: a front and two workers on one Redis', () => {
     await startWorker(first); // two workers again for the next tests
   });
 
+  it("keeps two users apart: Bob's model request never holds Alice's message, and Bob is answered while Alice's reply still streams", async () => {
+    const aliceEvents = watch('alice-7f3c9a1e');
+    const bobEvents = watch('bob-0d52e6b4');
+    await new Promise((r) => setTimeout(r, 200));
+    const before = model.requests.length;
+    // A story streams one word every 100 ms: Alice's reply stays open for seconds.
+    const alice = await post('/api/sessions/alice-7f3c9a1e/messages', { message: 'Tell me a story. My card is 4111.' });
+    for (let i = 0; i < 200 && !aliceEvents.some((e) => e.type === 'TEXT_BLOCK_DELTA'); i++)
+      await new Promise((r) => setTimeout(r, 25));
+    const bob = await post('/api/sessions/bob-0d52e6b4/messages', { message: 'What did the last customer say?' });
+    expect(await finished(bob.jobId!)).toMatchObject({ finishReason: 'completed' });
+    expect(bobEvents.at(-1)).toMatchObject({ type: 'REPLY_END', finishReason: 'completed' });
+    const ours = model.requests.slice(before);
+    const aliceRequest = ours.find((r) => JSON.stringify(r.body).includes('4111'));
+    expect(aliceRequest?.completed).toBe(false); // Alice's reply is still streaming
+    expect(ours.filter((r) => JSON.stringify(r.body).includes('What did the last customer say?'))).toHaveLength(1);
+    for (const r of ours)
+      if (JSON.stringify(r.body).includes('last customer')) expect(JSON.stringify(r.body)).not.toContain('4111');
+    expect(await finished(alice.jobId!)).toMatchObject({ finishReason: 'completed' });
+  });
+
   it('delivers a message sent from the front to the running reply, at its next step', async () => {
     const events = watch('stock');
     await new Promise((r) => setTimeout(r, 200));

@@ -113,6 +113,7 @@ export { OUTPUT_TOOL_NAME, OutputInvalidError } from './agent/structured-output.
 export type { ReplyOptions } from './agent/structured-output.js';
 export type { AgentToolOptions, AgentToolTarget, DefaultAgentToolInput } from './agent/agent-tool.js';
 export { AgentError, AgentShutdownError, AgentUsageError, InvalidReplyInputError } from './agent/errors.js';
+export { AgentSharedError } from './agent/agent-shared-error.js';
 export type { AgentShutdownOptions, AgentShutdownResult } from './agent/agent-shutdown.js';
 
 // permissions

@@ -24,6 +24,7 @@ import { createLoopHost, type LoopHost } from './loop/loop-host.js';
 import type { WhilePending } from './loop/pending-reply-policy.js';
 import { ReplyContext } from './loop/reply-context.js';
 import { ReplyQueue } from './reply-queue.js';
+import { claimPending } from './session-claim.js';
 import { ReplyRun } from './loop/reply-run.js';
 import { replyStream } from './loop/reply-stream.js';
 import { prepareReplyInput } from './loop/reply-input.js';
@@ -194,12 +195,15 @@ export class Agent implements AgentHandle {
    * ```
    */
   reply(input: ReplyInput, options: ReplyOptions = {}): Observable<AgentEvent> {
-    return this.queue.run(() => {
-      this.refuseWhenShutDown('reply');
-      return this.sync
-        ? this.sync.load().pipe(switchMap(() => this.startReply(input, options)))
-        : this.startReply(input, options);
-    });
+    return this.queue.run(
+      () => {
+        this.refuseWhenShutDown('reply');
+        return this.sync
+          ? this.sync.load().pipe(switchMap(() => this.startReply(input, options)))
+          : this.startReply(input, options);
+      },
+      () => claimPending(this),
+    );
   }
 
   /**

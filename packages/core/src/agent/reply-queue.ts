@@ -11,10 +11,17 @@ export class ReplyQueue {
   /**
    * `work` is called when the turn comes (as inside `defer`: a throw becomes an error
    * notification) and its Observable gets the subscriber directly (no switchMap/finalize
-   * between): events pass no extra subscriber.
+   * between): events pass no extra subscriber. `admit`, when given, runs at subscribe, before
+   * the observable queues: a throw refuses it at once (an error notification).
    */
-  run<T>(work: () => Observable<T>): Observable<T> {
+  run<T>(work: () => Observable<T>, admit?: () => void): Observable<T> {
     return new Observable<T>((subscriber) => {
+      try {
+        admit?.();
+      } catch (err) {
+        subscriber.error(err);
+        return undefined;
+      }
       const go = () => {
         let source: Observable<T>;
         try {

@@ -43,6 +43,7 @@ describe('fromAgentEventStream against the Node SSE handler', () => {
     http = await listen(
       createAgentSseHandler({
         ...quiet,
+        sessionId: 'one-conversation',
         heartbeatMs: 5,
         events: async (_req, { body }) => agent.reply((await body()) as ReplyInput).pipe(tap((e) => sent.push(e))),
       }),
@@ -243,7 +244,11 @@ describe('fromAgentEventStream against the Node SSE handler', () => {
       tools: [transfer],
     });
     http = await listen(
-      createAgentSseHandler({ ...quiet, events: async (_req, { body }) => agent.reply((await body()) as ReplyInput) }),
+      createAgentSseHandler({
+        ...quiet,
+        sessionId: 'one-conversation',
+        events: async (_req, { body }) => agent.reply((await body()) as ReplyInput),
+      }),
     );
     const post = (body: unknown) =>
       fromAgentEventStream(http!.url, {

@@ -126,6 +126,7 @@ describe('fuzzing the HTTP endpoints with malformed bodies', () => {
     // reply for `false` or `{}`: see the known gap in RELIABILITY.md). The resume events' contents
     // (results of wrong types, unknown tool call ids) are left to agent.reply to refuse.
     const handler = createAgentSseHandler({
+      shared: true, // one fuzzing client
       heartbeatMs: 0,
       events: async (_req, { body }) => {
         const input = await body();

@@ -1,7 +1,14 @@
 // Detached session replies over real HTTP: the reply outlives its listeners, a reconnecting
 // client gets exactly what it missed, the log is bounded, cancel stops the model request.
 import { filter, firstValueFrom, lastValueFrom, NEVER, concatWith, take, takeWhile, toArray } from 'rxjs';
-import { Agent, fromAgentEventStream, REPLAY_GAP, type AgentEvent, type Middleware } from '../../index.js';
+import {
+  Agent,
+  AgentSharedError,
+  fromAgentEventStream,
+  REPLAY_GAP,
+  type AgentEvent,
+  type Middleware,
+} from '../../index.js';
 import { OpenAIChatModel } from '../../model/openai/index.js';
 import { assertReplyGrammar, ScriptedChatModel } from '../../testing/index.js';
 import { startOpenAITestServer, type OpenAITestServer } from '../../testing/node/index.js';
@@ -209,6 +216,16 @@ describe('AgentSessions.cancel when the reply does not end by itself', () => {
       'has no suspended reply',
     );
     expect(sessions.running('s')).toBe(false);
+    await sessions.close();
+  });
+
+  it("refuses a factory that hands one agent to two sessions: the second session gets AgentSharedError, not the first one's conversation", async () => {
+    const shared = new Agent({ model: new ScriptedChatModel([{ text: 'ok' }]) });
+    const sessions = new AgentSessions({ agent: () => shared });
+    await expect(sessions.agent('alice')).resolves.toBe(shared);
+    await expect(sessions.agent('bob')).rejects.toMatchObject({ code: 'agent_shared' });
+    await expect(sessions.start('bob', 'Hi')).rejects.toBeInstanceOf(AgentSharedError);
+    expect(shared.context).toHaveLength(0); // bob's message never reached alice's agent
     await sessions.close();
   });
 });

@@ -24,6 +24,7 @@ describe('createAgentSseHandler: a reply per request', () => {
   function chatHandler(agent: Agent, options: Partial<Parameters<typeof createAgentSseHandler>[0]> = {}) {
     return createAgentSseHandler({
       ...quiet,
+      sessionId: 'one-conversation', // every request of these tests continues one conversation
       ...options,
       events: async (_req, { body }) => agent.reply((await body()) as ReplyInput),
     });
@@ -70,6 +71,7 @@ describe('createAgentSseHandler: a reply per request', () => {
     http = await listen(
       createAgentSseHandler({
         ...quiet,
+        shared: true, // one test client
         events: async (req, { body }) => {
           if (req.url === '/missing') throw new HttpError(404, 'No such session.', 'unknown_session');
           if (req.url === '/boom') throw new Error('database password is hunter2');

@@ -4,6 +4,7 @@ import { EventType, type RunAgentInput } from '@ag-ui/core';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { defer, from, map, switchMap } from 'rxjs';
 import type { Agent } from '../../agent/agent.js';
+import { claimAgent } from '../../agent/session-claim.js';
 import type { AgUiHistoryMode } from '../../transport/ag-ui/ag-ui-run-input.js';
 import { RxscopeAgUiAgent } from '../../transport/ag-ui/rxscope-ag-ui-agent.js';
 import { encodeServerSentEvent } from '../../transport/sse-encode.js';
@@ -15,8 +16,18 @@ import { streamFrames, type StreamAgentEventsOptions, type StreamOutcome } from 
 
 /** Options of {@link createAgUiHandler}. */
 export interface AgUiHandlerOptions extends Omit<StreamAgentEventsOptions, 'sessionId'> {
-  /** The rxscope agent, or a factory called once per AG-UI thread id. */
+  /**
+   * A factory called once per AG-UI thread id (an `Agent` is one conversation: one per thread),
+   * or one agent with `shared: true`. Serving one agent to two threads — an `Agent` given here, or
+   * a factory returning the same one twice — is refused with an `AgentSharedError` (a 500, before
+   * anything reaches the model) unless `shared` is set.
+   */
   readonly agent: Agent | ((threadId: string) => Agent);
+  /**
+   * Declares that one agent may serve every thread (a single-user tool, a demo): its conversation,
+   * and its queue of runs, are then common to all of them. Default `false`.
+   */
+  readonly shared?: boolean;
   /** How a run's `messages` reach the agent (see `AgUiHistoryMode`). Default `'seed'`. */
   readonly history?: AgUiHistoryMode;
   /** The largest `RunAgentInput` body accepted, in bytes; a larger one is a 413. Default 8 MiB. */
@@ -37,6 +48,7 @@ export interface AgUiHandlerOptions extends Omit<StreamAgentEventsOptions, 'sess
  * @example
  * ```ts
  * import { createAgUiHandler } from '@rxscope/core/node/ag-ui';
+ * // An Agent is one conversation: one per AG-UI thread.
  * createServer(createAgUiHandler({ agent: (threadId) => new Agent({ model, sessionId: threadId }) })).listen(8000);
  * // browser: new HttpAgent({ url: 'http://localhost:8000' }).runAgent()
  * ```
@@ -47,6 +59,7 @@ export function createAgUiHandler(
   const {
     agent,
     history,
+    shared,
     heartbeatMs,
     heartbeatComment,
     scheduler,
@@ -55,7 +68,12 @@ export function createAgUiHandler(
   } = options;
   const runner = new RxscopeAgUiAgent({ agent, ...(history ? { history } : {}) });
   return (req, res) => {
-    const events$ = defer(() => from(readInput(req, maxBodyBytes))).pipe(switchMap((input) => runner.run(input)));
+    const events$ = defer(() => from(readInput(req, maxBodyBytes))).pipe(
+      switchMap((input) => {
+        claimAgent(runner.agentFor(input.threadId), { session: input.threadId, by: 'createAgUiHandler', shared });
+        return runner.run(input);
+      }),
+    );
     const frames$ = withSseHeartbeats(
       events$.pipe(map((event) => encodeServerSentEvent({ data: JSON.stringify(event) }))),
       { heartbeatMs, heartbeatComment, scheduler },

@@ -1,6 +1,7 @@
 import { concatMap, from, map, type Observable, Subscription, tap } from 'rxjs';
 import type { Agent, ReplyInput } from '../../agent/agent.js';
 import { AgentShutdownError, AgentUsageError } from '../../agent/errors.js';
+import { bindAgentToSession } from '../../agent/session-claim.js';
 import { shutdownAgents, type ShutdownAgentsOptions, type ShutdownReport } from '../shutdown-agents.js';
 import type { AgentEvent } from '../../event/events.js';
 import { ReplyTracker } from '../reply-tracker.js';
@@ -68,6 +69,7 @@ export class AgentSessions {
       agent = Promise.resolve()
         .then(() => this.options.agent(sessionId))
         .then((created) => {
+          bindAgentToSession(created, sessionId, 'AgentSessions');
           // Created during a shutdown (to read a conversation): it takes no reply either.
           if (this.closing !== undefined)
             created.shutdown({ reason: this.closing }).catch((e: unknown) => this.onError(e));

@@ -1,6 +1,7 @@
 /// <reference types="node" />
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { defer, from, type Observable, switchMap } from 'rxjs';
+import { defer, type Observable, switchMap } from 'rxjs';
+import { claimOnSubscribe } from '../../agent/session-claim.js';
 import type { AgentEvent } from '../../event/events.js';
 import { requireJsonContentType } from './json-content-type.js';
 import { readJsonBody } from './read-json-body.js';
@@ -18,14 +19,30 @@ export interface AgentSseRequest {
    * a browser sends cross-site without a CORS preflight. No body and no content type: `undefined`.
    */
   readonly body: () => Promise<unknown>;
+  /** The request's session, from the handler's `sessionId` option (`undefined` without one). */
+  readonly sessionId: string | undefined;
 }
 
 /** Options of {@link createAgentSseHandler}. */
-export interface AgentSseHandlerOptions extends StreamAgentEventsOptions {
+export interface AgentSseHandlerOptions extends Omit<StreamAgentEventsOptions, 'sessionId'> {
   /**
-   * The events to stream for a request: usually `agent.reply(input)` (a reply per request,
-   * cancelled when the client goes away) or a session's event log (`sessions.events(id, ...)`,
-   * where going away only stops listening). A throw or a rejection becomes an HTTP error.
+   * The session a request belongs to (from a route parameter, a header, a cookie...), or one id
+   * for all. An `agent.reply()` streamed for a request is served to its session: one `Agent` is
+   * one conversation, so an agent streamed for two sessions is refused with an `AgentSharedError`
+   * (a 500, before anything reaches the model) unless `shared` is set. Without `sessionId` every
+   * request is its own session. A throw or a rejection becomes an HTTP error.
+   */
+  readonly sessionId?:
+    | string
+    | ((
+        req: IncomingMessage,
+        request: Omit<AgentSseRequest, 'sessionId'>,
+      ) => string | undefined | Promise<string | undefined>);
+  /**
+   * The events to stream for a request: usually the reply of the request's session agent
+   * (`(await sessions.agent(sessionId)).reply(input)`: a reply per request, cancelled when the
+   * client goes away) or a session's event log (`sessions.events(id, ...)`, where going away only
+   * stops listening). A throw or a rejection becomes an HTTP error.
    */
   readonly events: (
     req: IncomingMessage,
@@ -42,8 +59,14 @@ export interface AgentSseHandlerOptions extends StreamAgentEventsOptions {
  *
  * @example
  * ```ts
+ * // An Agent is one conversation: one per session.
+ * const sessions = new AgentSessions({ agent: (sessionId) => new Agent({ model, sessionId }) });
  * const chat = createAgentSseHandler({
- *   events: async (req, { body }) => agent.reply(((await body()) as { message: string }).message),
+ *   sessionId: (_req, { url }) => url.searchParams.get('session') ?? undefined, // an unguessable id
+ *   events: async (_req, { body, sessionId }) => {
+ *     if (!sessionId) throw new HttpError(400, 'Add ?session=<id>.', 'no_session');
+ *     return (await sessions.agent(sessionId)).reply(((await body()) as { message: string }).message);
+ *   },
  * });
  * createServer(chat).listen(3000);
  * ```
@@ -51,15 +74,33 @@ export interface AgentSseHandlerOptions extends StreamAgentEventsOptions {
 export function createAgentSseHandler(
   options: AgentSseHandlerOptions,
 ): (req: IncomingMessage, res: ServerResponse) => Promise<StreamOutcome> {
-  const { events, ...streamOptions } = options;
+  const { events, sessionId, ...streamOptions } = options;
   return (req, res) => {
     const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
     const header = req.headers['last-event-id'];
     const lastEventId =
       (Array.isArray(header) ? header[0] : header) ?? url.searchParams.get('lastEventId') ?? undefined;
-    const request: AgentSseRequest = { url, lastEventId: lastEventId || undefined, body: () => readJsonRequest(req) };
-    const events$ = defer(() => from(Promise.resolve(events(req, request)))).pipe(switchMap((inner) => inner));
-    return streamAgentEvents(res, events$, streamOptions);
+    const base = { url, lastEventId: lastEventId || undefined, body: () => readJsonRequest(req) };
+    let session: string | undefined;
+    const events$ = defer(async () => {
+      session = typeof sessionId === 'function' ? await sessionId(req, base) : sessionId;
+      return events(req, { ...base, sessionId: session });
+    }).pipe(
+      // The reply is subscribed here, after the callback resolved: claim its agent for this session.
+      switchMap((inner) =>
+        inner.pipe(
+          claimOnSubscribe({
+            session: session ?? Symbol('request'),
+            by: 'createAgentSseHandler',
+            shared: options.shared,
+          }),
+        ),
+      ),
+    );
+    return streamAgentEvents(res, events$, {
+      ...streamOptions,
+      ...(typeof sessionId === 'string' ? { sessionId } : {}),
+    });
   };
 }
 

@@ -1,6 +1,7 @@
 /// <reference types="node" />
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { type Observable, Subscription, tap } from 'rxjs';
+import { claimOnSubscribe } from '../../agent/session-claim.js';
 import type { AgentEvent } from '../../event/events.js';
 import { REPLAY_GAP } from '../../transport/replay-gap.js';
 import { encodeAgentEvent, encodeServerSentEvent } from '../../transport/sse-encode.js';
@@ -20,8 +21,19 @@ export interface StreamAgentEventsOptions extends ServerSentEventsOptions {
   readonly maxQueuedBytes?: number;
   /** Receives failures: errors before the stream (5xx only) and failures mid-stream. Default: `console.error`. */
   readonly onError?: (error: unknown) => void;
-  /** Session id written into synthesised `REPLY_END` events (informational). */
+  /**
+   * The session these events belong to: written into synthesised `REPLY_END` events, and the
+   * session an `agent.reply()` streamed here is served to. An `Agent` is one conversation, so one
+   * agent streamed for two sessions is refused with an `AgentSharedError` (a 500, before anything
+   * is sent to the model) unless `shared` is set. Without a session id every call is its own
+   * session: one agent streamed twice is refused.
+   */
   readonly sessionId?: string;
+  /**
+   * Declares that one agent may serve every session here (a single-user tool, a demo): its
+   * conversation, and its queue of replies, are then common to all of them. Default `false`.
+   */
+  readonly shared?: boolean;
 }
 
 /** How a streamed response ended. */
@@ -48,7 +60,8 @@ export type StreamOutcome =
  *
  * @example
  * ```ts
- * createServer((req, res) => void streamAgentEvents(res, agent.reply('Hello'), { heartbeatMs: 10_000 })).listen(3000);
+ * // An Agent is one conversation: here a new one per request (see AgentSessions for one per session).
+ * createServer((req, res) => void streamAgentEvents(res, defer(() => new Agent({ model }).reply('Hello')), { heartbeatMs: 10_000 })).listen(3000);
  * ```
  */
 export function streamAgentEvents(
@@ -57,10 +70,21 @@ export function streamAgentEvents(
   options: StreamAgentEventsOptions = {},
 ): Promise<StreamOutcome> {
   const tracker = new ReplyTracker();
-  const { retryMs: _retry, ...frameOptions } = options;
-  const frames$ = toServerSentEvents(events$.pipe(tap((event) => tracker.apply(event))), frameOptions, (event) =>
-    // A replay gap notice is in no log: a client must not resume from it.
-    encodeAgentEvent(event, { id: !(event.type === 'CUSTOM' && event.name === REPLAY_GAP) }),
+  const { retryMs: _retry, shared, ...frameOptions } = options;
+  const claim = claimOnSubscribe<AgentEvent>({
+    session: options.sessionId ?? Symbol('request'),
+    by: 'streamAgentEvents',
+    shared,
+  });
+  const frames$ = toServerSentEvents(
+    events$.pipe(
+      claim,
+      tap((event) => tracker.apply(event)),
+    ),
+    frameOptions,
+    (event) =>
+      // A replay gap notice is in no log: a client must not resume from it.
+      encodeAgentEvent(event, { id: !(event.type === 'CUSTOM' && event.name === REPLAY_GAP) }),
   );
   return streamFrames(res, frames$, {
     ...options,
@@ -72,7 +96,7 @@ export function streamAgentEvents(
 /** Options of {@link streamFrames}. */
 export interface StreamFramesOptions extends Omit<
   StreamAgentEventsOptions,
-  'heartbeatMs' | 'heartbeatComment' | 'scheduler' | 'sessionId'
+  'heartbeatMs' | 'heartbeatComment' | 'scheduler' | 'sessionId' | 'shared'
 > {
   /** The frames that end the stream when `frames$` fails after the stream started. */
   readonly errorFrames: (error: unknown) => readonly string[];

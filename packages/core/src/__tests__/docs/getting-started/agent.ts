@@ -31,6 +31,14 @@ agent.reply('What is the weather in Paris?').subscribe({
     if (e.type === 'TEXT_BLOCK_DELTA') process.stdout.write(e.delta);
     if (e.type === 'TOOL_CALL_START') process.stdout.write(`[calling ${e.name}]\n`);
     if (e.type === 'REPLY_END') process.stdout.write(`\n(${e.finishReason})\n`);
+    // A failed model call or tool loop ends the reply with an error: show it, exit 1.
+    if (e.type === 'REPLY_END' && e.error) {
+      console.error(`The reply failed: ${e.error.message}`);
+      process.exitCode = 1;
+    }
   },
-  error: (err: unknown) => console.error(err),
+  error: (err: unknown) => {
+    console.error(err); // the agent refused the input before the reply started
+    process.exitCode = 1;
+  },
 });

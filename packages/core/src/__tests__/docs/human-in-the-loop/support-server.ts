@@ -15,6 +15,7 @@ const refund = defineTool({
 });
 
 function makeAgent(sessionId: string, store: SessionStore, model: ChatModel): Agent {
+  // An Agent is one conversation: this one is the session's, loaded from the store.
   return new Agent({
     name: 'support',
     sysPrompt: 'You are a support agent.',
