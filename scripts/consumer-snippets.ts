@@ -27,6 +27,8 @@ export function builtSnippet(file: string): string {
 export const PROGRAMS: Readonly<Record<string, string>> = {
   'packages/core/src/__tests__/docs/getting-started/agent.ts': 'run: the guide project (src/agent.ts)',
   'packages/core/src/__tests__/docs/getting-started/send.ts': 'run: its output is the one its comment shows',
+  'packages/core/src/__tests__/docs/getting-started/script.ts':
+    'run: as src/script.ts against a closed port, where it must fail loudly',
   'packages/core/src/__tests__/docs/chat-service/main.ts': 'run: with src/client.ts against it (run/chat-service)',
   'packages/harness/src/__tests__/docs/harness-agent.ts': 'run: against the test server (run/with-test-server)',
   'packages/core/src/__tests__/docs/getting-started/testing.spec.ts':
