@@ -14,6 +14,7 @@ import { assertReplyGrammar } from '../testing/grammar.js';
 import { startOpenAITestServer, type OpenAITestServer } from '../testing/node/index.js';
 import { jsonSchemaInput } from './json-schema-input.js';
 import { SchemaError } from './schema-error.js';
+import { issuePath } from './standard-schema.js';
 import { defineTool, type Tool } from './tool.js';
 import { validateToolInput } from './validate.js';
 
@@ -162,7 +163,7 @@ describe('tool input schemas of every library, on the wire', () => {
       execute: () => 'booked',
     });
     const verdict = tool.inputSchema['~standard'].validate({ nights: 0, pets: true }) as StandardSchemaV1.FailureResult;
-    expect(verdict.issues.map((i) => `${i.path!.join('.')}: ${i.message}`).sort()).toEqual([
+    expect(verdict.issues.map((i) => `${issuePath(i)}: ${i.message}`).sort()).toEqual([
       'nights: must be >= 1',
       'pets: unknown field (not in the schema)',
       'room: expected string, received undefined',

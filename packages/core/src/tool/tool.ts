@@ -154,7 +154,7 @@ export function defineTool<S extends StandardSchemaV1>(definition: ToolDefinitio
   return {
     name: definition.name,
     description: definition.description,
-    inputSchema: definition.input as StandardSchemaV1<unknown, SchemaOutput<S>>,
+    inputSchema: definition.input,
     schema: { name: definition.name, description: definition.description, parameters },
     readOnly,
     concurrencySafe: definition.concurrencySafe ?? readOnly,
