@@ -4,13 +4,26 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { SchemaError } from './schema-error.js';
 import { assertStandardSchema, validateWithSchema } from './standard-schema.js';
 
-/** A JSON Schema object, as written by hand or produced by a converter. */
+/**
+ * A JSON Schema object, as written by hand or produced by a converter.
+ *
+ * @example
+ * ```ts
+ * const schema: JsonSchemaObject = { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] };
+ * ```
+ */
 export type JsonSchemaObject = Readonly<Record<string, unknown>>;
 
 /**
  * A JSON Schema usable wherever rxscope takes a schema (a tool's `input`, a reply's `output`):
  * a Standard Schema that validates with ajv (or with the schema given beside it) and gives its
  * JSON Schema through `~standard.jsonSchema`. Made by {@link jsonSchemaInput}.
+ *
+ * @example
+ * ```ts
+ * const input: JsonSchemaInput<{ q: string }> = jsonSchemaInput<{ q: string }>({ type: 'object' });
+ * input.jsonSchema; // { type: 'object' }
+ * ```
  */
 export interface JsonSchemaInput<Output = unknown, Input = Output> extends StandardSchemaV1<Input, Output> {
   readonly '~standard': StandardSchemaV1.Props<Input, Output> & StandardJSONSchemaV1.Props<Input, Output>;

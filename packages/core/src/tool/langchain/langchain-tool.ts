@@ -3,8 +3,8 @@ import { ToolMessage } from '@langchain/core/messages';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import { toJsonSchema } from '@langchain/core/utils/json_schema';
 import type { DataBlock, ToolResultContent } from '../../message/blocks.js';
-import { jsonSchemaInput } from '../../tool/json-schema-input.js';
-import { defineTool, type Tool, type ToolOutput } from '../../tool/tool.js';
+import { jsonSchemaInput } from '../json-schema-input.js';
+import { defineTool, type Tool, type ToolOutput } from '../tool.js';
 import { RxscopeError } from '../../error/rxscope-error.js';
 
 /**
@@ -24,6 +24,12 @@ export class LangChainToolError extends RxscopeError {
 /**
  * What {@link fromLangChainTools} takes: a list of LangChain tools, or a toolkit (anything with
  * `getTools()`, like LangChain's `BaseToolkit` and the community toolkits).
+ *
+ * @example
+ * ```ts
+ * const list: LangChainTools = [search, calculator];
+ * const kit: LangChainTools = new SqlToolkit(db, llm);
+ * ```
  */
 export type LangChainTools = readonly StructuredToolInterface[] | { getTools(): StructuredToolInterface[] };
 
@@ -109,6 +115,12 @@ const dialectOf = (dialect: unknown) => (typeof dialect === 'string' ? { $schema
  * What a LangChain tool returned, as the value of an rxscope tool: a `ToolMessage`'s content
  * (throwing its text when its status is `error`), content blocks as text and data blocks, a string
  * as it is, anything else as it is (it reaches the model as JSON).
+ *
+ * @example
+ * ```ts
+ * langChainToolOutput(new ToolMessage({ content: 'ok', tool_call_id: 'c1' })); // 'ok'
+ * langChainToolOutput([{ type: 'text', text: 'a' }]); // [{ type: 'text', text: 'a' }]
+ * ```
  */
 export function langChainToolOutput(result: unknown): ToolOutput {
   if (ToolMessage.isInstance(result)) {

@@ -13,8 +13,8 @@ import type { AgentEvent, AgentEventOf } from '../../event/events.js';
 import { assertConsistentConversation, assertReplyGrammar } from '../../testing/grammar.js';
 import { startOpenAITestServer, type OpenAITestServer } from '../../testing/node/index.js';
 import type { ServerTurn } from '../../testing/node/index.js';
-import type { Tool } from '../../tool/tool.js';
-import { OpenAIChatModel } from '../openai/openai-chat-model.js';
+import type { Tool } from '../tool.js';
+import { OpenAIChatModel } from '../../model/openai/openai-chat-model.js';
 import { fromLangChainTool, fromLangChainTools, LangChainToolError } from './langchain-tool.js';
 
 const PIXEL = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGD4DwABBAEAwS2OUAAAAABJRU5ErkJggg==';
