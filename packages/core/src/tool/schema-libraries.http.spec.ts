@@ -212,6 +212,17 @@ describe('schemas that give no JSON Schema, and what is not a schema', () => {
     expect(refusal(define(jsonSchemaInput({ type: 'array' }))).message).toContain('but it is an array');
   });
 
+  it('a JSON Schema with properties but no type is sent as an object', () => {
+    const tool = defineTool({
+      name: 'find',
+      description: 'Finds',
+      input: jsonSchemaInput({ properties: { q: { type: 'string' } }, required: ['q'] }),
+      execute: () => '',
+    });
+    expect(tool.schema.parameters).toEqual({ type: 'object', properties: { q: { type: 'string' } }, required: ['q'] });
+    expect(refusal(define(jsonSchemaInput({ description: 'anything' }))).code).toBe('schema_not_object');
+  });
+
   it('a JSON Schema that cannot be compiled is refused when it is given', () => {
     const e = refusal(() => jsonSchemaInput({ type: 'object', properties: { a: { type: 'no-such-type' } } }));
     expect(e.code).toBe('schema_invalid');

@@ -171,7 +171,9 @@ export function defineTool<S extends StandardSchemaV1>(definition: ToolDefinitio
  */
 function argumentsSchema(name: string, input: unknown): Record<string, unknown> {
   assertStandardSchema(input, `Tool "${name}": input`);
-  const schema = jsonSchemaOf(input, `Tool "${name}": its input schema`, 'input');
+  let schema = jsonSchemaOf(input, `Tool "${name}": its input schema`, 'input');
+  // A hand-written JSON Schema often leaves out `type` beside `properties`: models need it.
+  if (schema['type'] === undefined && typeof schema['properties'] === 'object') schema = { type: 'object', ...schema };
   if (schema['type'] !== 'object') {
     const kind = typeof schema['type'] === 'string' ? article(schema['type']) : 'not an object';
     throw new SchemaError(
