@@ -16,7 +16,7 @@ const CORE_FLOORS = [
   ['state'],
   ['middleware'],
   ['agent'],
-  ['operators', 'testing', 'transport', 'internal'],
+  ['operators', 'testing', 'transport', 'internal', 'langchain'],
   ['node'],
 ];
 const coreFloorRules = CORE_FLOORS.slice(0, -1).map((floor, i) => ({

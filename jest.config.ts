@@ -32,6 +32,14 @@ const setupFilesAfterEnv = [join(__dirname, 'scripts', 'jest-setup.ts')];
 
 const moduleNameMapper = { ...workspaceModules(), '^(\\.{1,2}/.*)\\.js$': '$1' };
 
+/**
+ * ESM-only packages that tests import (arktype and its own packages: arkregex, @ark/*): jest's CommonJS runtime
+ * cannot load them as they are, so ts-jest compiles them like the sources. Named as pnpm's store
+ * folder (`arktype@2.2.10`, `@ark+util@...`) and as the package folder inside it.
+ */
+const ESM_ONLY = ['arktype[@/]', 'arkregex[@/]', '@ark[+/]'];
+const ESM_ONLY_JS = `/node_modules/\\.pnpm/(${ESM_ONLY.join('|')}).*\\.js$`;
+
 /** One jest project per workspace package; sources are transpiled by ts-jest (CommonJS). */
 function project(name: string): Project {
   return {
@@ -40,7 +48,13 @@ function project(name: string): Project {
     testEnvironment: 'node',
     transform: {
       '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/../../tsconfig.jest.json', diagnostics: false }],
+      // ESM-only packages the tests use (arktype), compiled to CommonJS like the sources
+      [ESM_ONLY_JS]: [
+        'ts-jest',
+        { tsconfig: { module: 'CommonJS', allowJs: true, isolatedModules: true }, diagnostics: false },
+      ],
     },
+    transformIgnorePatterns: [`/node_modules/(?!(\\.pnpm/)?(${ESM_ONLY.join('|')}))`],
     moduleNameMapper,
     setupFilesAfterEnv,
     testMatch: ['<rootDir>/src/**/*.spec.ts'],

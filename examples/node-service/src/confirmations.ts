@@ -86,7 +86,8 @@ export function checkConfirmations(
     const call = pending?.confirm.find((c) => c.id === r.toolCallId);
     const tool = call && tools.find((t) => t.name === call.name);
     if (!tool) continue; // an unknown call: the agent says which ones it waits for
-    const checked = tool.inputSchema.safeParse(r.input, { reportInput: true });
+    // This service's tools are defined with zod (./tools.ts): its issues say what a person should read.
+    const checked = (tool.inputSchema as z.ZodType).safeParse(r.input, { reportInput: true });
     if (!checked.success) {
       throw new HttpError(
         409,

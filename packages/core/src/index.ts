@@ -79,6 +79,10 @@ export { parseRetryAfter, toModelError } from './model/to-model-error.js';
 export { defineTool } from './tool/tool.js';
 export { externalTool } from './tool/external-tool.js';
 export type { ExternalToolDefinition } from './tool/external-tool.js';
+export { jsonSchemaInput } from './tool/json-schema-input.js';
+export type { JsonSchemaInput, JsonSchemaObject } from './tool/json-schema-input.js';
+export { SchemaError } from './tool/schema-error.js';
+export type { SchemaOutput } from './tool/standard-schema.js';
 export type {
   Tool,
   ToolContext,

@@ -35,17 +35,17 @@ describe('tools', () => {
     );
   });
 
-  it('defineTool refuses an input that is not a zod object schema, saying what to write instead', () => {
+  it('defineTool refuses an input that is not a schema of an object, saying what to write instead', () => {
     const define = (input: unknown) => () =>
       defineTool({ name: 'weather', description: '', input: input as z.ZodObject, execute: () => '' });
-    // A plain JSON Schema or shape object instead of zod (it used to fail with "reading 'def'").
+    // A plain JSON Schema instead of a schema (it used to fail with "reading 'def'"): jsonSchemaInput wraps it.
     expect(define({ type: 'object', properties: { city: { type: 'string' } } })).toThrow(
-      'Tool "weather": input must be a zod schema of the arguments, such as z.object({ city: z.string() }); got an object.',
+      'Tool "weather": input must be a schema: a zod, valibot or arktype schema (any Standard Schema) or jsonSchemaInput({...}) for a plain JSON Schema; got an object. This looks like a plain JSON Schema: wrap it, jsonSchemaInput({ type: "object", ... }).',
     );
-    expect(define(undefined)).toThrow(/input must be a zod schema .* got nothing/);
+    expect(define(undefined)).toThrow(/input must be a schema: .* got nothing/);
     // Models take an object of named arguments: a bare string or array schema is refused.
     expect(define(z.string())).toThrow(
-      'Tool "weather": input must be a zod object (models take named arguments), but it is a string; wrap it, e.g. z.object({ query: z.string() }).',
+      'Tool "weather": input must describe an object (models take named arguments), but it is a string; wrap it, e.g. z.object({ query: z.string() }).',
     );
     expect(define(z.array(z.number()))).toThrow(/but it is an array/);
     expect(define(z.object({ city: z.string() }).refine((v) => v.city !== ''))).not.toThrow();

@@ -1,4 +1,5 @@
 import { Observable } from 'rxjs';
+import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { z } from 'zod';
 import type { AgentEvent, ReplyEndEvent } from '../event/events.js';
 import type { Msg } from '../message/blocks.js';
@@ -14,20 +15,20 @@ const DEFAULT_INPUT = z.object({ message: z.string().describe('The task or quest
 export type DefaultAgentToolInput = typeof DEFAULT_INPUT;
 
 /** Options of `agent.asTool()`. */
-export interface AgentToolOptions<S extends z.ZodType = DefaultAgentToolInput> {
+export interface AgentToolOptions<S extends StandardSchemaV1 = DefaultAgentToolInput> {
   /** Tool name the calling model sees. Default: the agent's name (when it is a valid tool name). */
   readonly name?: string;
   /** What the agent is good at: the calling model decides from this when to use it. */
   readonly description: string;
-  /** Arguments of the tool. Default `{message: string}`. */
+  /** Arguments of the tool (any schema `defineTool` takes as `input`). Default `{message: string}`. */
   readonly input?: S;
   /**
    * Turns the arguments into the agent's input. Default: the `message` argument when the input
    * is the default one, else the arguments as JSON text.
    */
-  readonly prompt?: (input: z.output<S>) => string | Msg;
+  readonly prompt?: (input: StandardSchemaV1.InferOutput<S>) => string | Msg;
   /** Ask the agent for structured output (see `reply(input, {output})`): the tool result is the value as JSON. */
-  readonly output?: z.ZodType;
+  readonly output?: StandardSchemaV1;
 }
 
 /**
@@ -50,15 +51,15 @@ export interface AgentToolOptions<S extends z.ZodType = DefaultAgentToolInput> {
  * });
  * ```
  */
-export function agentAsTool<S extends z.ZodType = typeof DEFAULT_INPUT>(
+export function agentAsTool<S extends StandardSchemaV1 = typeof DEFAULT_INPUT>(
   agent: AgentToolTarget,
   options: AgentToolOptions<S>,
-): Tool<z.output<S>> {
+): Tool<StandardSchemaV1.InferOutput<S>> {
   const name = options.name ?? agent.name;
   const schema = (options.input ?? DEFAULT_INPUT) as S;
   const prompt =
     options.prompt ??
-    ((input: z.output<S>): string =>
+    ((input: StandardSchemaV1.InferOutput<S>): string =>
       options.input === undefined ? (input as z.output<typeof DEFAULT_INPUT>).message : JSON.stringify(input));
   return defineTool({
     name,
@@ -87,7 +88,7 @@ function runNested(
   agent: AgentToolTarget,
   input: string | Msg,
   toolCtx: ToolContext,
-  output: z.ZodType | undefined,
+  output: StandardSchemaV1 | undefined,
 ): Observable<ToolOutput> {
   return new Observable<ToolOutput>((subscriber) => {
     if (toolCtx.agentName === agent.name) {

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { type Observable, switchMap } from 'rxjs';
 import type { AgentEvent, ReplyEndEvent } from '../event/events.js';
 import type { Msg } from '../message/blocks.js';
@@ -216,7 +216,10 @@ export class Agent implements AgentHandle {
    * console.log(textOfMsg(msg));
    * ```
    */
-  call<S extends z.ZodType>(input: ReplyInput, options: ReplyOptions<S> & { readonly output: S }): Promise<z.output<S>>;
+  call<S extends StandardSchemaV1>(
+    input: ReplyInput,
+    options: ReplyOptions<S> & { readonly output: S },
+  ): Promise<StandardSchemaV1.InferOutput<S>>;
   call(input: ReplyInput, options?: ReplyOptions): Promise<Msg>;
   call(input: ReplyInput, options: ReplyOptions = {}): Promise<unknown> {
     return callResult(this.reply(input, options), this.name, options.output !== undefined);
@@ -255,7 +258,9 @@ export class Agent implements AgentHandle {
    * const lead = new Agent({ name: 'lead', model, tools: [researcher.asTool({ description: 'Researches a question.' })] });
    * ```
    */
-  asTool<S extends z.ZodType = DefaultAgentToolInput>(options: AgentToolOptions<S>): Tool<z.output<S>> {
+  asTool<S extends StandardSchemaV1 = DefaultAgentToolInput>(
+    options: AgentToolOptions<S>,
+  ): Tool<StandardSchemaV1.InferOutput<S>> {
     return agentAsTool(this, options);
   }
 

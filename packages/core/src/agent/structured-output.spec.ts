@@ -3,7 +3,7 @@ import { textOfMsg, toolResultsOf } from '../message/msg.js';
 import { ScriptedChatModel } from '../testing/scripted-model.js';
 import { addTool, endOf, ofType, runReply } from '../__tests__/helpers.js';
 import { Agent } from './agent.js';
-import { AgentError, AgentUsageError } from './errors.js';
+import { AgentError } from './errors.js';
 
 const Weather = z.object({ city: z.string(), tempC: z.number(), conditions: z.enum(['sunny', 'rain', 'snow']) });
 
@@ -95,9 +95,12 @@ describe('structured output through the final_output tool (models without native
     expect((failure as AgentError).info.message).toContain('not valid JSON');
   });
 
-  it('refuses a schema that is not zod, and an agent tool named final_output', async () => {
+  it('refuses what is not a schema (naming jsonSchemaInput), and an agent tool named final_output', async () => {
     const agent = new Agent({ model: new ScriptedChatModel([]) });
-    await expect(agent.call('x', { output: { type: 'object' } as never })).rejects.toThrow(AgentUsageError);
+    await expect(agent.call('x', { output: { type: 'object' } as never })).rejects.toMatchObject({
+      code: 'schema_unsupported',
+      message: expect.stringContaining('jsonSchemaInput({ type: "object", ... })'),
+    });
     const clash = new Agent({
       model: new ScriptedChatModel([]),
       tools: [{ ...addTool, name: 'final_output', schema: { ...addTool.schema, name: 'final_output' } }],

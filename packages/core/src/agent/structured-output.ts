@@ -1,17 +1,21 @@
+import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { z } from 'zod';
 import type { Msg } from '../message/blocks.js';
 import type { ResponseFormat } from '../model/chat-model.js';
 import { defineTool, type Tool } from '../tool/tool.js';
 import { AgentUsageError } from './errors.js';
 import { RxscopeError } from '../error/rxscope-error.js';
+import { assertStandardSchema, jsonSchemaOf, validateWithSchema } from '../tool/standard-schema.js';
 
 /** Name of the tool a model without native structured output answers through. */
 export const OUTPUT_TOOL_NAME = 'final_output';
 
 /** Options of a reply (`agent.reply(input, options)`, `agent.call(input, options)`). */
-export interface ReplyOptions<S extends z.ZodType = z.ZodType> {
+export interface ReplyOptions<S extends StandardSchemaV1 = StandardSchemaV1> {
   /**
-   * A zod schema the final answer must match. The reply's `REPLY_END` carries the parsed value
+   * A schema the final answer must match: any Standard Schema (zod 3.25+ and 4, valibot,
+   * arktype) whose library gives its JSON Schema, or a plain JSON Schema through
+   * `jsonSchemaInput`. The reply's `REPLY_END` carries the parsed value
    * as `output`, and `call()` resolves with it. The model is asked for it natively
    * (`response_format: json_schema`) when it supports that, else through a `final_output` tool.
    */
@@ -54,27 +58,30 @@ export class StructuredOutput {
   readonly tool: Tool | undefined;
   /** The JSON schema of `output`: what a suspended reply stores, to recognise the schema on resume. */
   readonly jsonSchema: Record<string, unknown>;
-  private readonly schema: z.ZodType;
+  private readonly schema: StandardSchemaV1;
   private readonly wrapped: boolean;
 
   constructor(
-    output: z.ZodType,
+    output: StandardSchemaV1,
     native: boolean,
     private readonly maxRepairs: number,
     /** Repair turns already used (a resumed reply continues its count). */
     private repairs = 0,
   ) {
-    if (!(output instanceof z.ZodType))
-      throw new AgentUsageError('The `output` option of a reply must be a zod schema.');
+    assertStandardSchema(output, 'The `output` option of a reply');
     if (!Number.isInteger(maxRepairs) || maxRepairs < 0) {
       throw new AgentUsageError(`outputRepairs must be a non-negative integer, got ${maxRepairs}.`);
     }
-    const json = jsonSchemaOf(output);
+    const json = jsonSchemaOf(output, 'The `output` schema of a reply', 'input');
     this.jsonSchema = json;
     // Providers want an object at the root: anything else travels as {value: ...}.
     this.wrapped = json['type'] !== 'object';
-    this.schema = this.wrapped ? z.object({ value: output }) : output;
-    const root = this.wrapped ? jsonSchemaOf(this.schema) : json;
+    this.schema = !this.wrapped
+      ? output
+      : output instanceof z.ZodType
+        ? z.object({ value: output })
+        : inValue(output, json);
+    const root = this.wrapped ? jsonSchemaOf(this.schema, 'The `output` schema of a reply', 'input') : json;
     if (native) {
       const strict = strictSchema(root);
       this.responseFormat = {
@@ -131,7 +138,7 @@ export class StructuredOutput {
 
   /**
    * Continues the structured output of a suspended reply: the schema must be the one the reply
-   * was started with (compared by JSON schema: a zod schema cannot be stored), and the repair
+   * was started with (compared by JSON schema: a schema cannot be stored), and the repair
    * turns already used count. Throws an {@link AgentUsageError} that says what to pass.
    */
   resume(
@@ -141,7 +148,7 @@ export class StructuredOutput {
     if (JSON.stringify(stored.schema) !== JSON.stringify(this.jsonSchema)) {
       throw new AgentUsageError(
         `Cannot resume reply ${replyId} with this output schema: the reply was started with a different one ` +
-          `(JSON schema ${JSON.stringify(stored.schema).slice(0, 200)}). Pass the same zod schema as {output}.`,
+          `(JSON schema ${JSON.stringify(stored.schema).slice(0, 200)}). Pass the same schema as {output}.`,
       );
     }
     this.repairs = stored.repairs;
@@ -153,14 +160,14 @@ export class StructuredOutput {
   }
 
   private validate(value: unknown): string | undefined {
-    let result = this.schema.safeParse(value);
+    let result = validateWithSchema(this.schema, value);
     // A wrapped schema's answer is {value: ...}; a bare value written as text is taken as well.
-    if (!result.success && this.wrapped) {
-      const bare = this.schema.safeParse({ value });
-      if (bare.success) result = bare;
+    if (!result.ok && this.wrapped) {
+      const bare = validateWithSchema(this.schema, { value });
+      if (bare.ok) result = bare;
     }
-    if (!result.success) return z.prettifyError(result.error).replace(/\n/g, ' ');
-    this.accept(result.data);
+    if (!result.ok) return prettyIssues(result.issues).replace(/\n/g, ' ');
+    this.accept(result.value);
     return undefined;
   }
 
@@ -214,10 +221,40 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false; er
   }
 }
 
-function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
-  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
-  delete json['$schema'];
-  return json;
+/**
+ * The issues of a failed answer as zod's `prettifyError` writes them (the model reads the same
+ * text whichever library the schema comes from): one `✖ message` per issue, `→ at path` below.
+ */
+function prettyIssues(issues: readonly StandardSchemaV1.Issue[]): string {
+  return [...issues]
+    .sort((a, b) => (a.path?.length ?? 0) - (b.path?.length ?? 0))
+    .map((issue) => `✖ ${issue.message}` + (issue.path?.length ? `\n  → at ${z.core.toDotPath(issue.path)}` : ''))
+    .join('\n');
+}
+
+/** A non-object answer schema as the object `{value: ...}` providers want at the root. */
+function inValue(inner: StandardSchemaV1, json: Record<string, unknown>): StandardSchemaV1 {
+  const root = () => ({
+    type: 'object',
+    properties: { value: json },
+    required: ['value'],
+    additionalProperties: false,
+  });
+  return {
+    '~standard': {
+      version: 1,
+      vendor: inner['~standard'].vendor,
+      validate: (answer: unknown) => {
+        if (typeof answer !== 'object' || answer === null || !('value' in answer)) {
+          return { issues: [{ message: 'expected an object {"value": ...}' }] };
+        }
+        const verdict = validateWithSchema(inner, answer.value);
+        if (verdict.ok) return { value: { value: verdict.value } };
+        return { issues: verdict.issues.map((i) => ({ ...i, path: ['value', ...(i.path ?? [])] })) };
+      },
+      jsonSchema: { input: root, output: root },
+    } as StandardSchemaV1.Props,
+  };
 }
 
 /**

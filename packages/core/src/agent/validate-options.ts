@@ -124,6 +124,14 @@ function checkTools(tools: unknown, what?: string): void {
   if (!Array.isArray(tools)) fail(`tools must be an array of tools from defineTool(), got ${describe(tools)}.`, what);
   (tools as unknown[]).forEach((t, i) => {
     const tool = t as { name?: unknown; schema?: unknown; inputSchema?: unknown };
+    // A LangChain tool is converted explicitly, so its conversion (schema, results) is visible and typed.
+    if (isLangChainTool(t)) {
+      fail(
+        `tools[${i}] ("${String(tool.name)}") is a LangChain tool; convert it with fromLangChainTool(tool) ` +
+          `(or fromLangChainTools(tools) for a list or toolkit) from '@rxscope/core/langchain'.`,
+        what,
+      );
+    }
     if (
       typeof t !== 'object' ||
       t === null ||
@@ -137,6 +145,15 @@ function checkTools(tools: unknown, what?: string): void {
       );
     }
   });
+}
+
+function isLangChainTool(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || 'inputSchema' in value) return false;
+  const candidate = value as { lc_namespace?: unknown; invoke?: unknown; schema?: unknown };
+  return (
+    (Array.isArray(candidate.lc_namespace) && candidate.lc_namespace.includes('tools')) ||
+    (typeof candidate.invoke === 'function' && typeof candidate.schema === 'object' && candidate.schema !== null)
+  );
 }
 
 function checkCount(name: string, value: unknown, min: number): void {

@@ -1,8 +1,10 @@
+import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { ObservableInput } from 'rxjs';
-import { z } from 'zod';
 import type { AgentEvent } from '../event/events.js';
 import type { ToolResultContent } from '../message/blocks.js';
 import type { ToolSchema } from '../model/chat-model.js';
+import { SchemaError } from './schema-error.js';
+import { assertStandardSchema, jsonSchemaOf, type SchemaOutput } from './standard-schema.js';
 
 /**
  * What a tool's `execute` may produce, per emitted value: text, a JSON-serialisable value
@@ -54,10 +56,14 @@ export type ToolPermissionDecision =
   | { readonly behavior: 'ask'; readonly reason?: string };
 
 /** Definition passed to {@link defineTool}. */
-export interface ToolDefinition<S extends z.ZodType> {
+export interface ToolDefinition<S extends StandardSchemaV1> {
   readonly name: string;
   readonly description: string;
-  /** zod schema of the arguments; the model gets its JSON Schema. */
+  /**
+   * Schema of the arguments, an object: any Standard Schema (zod 3.25+ and 4, valibot, arktype,
+   * ...) or a plain JSON Schema through `jsonSchemaInput({...})`. The model gets its JSON Schema;
+   * the arguments are validated with it before `execute` runs.
+   */
   readonly input: S;
   /** Reads only: may run without confirmation in `strict` mode and in `plan` mode. Default false. */
   readonly readOnly?: boolean;
@@ -66,16 +72,16 @@ export interface ToolDefinition<S extends z.ZodType> {
   /** Executed outside the agent: the reply suspends with `REQUIRE_EXTERNAL_EXECUTION`. */
   readonly external?: boolean;
   /** Ask a person before running (or decide per input). */
-  readonly needsApproval?: boolean | ((input: z.output<S>) => boolean | Promise<boolean>);
+  readonly needsApproval?: boolean | ((input: SchemaOutput<S>) => boolean | Promise<boolean>);
   /** Richer own permission check, consulted after the rules (see docs/human-in-the-loop.md). */
-  readonly checkPermissions?: (input: z.output<S>) => ToolPermissionDecision | Promise<ToolPermissionDecision>;
+  readonly checkPermissions?: (input: SchemaOutput<S>) => ToolPermissionDecision | Promise<ToolPermissionDecision>;
   /**
    * Runs the tool: return a value, a Promise, an Observable or an (async) iterable. Every
    * emitted value is streamed as `TOOL_RESULT_DELTA`, and the values together form the result
    * (a returned string or array is one value; an object reaches the model as JSON and consumers
    * as `TOOL_RESULT_END.value`). A throw or error notification becomes an error result.
    */
-  readonly execute?: (input: z.output<S>, ctx: ToolContext) => ObservableInput<ToolOutput> | ToolOutput;
+  readonly execute?: (input: SchemaOutput<S>, ctx: ToolContext) => ObservableInput<ToolOutput> | ToolOutput;
 }
 
 /**
@@ -87,7 +93,8 @@ export interface ToolDefinition<S extends z.ZodType> {
 export interface Tool<I = any> {
   readonly name: string;
   readonly description: string;
-  readonly inputSchema: z.ZodType<I>;
+  /** The schema the arguments are validated with (any Standard Schema). */
+  readonly inputSchema: StandardSchemaV1<unknown, I>;
   /** JSON Schema of the arguments (computed once). */
   readonly schema: ToolSchema;
   readonly readOnly: boolean;
@@ -101,7 +108,12 @@ export interface Tool<I = any> {
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /**
- * Defines a tool with a zod input schema. The JSON Schema sent to the model comes from zod.
+ * Defines a tool. Its `input` is any Standard Schema of an object (zod 3.25+ and 4, valibot,
+ * arktype) or a plain JSON Schema through `jsonSchemaInput`; `execute` gets the validated
+ * arguments, typed as the schema says. The JSON Schema sent to the model comes from the schema
+ * library (zod 4's `toJSONSchema`, the Standard JSON Schema interface of zod 4.2+ and arktype,
+ * valibot's `toStandardJsonSchema`); a schema that gives none is refused with a `SchemaError`
+ * (`schema_no_json_schema`) that says how to give it with `jsonSchemaInput`.
  *
  * @example
  * ```ts
@@ -112,9 +124,17 @@ const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
  *   readOnly: true,
  *   execute: ({ a, b }) => of(String(a + b)),
  * });
+ *
+ * // valibot (its JSON Schema through @valibot/to-json-schema), or arktype as it is
+ * const greet = defineTool({
+ *   name: 'greet',
+ *   description: 'Greets someone',
+ *   input: toStandardJsonSchema(v.object({ name: v.string() })),
+ *   execute: ({ name }) => `Hello ${name}`,
+ * });
  * ```
  */
-export function defineTool<S extends z.ZodType>(definition: ToolDefinition<S>): Tool<z.output<S>> {
+export function defineTool<S extends StandardSchemaV1>(definition: ToolDefinition<S>): Tool<SchemaOutput<S>> {
   if (typeof definition !== 'object' || definition === null) {
     throw new TypeError('defineTool() takes one object: { name, description, input: z.object({...}), execute }.');
   }
@@ -134,7 +154,7 @@ export function defineTool<S extends z.ZodType>(definition: ToolDefinition<S>): 
   return {
     name: definition.name,
     description: definition.description,
-    inputSchema: definition.input as z.ZodType<z.output<S>>,
+    inputSchema: definition.input,
     schema: { name: definition.name, description: definition.description, parameters },
     readOnly,
     concurrencySafe: definition.concurrencySafe ?? readOnly,
@@ -147,55 +167,22 @@ export function defineTool<S extends z.ZodType>(definition: ToolDefinition<S>): 
 
 /**
  * The JSON Schema of a tool's arguments. Models take only an object of named arguments, so the
- * schema must be a zod object (or something that describes one, such as an object with a refine).
+ * schema must describe an object (an object with a refine or a default is one too).
  */
 function argumentsSchema(name: string, input: unknown): Record<string, unknown> {
-  const zodLike = typeof input === 'object' && input !== null;
-  if (zodLike && !('_zod' in input) && '_def' in input) {
-    throw new TypeError(
-      `Tool "${name}": input is a zod 3 schema; rxscope needs zod 4 (import { z } from 'zod' with zod >= 4).`,
-    );
-  }
-  if (!isZodSchema(input)) {
-    const got =
-      input === undefined
-        ? 'nothing'
-        : input === null
-          ? 'null'
-          : Array.isArray(input)
-            ? 'an array'
-            : article(typeof input);
-    throw new TypeError(
-      `Tool "${name}": input must be a zod schema of the arguments, such as z.object({ city: z.string() }); got ${got}.`,
-    );
-  }
-  let schema: Record<string, unknown>;
-  try {
-    schema = z.toJSONSchema(input, { io: 'input', unrepresentable: 'any' });
-  } catch (err) {
-    const reason = err instanceof Error ? err.message : String(err);
-    throw new TypeError(`Tool "${name}": its input schema cannot be turned into JSON Schema for the model: ${reason}`, {
-      cause: err,
-    });
-  }
+  assertStandardSchema(input, `Tool "${name}": input`);
+  let schema = jsonSchemaOf(input, `Tool "${name}": its input schema`, 'input');
+  // A hand-written JSON Schema often leaves out `type` beside `properties`: models need it.
+  if (schema['type'] === undefined && typeof schema['properties'] === 'object') schema = { type: 'object', ...schema };
   if (schema['type'] !== 'object') {
     const kind = typeof schema['type'] === 'string' ? article(schema['type']) : 'not an object';
-    throw new TypeError(
-      `Tool "${name}": input must be a zod object (models take named arguments), but it is ${kind}; ` +
+    throw new SchemaError(
+      'schema_not_object',
+      `Tool "${name}": input must describe an object (models take named arguments), but it is ${kind}; ` +
         'wrap it, e.g. z.object({ query: z.string() }).',
     );
   }
-  delete schema['$schema'];
   return schema;
-}
-
-function isZodSchema(value: unknown): value is z.ZodType {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    '_zod' in value &&
-    typeof (value as { safeParse?: unknown }).safeParse === 'function'
-  );
 }
 
 const article = (word: string) => `${/^[aeiou]/.test(word) ? 'an' : 'a'} ${word}`;

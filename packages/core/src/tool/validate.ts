@@ -1,4 +1,6 @@
-import type { z } from 'zod';
+import type { StandardSchemaV1 } from '@standard-schema/spec';
+import { SchemaError } from './schema-error.js';
+import { issuePath, validateWithSchema, type SchemaVerdict } from './standard-schema.js';
 import type { Tool } from './tool.js';
 
 /**
@@ -46,9 +48,15 @@ export function parseToolArguments(tool: Tool, raw: string): ParsedArguments {
  * ```
  */
 export function validateToolInput(tool: Tool, value: unknown): ParsedArguments {
-  const result = tool.inputSchema.safeParse(value);
-  if (result.success) return { ok: true, input: result.data };
-  const issues = result.error.issues.map(describeIssue);
+  let result: SchemaVerdict;
+  try {
+    result = validateWithSchema(tool.inputSchema, value);
+  } catch (err) {
+    if (!(err instanceof SchemaError)) throw err;
+    return { ok: false, message: `Tool "${tool.name}" cannot be used: ${err.message}`, issues: [err.message] };
+  }
+  if (result.ok) return { ok: true, input: result.value };
+  const issues = result.issues.map(describeIssue);
   return {
     ok: false,
     message: `Invalid arguments for tool "${tool.name}":\n${issues.map((i) => `- ${i}`).join('\n')}\nFix these fields and call the tool again.`,
@@ -56,7 +64,7 @@ export function validateToolInput(tool: Tool, value: unknown): ParsedArguments {
   };
 }
 
-function describeIssue(issue: z.core.$ZodIssue): string {
-  const field = issue.path.length ? issue.path.map(String).join('.') : '(arguments)';
+function describeIssue(issue: StandardSchemaV1.Issue): string {
+  const field = issuePath(issue) || '(arguments)';
   return `${field}: ${issue.message.replace(/^Invalid input: /, '')}`;
 }

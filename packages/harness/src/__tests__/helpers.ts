@@ -2,7 +2,15 @@
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Agent, type AgentEvent, isEvent, type ReplyInput, type ToolResultEndEvent } from '@rxscope/core';
+import {
+  type Agent,
+  type AgentEvent,
+  isEvent,
+  type ReplyInput,
+  type Tool,
+  type ToolResultEndEvent,
+} from '@rxscope/core';
+import { validateToolInput } from '@rxscope/core/internal';
 import { OpenAIChatModel } from '@rxscope/core/openai';
 import { ofType, replyEndOf, runReply } from '@rxscope/core/testing';
 import type { OpenAITestServer, RecordedRequest } from '@rxscope/core/testing/node';
@@ -75,3 +83,16 @@ export const wireToolResults = (request: RecordedRequest): Map<string, string> =
       .filter((m) => m.role === 'tool' && m.tool_call_id)
       .map((m) => [m.tool_call_id!, typeof m.content === 'string' ? m.content : JSON.stringify(m.content)]),
   );
+
+/** A tool's arguments validated by its schema, as the loop validates a call: throws the model's message when they fail. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function toolInput(tool: Tool, input: unknown): any {
+  const checked = validateToolInput(tool, input);
+  if (!checked.ok) throw new Error(checked.message);
+  return checked.input;
+}
+
+/** True when a tool's schema accepts these arguments. */
+export function acceptsInput(tool: Tool, input: unknown): boolean {
+  return validateToolInput(tool, input).ok;
+}

@@ -16,7 +16,7 @@ import { FileTooLargeError } from '../workspace/file-too-large-error.js';
 import { LocalFileSystem } from '../workspace/local-file-system.js';
 import type { WorkspaceFileSystem } from '../workspace/workspace-file-system.js';
 import { restoreWorkspace, snapshotWorkspace } from '../workspace/snapshot-workspace.js';
-import { tempDir } from './helpers.js';
+import { toolInput, tempDir } from './helpers.js';
 import { peakMemoryGrowth, sparseFile } from './probes.js';
 
 const GB = 1024 * 1024 * 1024;
@@ -31,7 +31,7 @@ const ctx: ToolContext = {
   forward: () => undefined,
 };
 const call = async (tool: Tool, input: unknown): Promise<string> =>
-  (await tool.execute!(tool.inputSchema.parse(input), ctx)) as string;
+  (await tool.execute!(toolInput(tool, input), ctx)) as string;
 const tooLarge = async (p: Promise<unknown>): Promise<FileTooLargeError> => {
   const error = await p.then(
     () => undefined,

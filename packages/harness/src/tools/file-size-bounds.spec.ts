@@ -4,7 +4,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Tool, ToolContext } from '@rxscope/core';
-import { tempDir } from '../__tests__/helpers.js';
+import { toolInput, tempDir } from '../__tests__/helpers.js';
 import { peakMemoryGrowth, sparseFile } from '../__tests__/probes.js';
 import { HarnessOptionError } from '../options/harness-option-error.js';
 import { FileTooLargeError } from '../workspace/file-too-large-error.js';
@@ -26,7 +26,7 @@ const ctx: ToolContext = {
   forward: () => undefined,
 };
 const call = async (tool: Tool, input: unknown): Promise<string> =>
-  (await tool.execute!(tool.inputSchema.parse(input), ctx)) as string;
+  (await tool.execute!(toolInput(tool, input), ctx)) as string;
 const failure = (p: Promise<unknown>): Promise<unknown> =>
   p.then(
     () => undefined,

@@ -1,5 +1,6 @@
 import { builtOne, partEnv, toolNamesOf } from '../__tests__/part-env.js';
 import { fileToolsPart } from './file-tools-part.js';
+import { toolInput } from '../__tests__/helpers.js';
 
 describe('the file tools part', () => {
   const env = partEnv();
@@ -24,7 +25,7 @@ describe('the file tools part', () => {
   it('passes the tool options on: read_file returns defaultLimit lines', async () => {
     await env.fileSystem.writeFile('long.txt', Array.from({ length: 50 }, (_, i) => `line ${i + 1}`).join('\n'));
     const [readFile] = builtOne(fileToolsPart, { readFile: { defaultLimit: 3 } }, env).tools!;
-    const out = (await readFile!.execute!(readFile!.inputSchema.parse({ path: 'long.txt' }), {
+    const out = (await readFile!.execute!(toolInput(readFile!, { path: 'long.txt' }), {
       signal: new AbortController().signal,
       callId: 'c',
       agentName: 'a',

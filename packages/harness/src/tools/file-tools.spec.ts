@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Tool, ToolContext } from '@rxscope/core';
-import { tempDir } from '../__tests__/helpers.js';
+import { toolInput, tempDir } from '../__tests__/helpers.js';
 import { LocalFileSystem } from '../workspace/local-file-system.js';
 import { editFileTool } from './edit-file.js';
 import { globFilesTool } from './glob-files.js';
@@ -20,7 +20,7 @@ const toolCtx: ToolContext = {
 };
 /** Runs a tool as the agent would: arguments validated by its schema, then executed. */
 const call = async (tool: Tool, input: unknown): Promise<string> =>
-  (await tool.execute!(tool.inputSchema.parse(input), toolCtx)) as string;
+  (await tool.execute!(toolInput(tool, input), toolCtx)) as string;
 
 describe('file tools', () => {
   let dir: ReturnType<typeof tempDir>;

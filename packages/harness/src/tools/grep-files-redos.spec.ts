@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Tool, ToolContext } from '@rxscope/core';
 import { probeEventLoop, RESPONSIVE_MS } from '../__tests__/probes.js';
-import { tempDir } from '../__tests__/helpers.js';
+import { toolInput, tempDir } from '../__tests__/helpers.js';
 import { HarnessOptionError } from '../options/harness-option-error.js';
 import { PatternError } from '../search/pattern-error.js';
 import { LocalFileSystem } from '../workspace/local-file-system.js';
@@ -21,7 +21,7 @@ const ctx = (signal = new AbortController().signal): ToolContext => ({
   forward: () => undefined,
 });
 const call = async (tool: Tool, input: unknown, signal?: AbortSignal): Promise<string> =>
-  (await tool.execute!(tool.inputSchema.parse(input), ctx(signal))) as string;
+  (await tool.execute!(toolInput(tool, input), ctx(signal))) as string;
 
 /** The longest the event loop was held while `work` ran, and its result. */
 async function watched<T>(work: () => Promise<T>): Promise<{ result: T; heldMs: number }> {

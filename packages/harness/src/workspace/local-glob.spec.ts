@@ -6,7 +6,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Tool, ToolContext } from '@rxscope/core';
 import { probeEventLoop, RESPONSIVE_MS } from '../__tests__/probes.js';
-import { tempDir } from '../__tests__/helpers.js';
+import { toolInput, tempDir } from '../__tests__/helpers.js';
 import { HarnessOptionError } from '../options/harness-option-error.js';
 import { PatternError } from '../search/pattern-error.js';
 import { globFilesTool } from '../tools/glob-files.js';
@@ -117,7 +117,7 @@ describe('LocalFileSystem.glob against hostile globs', () => {
 
   it('gives glob_files the refusal as its error, and refuses unknown options by name', async () => {
     const tool = globFilesTool(fs) as Tool;
-    await expect(tool.execute!(tool.inputSchema.parse({ pattern: '@(a|b)' }), ctx) as Promise<string>).rejects.toThrow(
+    await expect(tool.execute!(toolInput(tool, { pattern: '@(a|b)' }), ctx) as Promise<string>).rejects.toThrow(
       /extglob/,
     );
     expect(() => globFilesTool(fs, { maxResult: 5 } as never)).toThrow(HarnessOptionError);

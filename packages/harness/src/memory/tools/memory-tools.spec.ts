@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Tool, ToolContext } from '@rxscope/core';
-import { tempDir } from '../../__tests__/helpers.js';
+import { toolInput, tempDir } from '../../__tests__/helpers.js';
 import { LocalFileSystem } from '../../workspace/local-file-system.js';
 import { memoryGetTool } from './memory-get.js';
 import { memorySaveTool } from './memory-save.js';
@@ -16,7 +16,7 @@ const toolCtx: ToolContext = {
   forward: () => undefined,
 };
 const call = async (tool: Tool, input: unknown): Promise<string> =>
-  (await tool.execute!(tool.inputSchema.parse(input), toolCtx)) as string;
+  (await tool.execute!(toolInput(tool, input), toolCtx)) as string;
 
 describe('memory tools', () => {
   let dir: ReturnType<typeof tempDir>;
