@@ -1,6 +1,6 @@
 import { ChatOpenAI } from '@langchain/openai';
 import { Agent, type Tool } from '../../../index.js';
-import { LangChainChatModel } from '../../../model/langchain/index.js';
+import { LangChainChatModel } from '../../../langchain/index.js';
 
 // Keep the LangChain chat model you configured (any provider); rxscope runs the loop around it.
 export function withYourChatModel(tools: readonly Tool[], apiKey = process.env.OPENAI_API_KEY, baseURL?: string) {
