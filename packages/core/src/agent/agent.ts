@@ -36,6 +36,7 @@ import { systemPromptThrough } from './loop/system-prompt.js';
 import { withTools } from './loop/reply-tools.js';
 import { AgentTools } from './agent-tools.js';
 import { checkReplyTools, validateAgentOptions } from './validate-options.js';
+import { checkUserId, claimSession } from './user-identity.js';
 
 export type { AgentOptions, ReplyInput, ResumeInput, ResumeReplyInput } from './agent-options.js';
 
@@ -194,6 +195,7 @@ export class Agent implements AgentHandle {
    * ```
    */
   reply(input: ReplyInput, options: ReplyOptions = {}): Observable<AgentEvent> {
+    checkUserId(options.userId);
     return this.queue.run(() => {
       this.refuseWhenShutDown('reply');
       return this.sync
@@ -346,6 +348,7 @@ export class Agent implements AgentHandle {
       controller.signal,
       this.state.middlewareState,
       replyValues,
+      claimSession(this.state, this.sessionId, options.userId),
     );
     const run = new ReplyRun(this.host, ctx, prepared.resume, output, replyTools);
     ctx.onStop = (reason) => {

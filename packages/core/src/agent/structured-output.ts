@@ -25,6 +25,14 @@ export interface ReplyOptions<S extends z.ZodType = z.ZodType> {
    * them and resumed gets the tools passed to the resume call (pass them again).
    */
   readonly tools?: readonly Tool[];
+  /**
+   * The user this reply acts for (`ctx.userId`): a non-empty string, else the call throws an
+   * `InvalidUserIdError` at once. The session's first reply with a `userId` makes that user its
+   * owner (saved with the state); a reply or resume for another user is refused with a
+   * `SessionForbiddenError` (HTTP 403). Memory, audit, usage and tracing middlewares scope and
+   * label their data with it.
+   */
+  readonly userId?: string;
 }
 
 /**

@@ -1,12 +1,19 @@
 import type { Tool, ToolPermissionDecision } from '../tool/tool.js';
 import { describeRule, ruleMatches, type PermissionRule, type PermissionState } from './rules.js';
 
-/** The engine's verdict for one call, with the reason and what decided it. */
+/**
+ * The engine's verdict for one call, with the reason and what decided it.
+ *
+ * @example
+ * ```ts
+ * const d: PermissionDecision = { behavior: 'allow', reason: 'tenant acme auto-approves', decidedBy: 'middleware' };
+ * ```
+ */
 export interface PermissionDecision {
   readonly behavior: 'allow' | 'deny' | 'ask';
   readonly reason: string;
-  /** Which stage decided: `rule`, `read-only`, `mode`, `tool`. */
-  readonly decidedBy: 'rule' | 'read-only' | 'mode' | 'tool';
+  /** Which stage decided: `rule`, `read-only`, `mode`, `tool`, or an `onCheckPermission` layer (`middleware`). */
+  readonly decidedBy: 'rule' | 'read-only' | 'mode' | 'tool' | 'middleware';
 }
 
 const first = (rules: readonly PermissionRule[], behavior: PermissionRule['behavior'], tool: Tool, input: unknown) =>

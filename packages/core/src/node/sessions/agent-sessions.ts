@@ -1,6 +1,7 @@
-import { concatMap, from, map, type Observable, Subscription, tap } from 'rxjs';
+import { concatMap, from, map, type Observable, Subscription, switchMap, tap } from 'rxjs';
 import type { Agent, ReplyInput } from '../../agent/agent.js';
 import { AgentShutdownError, AgentUsageError } from '../../agent/errors.js';
+import { assertSessionOwner, checkUserId } from '../../agent/user-identity.js';
 import { shutdownAgents, type ShutdownAgentsOptions, type ShutdownReport } from '../shutdown-agents.js';
 import type { AgentEvent } from '../../event/events.js';
 import { ReplyTracker } from '../reply-tracker.js';
@@ -20,6 +21,16 @@ export interface AgentSessionsOptions {
   readonly cancelGraceMs?: number;
   /** Failures with no caller to report to (the bus failing mid-reply). Default: `console.error`. */
   readonly onError?: (error: unknown) => void;
+}
+
+/** Who a session call acts for (see `reply(input, { userId })`). */
+export interface SessionUserOptions {
+  /**
+   * The user the call acts for. `start`: the reply's `ctx.userId` (the session's first reply
+   * with one makes that user its owner). `events`: the reader; a session of another user is
+   * refused with a `SessionForbiddenError` (HTTP 403).
+   */
+  readonly userId?: string;
 }
 
 interface Run {
@@ -95,7 +106,12 @@ export class AgentSessions {
    * log. Rejects with an `AgentUsageError` when a reply of the session is running or the agent
    * refuses the input (nothing changes then).
    */
-  async start(sessionId: string, input: ReplyInput): Promise<{ readonly replyId: string }> {
+  async start(
+    sessionId: string,
+    input: ReplyInput,
+    options: SessionUserOptions = {},
+  ): Promise<{ readonly replyId: string }> {
+    const userId = checkUserId(options.userId, 'sessions.start');
     if (this.closing !== undefined) {
       throw new AgentShutdownError(
         `The service is shutting down (${this.closing}); no reply starts here. Retry on another instance.`,
@@ -123,7 +139,7 @@ export class AgentSessions {
       this.runs.set(sessionId, run);
       subscription.add(
         agent
-          .reply(input)
+          .reply(input, userId !== undefined ? { userId } : {})
           .pipe(
             tap((event) => tracker.apply(event)),
             concatMap((event) => from(this.bus.append(sessionId, event)).pipe(map(() => event))),
@@ -180,8 +196,16 @@ export class AgentSessions {
   }
 
   /** The session's events: see {@link SessionEventBus.events}. */
-  events(sessionId: string, options: SessionEventsOptions = {}): Observable<AgentEvent> {
-    return this.bus.events(sessionId, options);
+  events(sessionId: string, options: SessionEventsOptions & SessionUserOptions = {}): Observable<AgentEvent> {
+    const { userId, ...rest } = options;
+    if (checkUserId(userId, 'sessions.events') === undefined) return this.bus.events(sessionId, rest);
+    // A reader with an id reads only a session that is not another user's (its owner is in the agent's state).
+    return from(this.agent(sessionId)).pipe(
+      switchMap((agent) => {
+        assertSessionOwner(agent.saveState().owner, sessionId, userId);
+        return this.bus.events(sessionId, rest);
+      }),
+    );
   }
 
   /**

@@ -1,6 +1,7 @@
 /// <reference types="node" />
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { defer, from, type Observable, switchMap } from 'rxjs';
+import { checkUserId } from '../../agent/user-identity.js';
 import type { AgentEvent } from '../../event/events.js';
 import { requireJsonContentType } from './json-content-type.js';
 import { readJsonBody } from './read-json-body.js';
@@ -18,6 +19,12 @@ export interface AgentSseRequest {
    * a browser sends cross-site without a CORS preflight. No body and no content type: `undefined`.
    */
   readonly body: () => Promise<unknown>;
+  /**
+   * The user the request comes from, as the handler's `identify(req)` answered (`undefined`
+   * without `identify`, or for an anonymous request). Pass it on: `agent.reply(input, { userId })`,
+   * `sessions.start(id, input, { userId })`, `sessions.events(id, { userId })`.
+   */
+  readonly userId: string | undefined;
 }
 
 /** Options of {@link createAgentSseHandler}. */
@@ -31,6 +38,13 @@ export interface AgentSseHandlerOptions extends StreamAgentEventsOptions {
     req: IncomingMessage,
     request: AgentSseRequest,
   ) => Observable<AgentEvent> | Promise<Observable<AgentEvent>>;
+  /**
+   * Who sends the request: the user id (from your authentication: a verified token, a session
+   * cookie) handed to `events` as `request.userId`. Return `undefined` for an anonymous request;
+   * throw an `HttpError(401, ...)` to refuse it. Anything but a non-empty string or `undefined`
+   * is an `InvalidUserIdError`. A session of another user is then answered 403.
+   */
+  readonly identify?: (req: IncomingMessage) => string | undefined | Promise<string | undefined>;
 }
 
 /**
@@ -51,14 +65,19 @@ export interface AgentSseHandlerOptions extends StreamAgentEventsOptions {
 export function createAgentSseHandler(
   options: AgentSseHandlerOptions,
 ): (req: IncomingMessage, res: ServerResponse) => Promise<StreamOutcome> {
-  const { events, ...streamOptions } = options;
+  const { events, identify, ...streamOptions } = options;
   return (req, res) => {
     const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
     const header = req.headers['last-event-id'];
     const lastEventId =
       (Array.isArray(header) ? header[0] : header) ?? url.searchParams.get('lastEventId') ?? undefined;
-    const request: AgentSseRequest = { url, lastEventId: lastEventId || undefined, body: () => readJsonRequest(req) };
-    const events$ = defer(() => from(Promise.resolve(events(req, request)))).pipe(switchMap((inner) => inner));
+    const request = async (): Promise<AgentSseRequest> => ({
+      url,
+      lastEventId: lastEventId || undefined,
+      body: () => readJsonRequest(req),
+      userId: checkUserId(await identify?.(req), 'identify(req)'),
+    });
+    const events$ = defer(() => from(request().then((r) => events(req, r)))).pipe(switchMap((inner) => inner));
     return streamAgentEvents(res, events$, streamOptions);
   };
 }
