@@ -3,10 +3,10 @@
 // records each session's owner, and memories live in per-user views of one backend.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Agent, InMemorySessionStore, type AgentEvent } from '@rxscope/core';
+import { Agent, InMemorySessionStore, SessionForbiddenError, type AgentEvent } from '@rxscope/core';
 import { AgentSessions, createAgentSseHandler, HttpError } from '@rxscope/core/node';
 import { ScriptedChatModel, type ScriptedTurn } from '@rxscope/core/testing';
-import { takeWhile } from 'rxjs';
+import { firstValueFrom, takeWhile } from 'rxjs';
 import { AgenticMemoryMiddleware } from './agentic-memory.js';
 import { KnowledgeMemoryBackend } from './knowledge-memory-backend.js';
 
@@ -44,6 +44,7 @@ describe('user isolation through the HTTP handlers', () => {
         models.set(id, model);
         return new Agent({ model, sessionId: id, store, middlewares: [memory] });
       },
+      store,
     });
     const identify = (req: IncomingMessage) => {
       const user = req.headers['x-user'];
@@ -112,6 +113,14 @@ describe('user isolation through the HTTP handlers', () => {
     });
     expect(replay.status).toBe(200);
     expect(eventsOf(await replay.text())).toEqual(aliceEvents.slice(1));
+
+    // Another process (its own sessions, the same store) knows the owner from the store.
+    const elsewhere = new AgentSessions({
+      agent: (id) => new Agent({ model: new ScriptedChatModel([]), sessionId: id, store }),
+      store,
+    });
+    await expect(firstValueFrom(elsewhere.events('a1', { userId: 'mallory' }))).rejects.toThrow(SessionForbiddenError);
+    await elsewhere.close();
 
     const anonymous = await post(undefined, 'a1', 'hi');
     expect(anonymous.status).toBe(401);

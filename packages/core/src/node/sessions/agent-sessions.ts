@@ -4,6 +4,7 @@ import { AgentShutdownError, AgentUsageError } from '../../agent/errors.js';
 import { assertSessionOwner, checkUserId } from '../../agent/user-identity.js';
 import { shutdownAgents, type ShutdownAgentsOptions, type ShutdownReport } from '../shutdown-agents.js';
 import type { AgentEvent } from '../../event/events.js';
+import type { SessionStore } from '../../state/session-store.js';
 import { ReplyTracker } from '../reply-tracker.js';
 import { InMemorySessionEventBus } from './in-memory-session-event-bus.js';
 import type { SessionEventBus, SessionEventsOptions } from './session-event-bus.js';
@@ -21,6 +22,12 @@ export interface AgentSessionsOptions {
   readonly cancelGraceMs?: number;
   /** Failures with no caller to report to (the bus failing mid-reply). Default: `console.error`. */
   readonly onError?: (error: unknown) => void;
+  /**
+   * The session store of the session agents, when they have one: `events(id, { userId })` reads a
+   * session's owner from it when this process's agent of the session has not loaded it yet (the
+   * session was started in another process).
+   */
+  readonly store?: SessionStore;
 }
 
 /** Who a session call acts for (see `reply(input, { userId })`). */
@@ -200,12 +207,18 @@ export class AgentSessions {
     const { userId, ...rest } = options;
     if (checkUserId(userId, 'sessions.events') === undefined) return this.bus.events(sessionId, rest);
     // A reader with an id reads only a session that is not another user's (its owner is in the agent's state).
-    return from(this.agent(sessionId)).pipe(
-      switchMap((agent) => {
-        assertSessionOwner(agent.saveState().owner, sessionId, userId);
+    return from(this.ownerOf(sessionId)).pipe(
+      switchMap((owner) => {
+        assertSessionOwner(owner, sessionId, userId);
         return this.bus.events(sessionId, rest);
       }),
     );
+  }
+
+  /** The session's owner: as its agent here knows it, else as the store has it. */
+  private async ownerOf(sessionId: string): Promise<string | undefined> {
+    const known = (await this.agent(sessionId)).saveState().owner;
+    return known ?? (await this.options.store?.load(sessionId))?.state.owner;
   }
 
   /**
