@@ -27,11 +27,21 @@ const deploy = defineTool({
 
 const calls = (...names: string[]) =>
   new ScriptedChatModel([
-    { toolCalls: names.map((name, i) => ({ id: `c${i}`, name, input: name === 'deploy' ? { env: 'prod' } : { path: 'a' } })) },
+    {
+      toolCalls: names.map((name, i) => ({
+        id: `c${i}`,
+        name,
+        input: name === 'deploy' ? { env: 'prod' } : { path: 'a' },
+      })),
+    },
     { text: 'done' },
   ]);
 const results = (agent: Agent) =>
-  toolResultsOf(agent.context[1]!).map((r) => [r.toolCallId, r.status, r.output.map((o) => (o as { text: string }).text).join('')]);
+  toolResultsOf(agent.context[1]!).map((r) => [
+    r.toolCallId,
+    r.status,
+    r.output.map((o) => (o as { text: string }).text).join(''),
+  ]);
 
 describe('onCheckPermission', () => {
   it('turns an ask into an allow for one tenant only; other users are still asked', async () => {
@@ -77,11 +87,10 @@ describe('onCheckPermission', () => {
         input.decision.behavior !== 'ask'
           ? next(input)
           : from(approver(input)).pipe(
-              map(
-                (ok): PermissionDecision =>
-                  ok
-                    ? { behavior: 'allow', reason: 'approved by ops', decidedBy: 'middleware' }
-                    : { behavior: 'deny', reason: 'ops refused a production deploy', decidedBy: 'middleware' },
+              map((ok): PermissionDecision =>
+                ok
+                  ? { behavior: 'allow', reason: 'approved by ops', decidedBy: 'middleware' }
+                  : { behavior: 'deny', reason: 'ops refused a production deploy', decidedBy: 'middleware' },
               ),
             ),
     };
@@ -99,7 +108,9 @@ describe('onCheckPermission', () => {
       onCheckPermission: (_agent, ctx, input, next) => {
         log.push(`audit enter ${input.tool.name}`);
         return next(input).pipe(
-          tap((d) => log.push(`audit ${ctx.userId} ${input.toolCall.id} ${input.tool.name} ${d.behavior} by ${d.decidedBy}`)),
+          tap((d) =>
+            log.push(`audit ${ctx.userId} ${input.toolCall.id} ${input.tool.name} ${d.behavior} by ${d.decidedBy}`),
+          ),
         );
       },
     };
@@ -112,7 +123,11 @@ describe('onCheckPermission', () => {
           : next(input);
       },
     };
-    const agent = new Agent({ model: calls('read_file', 'deploy'), tools: [read, deploy], middlewares: [audit, allowReads] });
+    const agent = new Agent({
+      model: calls('read_file', 'deploy'),
+      tools: [read, deploy],
+      middlewares: [audit, allowReads],
+    });
     const events = await runReply(agent, agent.reply('go', { userId: 'u1' }));
     expect(endOf(events).finishReason).toBe('awaiting_confirmation');
     expect(log).toEqual([

@@ -36,8 +36,8 @@ export class PermissionDecisionError extends RxscopeError {
 export function permissionChainFor(middlewares: readonly Middleware[]): PermissionChain | undefined {
   const layers: Layer<PermissionCheckInput, PermissionDecision>[] = [];
   for (const mw of middlewares) {
-    const fn = mw.onCheckPermission;
-    if (fn) layers.push((agent, ctx, input, next) => fn.call(mw, agent, ctx, input, next));
+    // Called as a method of its middleware (class-based middlewares use `this`).
+    if (mw.onCheckPermission) layers.push((agent, ctx, input, next) => mw.onCheckPermission!(agent, ctx, input, next));
   }
   return layers.length ? composeChain(layers) : undefined;
 }

@@ -164,7 +164,13 @@ export class VectorStoreKnowledgeBase implements KnowledgeBase {
         chunks.push({
           id,
           pageContent: part.text,
-          metadata: { ...metadataWithScope(doc), ...loc, [DOCUMENT_ID]: documentId, [CHUNK_ID]: id, [GENERATION]: generation },
+          metadata: {
+            ...metadataWithScope(doc),
+            ...loc,
+            [DOCUMENT_ID]: documentId,
+            [CHUNK_ID]: id,
+            [GENERATION]: generation,
+          },
         });
       });
     }

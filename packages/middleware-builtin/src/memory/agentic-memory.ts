@@ -115,18 +115,18 @@ export class AgenticMemoryMiddleware implements Middleware {
     return this.backendFor(ctx.userId)
       .list()
       .then((headers) => {
-      if (!headers.length) return prompt;
-      const lines: string[] = [];
-      let used = 0;
-      for (const h of headers) {
-        const line = indexLine(h);
-        if (used + line.length + 1 > this.indexChars) break;
-        lines.push(line);
-        used += line.length + 1;
-      }
-      const more = headers.length - lines.length;
-      const index = `${lines.join('\n')}${more ? `\n(… ${more} more; use memory_search)` : ''}`;
-      return `${prompt}\n\n## Long-term memory\nMemories you kept (name (type): description):\n${index}`;
+        if (!headers.length) return prompt;
+        const lines: string[] = [];
+        let used = 0;
+        for (const h of headers) {
+          const line = indexLine(h);
+          if (used + line.length + 1 > this.indexChars) break;
+          lines.push(line);
+          used += line.length + 1;
+        }
+        const more = headers.length - lines.length;
+        const index = `${lines.join('\n')}${more ? `\n(… ${more} more; use memory_search)` : ''}`;
+        return `${prompt}\n\n## Long-term memory\nMemories you kept (name (type): description):\n${index}`;
       });
   }
 

@@ -150,7 +150,11 @@ describe('user isolation through the HTTP handlers', () => {
       const res = await fetch(`http://127.0.0.1:${(s.address() as AddressInfo).port}/`);
       expect(res.status).toBe(400);
       expect(await res.json()).toMatchObject({
-        error: { name: 'InvalidUserIdError', code: 'invalid_user_id', message: expect.stringMatching(/identify\(req\)/) },
+        error: {
+          name: 'InvalidUserIdError',
+          code: 'invalid_user_id',
+          message: expect.stringMatching(/identify\(req\)/),
+        },
       });
     } finally {
       s.closeAllConnections();
