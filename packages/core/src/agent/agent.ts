@@ -217,7 +217,7 @@ export class Agent implements AgentHandle {
   call<S extends z.ZodType>(input: ReplyInput, options: ReplyOptions<S> & { readonly output: S }): Promise<z.output<S>>;
   call(input: ReplyInput, options?: ReplyOptions): Promise<Msg>;
   call(input: ReplyInput, options: ReplyOptions = {}): Promise<unknown> {
-    return callResult(this.reply(input, options), this.name, options.output !== undefined);
+    return callResult(() => this.reply(input, options), this.name, options.output !== undefined);
   }
 
   /**

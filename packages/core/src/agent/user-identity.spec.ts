@@ -34,10 +34,13 @@ describe('the user a reply acts for', () => {
     expect(seen.at(-1)).toBe('model undefined');
   });
 
-  it.each([[''], [42], [null], ['x'.repeat(257)]])('refuses userId %p at once, before anything runs', (bad) => {
+  it.each([[''], [42], [null], ['x'.repeat(257)]])('refuses userId %p at once, before anything runs', async (bad) => {
     const agent = new Agent({ model: new ScriptedChatModel([{ text: 'never' }]) });
     expect(() => agent.reply('hi', { userId: bad as string })).toThrow(InvalidUserIdError);
     expect(() => agent.reply('hi', { userId: bad as string })).toThrow(/userId must be a non-empty string/);
+    // call() rejects (a promise API does not throw).
+    expect(() => void agent.call('hi', { userId: bad as string }).catch(() => undefined)).not.toThrow();
+    await expect(agent.call('hi', { userId: bad as string })).rejects.toMatchObject({ code: 'invalid_user_id' });
     expect(agent.context).toEqual([]);
   });
 
