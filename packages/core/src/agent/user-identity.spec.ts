@@ -44,6 +44,31 @@ describe('the user a reply acts for', () => {
     expect(agent.context).toEqual([]);
   });
 
+  it('permission rules with a userId count only for that user', async () => {
+    const deploy = defineTool({
+      name: 'deploy',
+      description: '',
+      input: z.object({}),
+      needsApproval: true,
+      execute: () => 'deployed',
+    });
+    const rules = [{ behavior: 'allow' as const, tool: 'deploy', userId: 'admin' }];
+    const run = async (userId: string) => {
+      const model = new ScriptedChatModel([{ toolCalls: [{ name: 'deploy', input: {} }] }, { text: 'ok' }]);
+      const agent = new Agent({ model, tools: [deploy], permissions: { rules } });
+      return endOf(await runReply(agent, agent.reply('ship', { userId }))).finishReason;
+    };
+    expect(await run('admin')).toBe('completed');
+    expect(await run('intern')).toBe('awaiting_confirmation');
+    // Kept in the state like any rule.
+    const agent = new Agent({ model: new ScriptedChatModel([]), permissions: { rules } });
+    const restored = new Agent({
+      model: new ScriptedChatModel([]),
+      state: JSON.parse(JSON.stringify(agent.saveState())),
+    });
+    expect(restored.permissions.rules).toEqual(rules);
+  });
+
   it('the first user owns the session; another user can neither continue nor resume it, also after a restore from the store', async () => {
     const store = new InMemorySessionStore();
     const model = new ScriptedChatModel([{ text: 'one' }, { text: 'two' }, { text: 'three' }]);

@@ -46,6 +46,7 @@ const ruleSchema = z.object({
   argument: z.string().optional(),
   pattern: z.string().optional(),
   reason: z.string().optional(),
+  userId: z.string().min(1).optional(),
 });
 
 const pendingCallSchema = z.object({

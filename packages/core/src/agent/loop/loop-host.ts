@@ -130,7 +130,7 @@ export class LoopHost {
     tool: Tool,
     input: unknown,
   ): PermissionDecision | Promise<PermissionDecision> {
-    const decision = decidePermission(tool, input, this.state.permissions.state);
+    const decision = decidePermission(tool, input, this.state.permissions.state, ctx.userId);
     const chain = this.permissionChain;
     if (!chain) return decision;
     return Promise.resolve(decision).then((d) =>
