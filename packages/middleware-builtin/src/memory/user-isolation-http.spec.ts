@@ -142,7 +142,9 @@ describe('user isolation through the HTTP handlers', () => {
     expect(JSON.stringify(models.get('a2')!.requests[0]!.messages[0])).toContain('alice-pin');
   });
 
-  it('a bad id from identify(req) is refused with a clear error before anything runs', async () => {
+  it('a bad id from identify(req) or sessions.start is refused with a clear error before anything runs', async () => {
+    await expect(sessions.start('z1', 'hi', { userId: '' })).rejects.toMatchObject({ code: 'invalid_user_id' });
+    expect(models.has('z1')).toBe(false);
     const bad = createAgentSseHandler({ identify: () => '', events: () => sessions.events('never') });
     const s = createServer((req, res) => void bad(req, res));
     await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
