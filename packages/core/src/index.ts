@@ -105,9 +105,11 @@ export type {
   Middleware,
   ModelCallInput,
   Next,
+  PermissionCheckInput,
   ReasoningInput,
   ShutdownResume,
 } from './middleware/middleware.js';
+export { PermissionDecisionError } from './middleware/permission-chain.js';
 
 // agent
 export { Agent } from './agent/agent.js';
@@ -118,10 +120,12 @@ export type { ReplyOptions } from './agent/structured-output.js';
 export type { AgentToolOptions, AgentToolTarget, DefaultAgentToolInput } from './agent/agent-tool.js';
 export { AgentError, AgentShutdownError, AgentUsageError, InvalidReplyInputError } from './agent/errors.js';
 export { AgentSharedError } from './agent/agent-shared-error.js';
+export { InvalidUserIdError, SessionForbiddenError } from './agent/user-identity.js';
 export type { AgentShutdownOptions, AgentShutdownResult } from './agent/agent-shutdown.js';
 
 // permissions
 export { Permissions } from './permission/permissions.js';
+export type { PermissionDecision } from './permission/engine.js';
 export type { PermissionBehavior, PermissionMode, PermissionRule, PermissionState } from './permission/rules.js';
 
 // state and sessions

@@ -32,11 +32,12 @@ import { resumeOutput } from './loop/resume-validation.js';
 import { sentMessage } from './send-inbox.js';
 import { SessionState } from './session-state.js';
 import { StoreSync } from './store-sync.js';
-import { OUTPUT_TOOL_NAME, StructuredOutput, type ReplyOptions } from './structured-output.js';
+import { structuredOutputOf, type ReplyOptions } from './structured-output.js';
 import { systemPromptThrough } from './loop/system-prompt.js';
 import { withTools } from './loop/reply-tools.js';
 import { AgentTools } from './agent-tools.js';
 import { checkReplyTools, validateAgentOptions } from './validate-options.js';
+import { checkUserId, claimSession } from './user-identity.js';
 
 export type { AgentOptions, ReplyInput, ResumeInput, ResumeReplyInput } from './agent-options.js';
 
@@ -195,6 +196,7 @@ export class Agent implements AgentHandle {
    * ```
    */
   reply(input: ReplyInput, options: ReplyOptions = {}): Observable<AgentEvent> {
+    checkUserId(options.userId);
     return this.queue.run(
       () => {
         this.refuseWhenShutDown('reply');
@@ -222,7 +224,7 @@ export class Agent implements AgentHandle {
   ): Promise<StandardSchemaV1.InferOutput<S>>;
   call(input: ReplyInput, options?: ReplyOptions): Promise<Msg>;
   call(input: ReplyInput, options: ReplyOptions = {}): Promise<unknown> {
-    return callResult(this.reply(input, options), this.name, options.output !== undefined);
+    return callResult(() => this.reply(input, options), this.name, options.output !== undefined);
   }
 
   /**
@@ -332,7 +334,9 @@ export class Agent implements AgentHandle {
   }
 
   private startReply(input: ReplyInput, options: ReplyOptions): Observable<AgentEvent> {
-    const output = options.output ? this.structuredOutput(options) : undefined;
+    const output = options.output
+      ? structuredOutputOf(options, this, (name) => this.agentTools.map.has(name))
+      : undefined;
     if (options.tools !== undefined) checkReplyTools(options.tools, this.agentTools.map);
     const replyTools = options.tools?.length ? options.tools : undefined;
     const prepared = prepareReplyInput(input, {
@@ -355,6 +359,7 @@ export class Agent implements AgentHandle {
       controller.signal,
       this.state.middlewareState,
       replyValues,
+      claimSession(this.state, this.sessionId, options.userId),
     );
     const run = new ReplyRun(this.host, ctx, prepared.resume, output, replyTools);
     ctx.onStop = (reason) => {
@@ -387,19 +392,6 @@ export class Agent implements AgentHandle {
     throw new AgentShutdownError(
       `Agent "${this.name}" is shut down (${this.closedFor}) and takes no new ${what}; send it to a running instance ` +
         `(a reply it had running is saved and continues there with { type: 'RESUME_REPLY' }).`,
-    );
-  }
-
-  private structuredOutput(options: ReplyOptions): StructuredOutput {
-    if (this.agentTools.map.has(OUTPUT_TOOL_NAME) && !this.model.supportsResponseFormat) {
-      throw new AgentUsageError(
-        `Agent "${this.name}" has a tool named "${OUTPUT_TOOL_NAME}", the name structured output uses; rename that tool.`,
-      );
-    }
-    return new StructuredOutput(
-      options.output!,
-      this.model.supportsResponseFormat === true,
-      options.outputRepairs ?? 2,
     );
   }
 }

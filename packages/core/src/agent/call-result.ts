@@ -7,15 +7,20 @@ import { AgentError } from './errors.js';
  * What `agent.call()` resolves with: the reply message (with `replyId`, `finishReason`, `usage`
  * and `stopReason` in its metadata), or the structured output when `withOutput`; rejects with
  * an {@link AgentError} for an error end (and for a reply asked for an output that has none).
+ * `events` starts the reply: input refused at once (an invalid `userId`) rejects the promise.
  */
-export function callResult(events: Observable<AgentEvent>, source: string, withOutput: boolean): Promise<unknown> {
+export function callResult(
+  events: () => Observable<AgentEvent>,
+  source: string,
+  withOutput: boolean,
+): Promise<unknown> {
   // reduce() always emits, so the stream is never empty.
   // eslint-disable-next-line rxjs-x/no-ignored-default-value
   return lastValueFrom(
     defer(() => {
       const reducer = createReplyReducer({ source });
       let end: ReplyEndEvent | undefined;
-      return events.pipe(
+      return events().pipe(
         reduce((count, e) => {
           reducer.apply(e);
           if (e.type === 'REPLY_END' && e.source === source) end = e;

@@ -18,6 +18,8 @@ export class SessionState {
   pending: PendingReply | undefined;
   /** Messages sent with `agent.send()` that have not joined a reply yet. */
   readonly inbox = new SendInbox();
+  /** The user the session belongs to (the first reply's `userId`); another user's replies are refused. */
+  owner: string | undefined;
 
   constructor(readonly permissions: Permissions) {}
 
@@ -37,6 +39,7 @@ export class SessionState {
     this.permissions.replace(snapshot.permissions);
     this.pending = snapshot.pending;
     this.inbox.restore(snapshot.inbox, fromStore);
+    this.owner = snapshot.owner;
   }
 
   /** A JSON-serialisable, versioned snapshot of the state. */
@@ -51,6 +54,7 @@ export class SessionState {
       permissions: this.permissions.state,
       ...(this.pending ? { pending: this.pending } : {}),
       ...(this.inbox.size ? { inbox: this.inbox.messages } : {}),
+      ...(this.owner !== undefined ? { owner: this.owner } : {}),
       savedAt: Date.now(),
     };
   }

@@ -29,6 +29,14 @@ export interface ReplyOptions<S extends StandardSchemaV1 = StandardSchemaV1> {
    * them and resumed gets the tools passed to the resume call (pass them again).
    */
   readonly tools?: readonly Tool[];
+  /**
+   * The user this reply acts for (`ctx.userId`): a non-empty string, else the call throws an
+   * `InvalidUserIdError` at once. The session's first reply with a `userId` makes that user its
+   * owner (saved with the state); a reply or resume for another user is refused with a
+   * `SessionForbiddenError` (HTTP 403). Memory, audit, usage and tracing middlewares scope and
+   * label their data with it.
+   */
+  readonly userId?: string;
 }
 
 /**
@@ -48,6 +56,23 @@ type Verdict = { readonly ok: true } | { readonly ok: false; readonly hint: stri
  * reasoning step that called no tool ({@link checkAnswer}) and after an acting step
  * ({@link afterActing}); once it holds a value the reply ends with it.
  */
+/**
+ * The structured output of one reply of an agent (its `output` option), refused when the agent
+ * has a tool of the name the fallback output tool takes and the model has no response format.
+ */
+export function structuredOutputOf(
+  options: ReplyOptions,
+  agent: { readonly name: string; readonly model: { readonly supportsResponseFormat?: boolean } },
+  hasTool: (name: string) => boolean,
+): StructuredOutput {
+  if (hasTool(OUTPUT_TOOL_NAME) && !agent.model.supportsResponseFormat) {
+    throw new AgentUsageError(
+      `Agent "${agent.name}" has a tool named "${OUTPUT_TOOL_NAME}", the name structured output uses; rename that tool.`,
+    );
+  }
+  return new StructuredOutput(options.output!, agent.model.supportsResponseFormat === true, options.outputRepairs ?? 2);
+}
+
 export class StructuredOutput {
   /** The parsed value, once an answer matched the schema. */
   value: unknown;

@@ -4,11 +4,24 @@ import type { AgentEvent } from '../event/events.js';
 import type { RuntimeContext } from './context.js';
 import type { Middleware, Next } from './middleware.js';
 
-/** One layer of an onion: the shape of `onAgent`, `onReasoning`, `onActing` and `onModelCall`. */
-export type Layer<I> = (agent: AgentHandle, ctx: RuntimeContext, input: I, next: Next<I>) => Observable<AgentEvent>;
+/**
+ * One layer of an onion: the shape of `onAgent`, `onReasoning`, `onActing` and `onModelCall`
+ * (`O`: what the onion emits; `onCheckPermission` emits a permission decision).
+ */
+export type Layer<I, O = AgentEvent> = (
+  agent: AgentHandle,
+  ctx: RuntimeContext,
+  input: I,
+  next: Next<I, O>,
+) => Observable<O>;
 
 /** A composed onion; the innermost step (`terminal`) is passed at call time. */
-export type Chain<I> = (agent: AgentHandle, ctx: RuntimeContext, input: I, terminal: Next<I>) => Observable<AgentEvent>;
+export type Chain<I, O = AgentEvent> = (
+  agent: AgentHandle,
+  ctx: RuntimeContext,
+  input: I,
+  terminal: Next<I, O>,
+) => Observable<O>;
 
 /** The hooks that form onions. */
 export type OnionHook = 'onAgent' | 'onReasoning' | 'onActing' | 'onModelCall';
@@ -26,11 +39,11 @@ export type OnionHook = 'onAgent' | 'onReasoning' | 'onActing' | 'onModelCall';
  * chain(agent, ctx, input, (i) => callModel(i)).subscribe();
  * ```
  */
-export function composeChain<I>(
-  layers: readonly Layer<I>[],
+export function composeChain<I, O = AgentEvent>(
+  layers: readonly Layer<I, O>[],
   handOver?: (ctx: RuntimeContext, input: I) => I,
-): Chain<I> {
-  return layers.reduceRight<Chain<I>>(
+): Chain<I, O> {
+  return layers.reduceRight<Chain<I, O>>(
     (inner, layer) => (agent, ctx, input, terminal) =>
       defer(() =>
         layer(agent, ctx, input, (nextInput) =>

@@ -2,6 +2,7 @@ import type { Observable, ObservableInput } from 'rxjs';
 import type { AgentEvent, ExternalExecutionResultEvent, UserConfirmResultEvent } from '../event/events.js';
 import type { Msg, ToolCallBlock } from '../message/blocks.js';
 import type { ChatModel, ModelOptions, ModelRequest, ResponseFormat, ToolChoice } from '../model/chat-model.js';
+import type { PermissionDecision } from '../permission/engine.js';
 import type { Tool } from '../tool/tool.js';
 import type { AgentHandle } from './agent-handle.js';
 import type { RuntimeContext } from './context.js';
@@ -10,7 +11,7 @@ import type { RuntimeContext } from './context.js';
  * The rest of the chain: call it with the (possibly replaced) input to run the inner layers.
  * It may be called several times (retry, fallback, fan-out); not calling it short-circuits.
  */
-export type Next<I> = (input: I) => Observable<AgentEvent>;
+export type Next<I, O = AgentEvent> = (input: I) => Observable<O>;
 
 /**
  * `AgentInput.resume` of a reply continued after a shutdown (`agent.reply({type: 'RESUME_REPLY'})`).
@@ -52,6 +53,20 @@ export interface ActingInput {
   readonly tool: Tool;
   /** The validated arguments (what `execute` receives). */
   readonly input: unknown;
+}
+
+/**
+ * Input of `onCheckPermission`: the permission decision for ONE validated tool call, made by the
+ * rules, the mode and the tool's own check (`decision`). The innermost `next` answers
+ * `input.decision`; pass another to `next`, or answer without calling it, to change it.
+ */
+export interface PermissionCheckInput {
+  readonly toolCall: ToolCallBlock;
+  readonly tool: Tool;
+  /** The validated arguments (what `execute` would receive). */
+  readonly input: unknown;
+  /** What the engine decided (deny rules, ask rules, read-only, mode, the tool's check, allow rules). */
+  readonly decision: PermissionDecision;
 }
 
 /** Input of `onModelCall`: one call of one model (once per attempt). */
@@ -106,6 +121,19 @@ export interface Middleware {
     input: ModelCallInput,
     next: Next<ModelCallInput>,
   ): Observable<AgentEvent>;
+  /**
+   * Wraps the permission decision of one tool call (after validation, before it runs or is
+   * asked about): allow, deny, turn an `ask` into an `allow` (per tenant: `ctx.userId`), route
+   * an `ask` to another approver and answer with theirs, or audit every decision. Emits the
+   * decision (the first value counts). A layer that throws or errors answers the call with an
+   * error result. Not run for a call a person already confirmed.
+   */
+  onCheckPermission?(
+    agent: AgentHandle,
+    ctx: RuntimeContext,
+    input: PermissionCheckInput,
+    next: Next<PermissionCheckInput, PermissionDecision>,
+  ): Observable<PermissionDecision>;
   /** Transforms the system prompt; applied in order, once per reasoning step. */
   onSystemPrompt?(agent: AgentHandle, ctx: RuntimeContext, prompt: string): ObservableInput<string> | string;
   /**

@@ -30,6 +30,7 @@ export type {
   RedisSessionEventBusOptions,
   SessionEventBus,
   SessionEventsOptions,
+  SessionUserOptions,
 } from './sessions/index.js';
 
 // Redis: pub/sub shared by the Redis-backed parts ---------------------------------------------

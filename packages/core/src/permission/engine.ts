@@ -1,23 +1,36 @@
 import type { Tool, ToolPermissionDecision } from '../tool/tool.js';
 import { describeRule, ruleMatches, type PermissionRule, type PermissionState } from './rules.js';
 
-/** The engine's verdict for one call, with the reason and what decided it. */
+/**
+ * The engine's verdict for one call, with the reason and what decided it.
+ *
+ * @example
+ * ```ts
+ * const d: PermissionDecision = { behavior: 'allow', reason: 'tenant acme auto-approves', decidedBy: 'middleware' };
+ * ```
+ */
 export interface PermissionDecision {
   readonly behavior: 'allow' | 'deny' | 'ask';
   readonly reason: string;
-  /** Which stage decided: `rule`, `read-only`, `mode`, `tool`. */
-  readonly decidedBy: 'rule' | 'read-only' | 'mode' | 'tool';
+  /** Which stage decided: `rule`, `read-only`, `mode`, `tool`, or an `onCheckPermission` layer (`middleware`). */
+  readonly decidedBy: 'rule' | 'read-only' | 'mode' | 'tool' | 'middleware';
 }
 
-const first = (rules: readonly PermissionRule[], behavior: PermissionRule['behavior'], tool: Tool, input: unknown) =>
-  rules.find((r) => r.behavior === behavior && ruleMatches(r, tool.name, input));
+const first = (
+  rules: readonly PermissionRule[],
+  behavior: PermissionRule['behavior'],
+  tool: Tool,
+  input: unknown,
+  userId: string | undefined,
+) => rules.find((r) => r.behavior === behavior && ruleMatches(r, tool.name, input, userId));
 
 /**
  * Decides allow / deny / ask for one validated tool call, in this order:
  * deny rules → ask rules → read-only fast path → `plan` mode (denies the rest) → the tool's own
  * check (`checkPermissions`, else `needsApproval`) → allow rules → the mode's default.
  * `bypass` allows everything a deny rule does not deny. A tool's own "ask" can be overridden by
- * an allow rule (that is what "always allow" adds); its "deny" and "allow" are final.
+ * an allow rule (that is what "always allow" adds); its "deny" and "allow" are final. Rules with
+ * a `userId` count only for that user's replies (`userId`: the reply's user).
  *
  * @example
  * ```ts
@@ -29,11 +42,12 @@ export function decidePermission(
   tool: Tool,
   input: unknown,
   state: PermissionState,
+  userId?: string,
 ): PermissionDecision | Promise<PermissionDecision> {
-  const deny = first(state.rules, 'deny', tool, input);
+  const deny = first(state.rules, 'deny', tool, input, userId);
   if (deny) return { behavior: 'deny', reason: deny.reason ?? `Denied by ${describeRule(deny)}.`, decidedBy: 'rule' };
   if (state.mode === 'bypass') return { behavior: 'allow', reason: 'bypass mode', decidedBy: 'mode' };
-  const ask = first(state.rules, 'ask', tool, input);
+  const ask = first(state.rules, 'ask', tool, input, userId);
   if (ask)
     return {
       behavior: 'ask',
@@ -50,13 +64,13 @@ export function decidePermission(
   }
   // The tool's own check may be asynchronous; everything else stays synchronous.
   if (tool.checkPermissions)
-    return then(tool.checkPermissions(input), (own) => afterToolCheck(tool, input, state, own));
+    return then(tool.checkPermissions(input), (own) => afterToolCheck(tool, input, state, own, userId));
   if (typeof tool.needsApproval === 'function') {
     return then(tool.needsApproval(input), (needs) =>
-      afterToolCheck(tool, input, state, needs ? { behavior: 'ask' } : undefined),
+      afterToolCheck(tool, input, state, needs ? { behavior: 'ask' } : undefined, userId),
     );
   }
-  return afterToolCheck(tool, input, state, tool.needsApproval ? { behavior: 'ask' } : undefined);
+  return afterToolCheck(tool, input, state, tool.needsApproval ? { behavior: 'ask' } : undefined, userId);
 }
 
 function afterToolCheck(
@@ -64,10 +78,11 @@ function afterToolCheck(
   input: unknown,
   state: PermissionState,
   own: ToolPermissionDecision | undefined,
+  userId: string | undefined,
 ): PermissionDecision {
   if (own?.behavior === 'deny') return { behavior: 'deny', reason: own.reason, decidedBy: 'tool' };
   if (own?.behavior === 'allow') return { behavior: 'allow', reason: `allowed by ${tool.name}`, decidedBy: 'tool' };
-  const allow = first(state.rules, 'allow', tool, input);
+  const allow = first(state.rules, 'allow', tool, input, userId);
   if (allow) return { behavior: 'allow', reason: `Allowed by ${describeRule(allow)}.`, decidedBy: 'rule' };
   if (own?.behavior === 'ask') {
     return {

@@ -61,7 +61,13 @@ export class Permissions {
 }
 
 function sameRule(a: PermissionRule, b: PermissionRule): boolean {
-  return a.behavior === b.behavior && a.tool === b.tool && a.argument === b.argument && a.pattern === b.pattern;
+  return (
+    a.behavior === b.behavior &&
+    a.tool === b.tool &&
+    a.argument === b.argument &&
+    a.pattern === b.pattern &&
+    a.userId === b.userId
+  );
 }
 
 function assertMode(mode: string): asserts mode is PermissionMode {

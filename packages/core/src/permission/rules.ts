@@ -23,6 +23,8 @@ export interface PermissionRule {
   readonly pattern?: string;
   /** Shown to the model (deny) or to the person asked (ask). */
   readonly reason?: string;
+  /** Applies only to replies for this user (`reply(input, { userId })`); without it, to every reply. */
+  readonly userId?: string;
 }
 
 /** The permission settings persisted in the agent state. */
@@ -49,7 +51,8 @@ function glob(pattern: string): (value: string) => boolean {
  * ruleMatches({ behavior: 'allow', tool: 'write_file', argument: 'path', pattern: 'src/**' }, 'write_file', { path: 'src/a.ts' }); // true
  * ```
  */
-export function ruleMatches(rule: PermissionRule, toolName: string, input: unknown): boolean {
+export function ruleMatches(rule: PermissionRule, toolName: string, input: unknown, userId?: string): boolean {
+  if (rule.userId !== undefined && rule.userId !== userId) return false;
   if (rule.tool !== toolName && !glob(rule.tool)(toolName)) return false;
   if (rule.argument === undefined) return true;
   const value =
@@ -72,5 +75,6 @@ export function describeRule(rule: PermissionRule): string {
     rule.argument !== undefined
       ? ` with ${rule.argument}${rule.pattern !== undefined ? ` matching "${rule.pattern}"` : ''}`
       : '';
-  return `${rule.behavior} rule "${rule.tool}"${arg}`;
+  const user = rule.userId !== undefined ? ` for user "${rule.userId}"` : '';
+  return `${rule.behavior} rule "${rule.tool}"${arg}${user}`;
 }

@@ -46,6 +46,7 @@ const ruleSchema = z.object({
   argument: z.string().optional(),
   pattern: z.string().optional(),
   reason: z.string().optional(),
+  userId: z.string().min(1).optional(),
 });
 
 const pendingCallSchema = z.object({
@@ -87,6 +88,7 @@ export const agentStateSchema = z.object({
   permissions: z.object({ mode: z.enum(['default', 'strict', 'plan', 'bypass']), rules: z.array(ruleSchema) }),
   pending: pendingReplySchema.optional(),
   inbox: z.array(msgSchema).optional(),
+  owner: z.string().min(1).optional(),
   savedAt: z.number().optional(),
 });
 
@@ -144,6 +146,8 @@ export interface AgentStateSnapshot {
   readonly pending?: PendingReply;
   /** Messages sent with `agent.send()` that have not joined a reply yet, oldest first. */
   readonly inbox?: readonly Msg[];
+  /** The user the session belongs to: the `userId` of its first reply that had one. */
+  readonly owner?: string;
   readonly savedAt?: number;
 }
 

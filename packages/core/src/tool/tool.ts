@@ -21,6 +21,8 @@ export interface ToolContext {
   /** Name of the agent running the tool. */
   readonly agentName: string;
   readonly replyId: string;
+  /** The user the reply acts for (`ctx.userId`), when it has one: scope what the tool reads and writes by it. */
+  readonly userId?: string;
   /**
    * Reports progress as a `TOOL_PROGRESS` event: shown live, never part of the result (the values
    * the tool returns are the result, streamed as `TOOL_RESULT_DELTA`).

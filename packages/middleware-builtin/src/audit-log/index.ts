@@ -49,7 +49,10 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
 export interface AuditLogOptions {
   /** Where records go. Required. */
   readonly sink: AuditSink;
-  /** Who asked: default the `name` of the reply's last user message (`'user'` unless you set it), or the resume event's `source`. */
+  /**
+   * Who asked: default the reply's user (`reply(input, { userId })`, `ctx.userId`), else the
+   * `name` of the reply's last user message (`'user'` unless you set it), or the resume event's `source`.
+   */
   readonly actor?: (input: AgentInput, ctx: RuntimeContext) => string;
   /** Fields whose values are replaced in tool arguments (case-insensitive, any depth). Default: {@link DEFAULT_REDACTED_KEYS}. */
   readonly redactKeys?: readonly string[];
@@ -123,6 +126,7 @@ export class AuditLogMiddleware implements Middleware {
       const resume = input.resume;
       const actor =
         this.options.actor?.(input, ctx) ??
+        ctx.userId ??
         (resume?.type === 'RESUME_REPLY'
           ? 'system'
           : resume
@@ -242,6 +246,7 @@ export class AuditLogMiddleware implements Middleware {
       agent: ctx.agentName,
       sessionId: ctx.sessionId,
       replyId: ctx.replyId,
+      ...(ctx.userId !== undefined ? { userId: ctx.userId } : {}),
       ...partial,
     } as AuditRecord;
     return this.options.redact ? this.options.redact(record) : record;

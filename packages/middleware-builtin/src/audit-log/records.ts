@@ -7,6 +7,8 @@ export interface AuditRecordBase {
   readonly agent: string;
   readonly sessionId: string;
   readonly replyId: string;
+  /** The user the reply acts for (`ctx.userId`), when it has one. */
+  readonly userId?: string;
 }
 
 /**

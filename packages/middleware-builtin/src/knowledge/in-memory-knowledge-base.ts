@@ -11,6 +11,7 @@ import {
   type KnowledgeHit,
   type KnowledgeSearchOptions,
   matchesFilter,
+  metadataWithScope,
   sourceOf,
 } from './knowledge-base.js';
 import { SerialWrites } from './serial-writes.js';
@@ -105,6 +106,8 @@ export class InMemoryKnowledgeBase implements KnowledgeBase {
   private readonly stopWords: readonly string[];
   private db: AnyOrama | undefined;
   private dimensions = 0;
+  /** Set once a document with a `scope` was added: searches then rank everything and keep what is in scope. */
+  private hasScopes = false;
   private readonly chunks = new Map<string, StoredChunk>();
   private readonly chunkIdsOf = new Map<string, readonly string[]>();
   /** Adds run one after the other, so a replaced document never leaves chunks behind. */
@@ -146,7 +149,8 @@ export class InMemoryKnowledgeBase implements KnowledgeBase {
     const perDocument: Record<string, number> = {};
     for (const doc of documents) {
       const documentId = doc.id ?? newId('doc');
-      const metadata = doc.metadata ?? {};
+      const metadata = metadataWithScope(doc);
+      if (doc.scope !== undefined) this.hasScopes = true;
       const parts = await this.split(doc.content);
       perDocument[documentId] = parts.length;
       parts.forEach((part, n) => {
@@ -226,7 +230,7 @@ export class InMemoryKnowledgeBase implements KnowledgeBase {
     const db = this.db;
     if (!db || this.chunks.size === 0) return [];
     // With a filter, rank everything and filter afterwards (the metadata is not indexed).
-    const limit = options.filter ? this.chunks.size : topK;
+    const limit = options.filter || this.hasScopes ? this.chunks.size : topK;
     const vector = this.embeddings && this.dimensions ? await this.embeddings.embedQuery(query) : undefined;
     options.signal?.throwIfAborted();
     const results = await oramaSearch(
@@ -249,7 +253,7 @@ export class InMemoryKnowledgeBase implements KnowledgeBase {
       if (!stored) continue;
       if (!vector && options.scoreThreshold !== undefined && r.score < options.scoreThreshold) continue;
       const hit: KnowledgeHit = { ...stored.hit, score: r.score };
-      if (matchesFilter(hit, options.filter)) hits.push(hit);
+      if (matchesFilter(hit, options.filter, options.scope)) hits.push(hit);
       if (hits.length === topK) break;
     }
     return hits;

@@ -14,6 +14,7 @@ export type {
   KnowledgeHit,
   KnowledgeSearchOptions,
 } from './knowledge-base.js';
+export { SCOPE_KEY } from './knowledge-base.js';
 export { VectorStoreKnowledgeBase } from './vector-store-knowledge-base.js';
 export type { VectorStoreKnowledgeBaseOptions, VectorStoreLike } from './vector-store-knowledge-base.js';
 export { reciprocalRankFusion } from './reciprocal-rank-fusion.js';

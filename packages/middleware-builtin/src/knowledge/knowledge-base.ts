@@ -27,6 +27,30 @@ export interface KnowledgeDocument {
   readonly id?: string;
   readonly content: string;
   readonly metadata?: Readonly<Record<string, unknown>>;
+  /**
+   * The scope (a user id) the document belongs to: only searches with the same `scope` find it.
+   * Without one the document is shared: every search finds it. Kept in the metadata under
+   * {@link SCOPE_KEY}.
+   */
+  readonly scope?: string;
+}
+
+/** The metadata key a document's `scope` is kept under. */
+export const SCOPE_KEY = 'rxscope.scope';
+
+/**
+ * A document's metadata with its scope (checked: a non-empty string).
+ *
+ * @example
+ * ```ts
+ * metadataWithScope({ content: 'x', scope: 'alice' }); // { 'rxscope.scope': 'alice' }
+ * ```
+ */
+export function metadataWithScope(doc: KnowledgeDocument): Readonly<Record<string, unknown>> {
+  if (doc.scope === undefined) return doc.metadata ?? {};
+  if (typeof doc.scope !== 'string' || !doc.scope)
+    throw new TypeError(`a document's scope must be a non-empty string (a user id), got ${JSON.stringify(doc.scope)}.`);
+  return { ...doc.metadata, [SCOPE_KEY]: doc.scope };
 }
 
 /**
@@ -80,6 +104,11 @@ export interface KnowledgeSearchOptions {
   readonly scoreThreshold?: number;
   /** Aborted when the search is no longer wanted. */
   readonly signal?: AbortSignal;
+  /**
+   * Whose documents to search besides the shared ones (a user id, `ctx.userId`): documents added
+   * with another `scope` are never found. Without it, only shared documents are.
+   */
+  readonly scope?: string;
 }
 
 /**
@@ -133,8 +162,14 @@ export function sourceOf(documentId: string, metadata: Readonly<Record<string, u
   return typeof source === 'string' && source ? source : documentId;
 }
 
-/** Whether `hit` passes `filter` (metadata equality, or the predicate). */
-export function matchesFilter(hit: KnowledgeHit, filter: KnowledgeFilter | undefined): boolean {
+/** Whether `hit` is in `scope` (shared, or of that scope) and passes `filter` (metadata equality, or the predicate). */
+export function matchesFilter(
+  hit: KnowledgeHit,
+  filter: KnowledgeFilter | undefined,
+  scope: string | undefined = undefined,
+): boolean {
+  const own = hit.metadata[SCOPE_KEY];
+  if (own !== undefined && own !== scope) return false;
   if (!filter) return true;
   if (typeof filter === 'function') return filter(hit);
   return Object.entries(filter).every(([key, value]) => Object.is(hit.metadata[key], value));

@@ -30,6 +30,8 @@ export interface SearchKnowledgeBasesOptions {
   readonly scoreThreshold?: number;
   readonly filter?: KnowledgeFilter;
   readonly signal?: AbortSignal;
+  /** Whose scoped documents to search besides the shared ones (see `KnowledgeSearchOptions.scope`). */
+  readonly scope?: string;
   /** Damping constant of the rank fusion. Default 60. */
   readonly rrfK?: number;
 }
@@ -50,7 +52,7 @@ export function searchKnowledgeBases(
   query: string,
   options: SearchKnowledgeBasesOptions,
 ): Observable<KnowledgeSearchResult> {
-  const { topK, scoreThreshold, filter, signal } = options;
+  const { topK, scoreThreshold, filter, signal, scope } = options;
   const perBase = Object.fromEntries(
     names.map((name) => [
       name,
@@ -59,6 +61,7 @@ export function searchKnowledgeBases(
         ...(scoreThreshold !== undefined ? { scoreThreshold } : {}),
         ...(filter ? { filter } : {}),
         ...(signal ? { signal } : {}),
+        ...(scope !== undefined ? { scope } : {}),
       }).pipe(
         map((hits) => ({ ok: true as const, hits })),
         catchError((err: unknown) =>

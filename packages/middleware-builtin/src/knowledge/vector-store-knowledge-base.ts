@@ -9,6 +9,7 @@ import {
   type KnowledgeHit,
   type KnowledgeSearchOptions,
   matchesFilter,
+  metadataWithScope,
   sourceOf,
 } from './knowledge-base.js';
 import { SerialWrites } from './serial-writes.js';
@@ -163,7 +164,13 @@ export class VectorStoreKnowledgeBase implements KnowledgeBase {
         chunks.push({
           id,
           pageContent: part.text,
-          metadata: { ...doc.metadata, ...loc, [DOCUMENT_ID]: documentId, [CHUNK_ID]: id, [GENERATION]: generation },
+          metadata: {
+            ...metadataWithScope(doc),
+            ...loc,
+            [DOCUMENT_ID]: documentId,
+            [CHUNK_ID]: id,
+            [GENERATION]: generation,
+          },
         });
       });
     }
@@ -203,7 +210,8 @@ export class VectorStoreKnowledgeBase implements KnowledgeBase {
     const topK = checkTopK('VectorStoreKnowledgeBase.search', options.topK);
     options.signal?.throwIfAborted();
     await this.writes.settled();
-    const k = (options.filter ? topK * this.overfetch : topK) + this.superseded;
+    // Scoped documents of other users may come first: ask for more, as with a filter.
+    const k = (options.filter || options.scope !== undefined ? topK * this.overfetch : topK) + this.superseded;
     const found = await this.store.similaritySearchWithScore(query, k, this.storeFilter as never);
     options.signal?.throwIfAborted();
     const hits: KnowledgeHit[] = [];
@@ -212,7 +220,7 @@ export class VectorStoreKnowledgeBase implements KnowledgeBase {
       const score = this.scores === 'distance' ? 1 / (1 + raw) : raw;
       if (options.scoreThreshold !== undefined && score < options.scoreThreshold) return;
       const hit = toHit(doc, score, i);
-      if (hits.length < topK && matchesFilter(hit, options.filter)) hits.push(hit);
+      if (hits.length < topK && matchesFilter(hit, options.filter, options.scope)) hits.push(hit);
     });
     return hits;
   }

@@ -48,6 +48,7 @@ import {
 import type { MemoryBackend, MemoryHeader } from './memory-backend.js';
 import { checkMemoryBackend } from './check-memory-backend.js';
 import { type RecalledMemories, withRecalledMemories } from './recalled-memories.js';
+import { checkMemoryScope, memoryBackendFor, type MemoryScope } from './memory-scope.js';
 
 /** Options of {@link AgenticMemoryMiddleware}. */
 export interface AgenticMemoryOptions {
@@ -63,6 +64,11 @@ export interface AgenticMemoryOptions {
   readonly tools?: boolean;
   /** State key. Default `'AgenticMemoryMiddleware'`. */
   readonly key?: string;
+  /**
+   * Whose memories a reply sees and its tools write: `'user'` (default) keeps each user's
+   * (`ctx.userId`) in the backend's `scoped(userId)` view; `'shared'`: one set for everyone.
+   */
+  readonly scope?: MemoryScope;
 }
 
 const RECALL = new ContextToken<Promise<RecalledMemories> | undefined>(
@@ -82,6 +88,7 @@ export class AgenticMemoryMiddleware implements Middleware {
   private readonly maxRecall: number;
   private readonly indexChars: number;
   private readonly memoryTools: readonly Tool[];
+  private readonly scope: MemoryScope;
 
   constructor(options: AgenticMemoryOptions) {
     const owner = 'AgenticMemoryMiddleware';
@@ -92,6 +99,7 @@ export class AgenticMemoryMiddleware implements Middleware {
     const budget = options.indexTokenBudget ?? 1000;
     if (!(budget > 0)) throw new RangeError(`${owner}: indexTokenBudget must be a number > 0, got ${budget}.`);
     this.key = options.key ?? owner;
+    this.scope = checkMemoryScope(owner, options.scope);
     this.backend = options.backend;
     this.selector = options.selector;
     this.maxRecall = maxRecall;
@@ -103,21 +111,28 @@ export class AgenticMemoryMiddleware implements Middleware {
     return this.memoryTools;
   }
 
-  onSystemPrompt(_agent: AgentHandle, _ctx: RuntimeContext, prompt: string): Promise<string> {
-    return this.backend.list().then((headers) => {
-      if (!headers.length) return prompt;
-      const lines: string[] = [];
-      let used = 0;
-      for (const h of headers) {
-        const line = indexLine(h);
-        if (used + line.length + 1 > this.indexChars) break;
-        lines.push(line);
-        used += line.length + 1;
-      }
-      const more = headers.length - lines.length;
-      const index = `${lines.join('\n')}${more ? `\n(… ${more} more; use memory_search)` : ''}`;
-      return `${prompt}\n\n## Long-term memory\nMemories you kept (name (type): description):\n${index}`;
-    });
+  onSystemPrompt(_agent: AgentHandle, ctx: RuntimeContext, prompt: string): Promise<string> {
+    return this.backendFor(ctx.userId)
+      .list()
+      .then((headers) => {
+        if (!headers.length) return prompt;
+        const lines: string[] = [];
+        let used = 0;
+        for (const h of headers) {
+          const line = indexLine(h);
+          if (used + line.length + 1 > this.indexChars) break;
+          lines.push(line);
+          used += line.length + 1;
+        }
+        const more = headers.length - lines.length;
+        const index = `${lines.join('\n')}${more ? `\n(… ${more} more; use memory_search)` : ''}`;
+        return `${prompt}\n\n## Long-term memory\nMemories you kept (name (type): description):\n${index}`;
+      });
+  }
+
+  /** The backend of a user's replies (see `scope`). */
+  private backendFor(userId: string | undefined): MemoryBackend {
+    return memoryBackendFor('AgenticMemoryMiddleware', this.backend, this.scope, userId);
   }
 
   onAgent(agent: AgentHandle, ctx: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent> {
@@ -129,7 +144,8 @@ export class AgenticMemoryMiddleware implements Middleware {
         .trim();
       if (question && this.maxRecall > 0) {
         // Started now, beside the reply's start; awaited at the first reasoning step.
-        const recall = this.recall(this.selector ?? agent.model, question, ctx.signal);
+        const backend = this.backendFor(ctx.userId);
+        const recall = this.recall(backend, this.selector ?? agent.model, question, ctx.signal);
         recall.catch(() => undefined); // reported at the first step, never as an unhandled rejection
         ctx.set(RECALL, recall);
       }
@@ -149,8 +165,13 @@ export class AgenticMemoryMiddleware implements Middleware {
   }
 
   /** Asks the selector which memories matter for `question`, keeps real names only, reads them. */
-  private async recall(model: ChatModel, question: string, signal: AbortSignal): Promise<RecalledMemories> {
-    const headers = await this.backend.list();
+  private async recall(
+    backend: MemoryBackend,
+    model: ChatModel,
+    question: string,
+    signal: AbortSignal,
+  ): Promise<RecalledMemories> {
+    const headers = await backend.list();
     if (!headers.length) return { memories: [], dropped: [] };
     const system =
       `Pick the memories that help answer the user's message. Answer with a JSON array of memory names only ` +
@@ -160,7 +181,7 @@ export class AgenticMemoryMiddleware implements Middleware {
     const known = new Set(headers.map((h) => h.name));
     const chosen = [...new Set(picked.filter((n) => known.has(n)))].slice(0, this.maxRecall);
     const dropped = picked.filter((n) => !known.has(n));
-    return { memories: await this.backend.read(chosen), dropped };
+    return { memories: await backend.read(chosen), dropped };
   }
 
   private createTools(): Tool[] {
@@ -169,8 +190,8 @@ export class AgenticMemoryMiddleware implements Middleware {
       description: 'Searches your long-term memories and returns the most relevant ones in full.',
       input: z.object({ query: z.string().min(1).describe('What to look for.') }),
       readOnly: true,
-      execute: async ({ query }) => {
-        const found = await this.backend.search(query, 5);
+      execute: async ({ query }, toolCtx) => {
+        const found = await this.backendFor(toolCtx.userId).search(query, 5);
         return found.length
           ? found.map((m) => `### ${m.name} (${m.type}): ${m.description}\n${m.content}`).join('\n\n')
           : `No memory matches "${query}".`;
@@ -190,8 +211,8 @@ export class AgenticMemoryMiddleware implements Middleware {
         type: z.enum(['user', 'project', 'feedback', 'reference']).describe('The kind of memory.'),
         content: z.string().min(1).describe('The memory, in Markdown.'),
       }),
-      execute: async (memory) => {
-        await this.backend.write(memory);
+      execute: async (memory, toolCtx) => {
+        await this.backendFor(toolCtx.userId).write(memory);
         return `Saved memory "${memory.name}".`;
       },
     });

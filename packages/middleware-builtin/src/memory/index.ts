@@ -7,6 +7,8 @@ export { AgenticMemoryMiddleware } from './agentic-memory.js';
 export type { AgenticMemoryOptions } from './agentic-memory.js';
 export { StaticMemoryMiddleware } from './static-memory.js';
 export type { MemoryExchange, MemoryExtractor, StaticMemoryOptions } from './static-memory.js';
+export { checkMemoryScope, memoryBackendFor, MemoryScopeError } from './memory-scope.js';
+export type { MemoryScope } from './memory-scope.js';
 export { KnowledgeMemoryBackend } from './knowledge-memory-backend.js';
 export type { KnowledgeMemoryBackendOptions } from './knowledge-memory-backend.js';
 export { formatMemoryFile, parseMemoryFile } from './memory-backend.js';

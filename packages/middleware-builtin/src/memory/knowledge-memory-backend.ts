@@ -33,8 +33,12 @@ export class KnowledgeMemoryBackend implements MemoryBackend {
   private readonly kb: InMemoryKnowledgeBase;
   /** Indexing of the initial memories; searches wait for it (and fail with it). */
   private readonly ready: Promise<unknown>;
+  private readonly embeddings: EmbeddingsLike | undefined;
+  /** The views of `scoped()`, one per scope (each with its own memories and index). */
+  private readonly scopes = new Map<string, KnowledgeMemoryBackend>();
 
   constructor(options: KnowledgeMemoryBackendOptions = {}) {
+    this.embeddings = options.embeddings;
     this.kb = new InMemoryKnowledgeBase({
       splitter: false,
       ...(options.embeddings ? { embeddings: options.embeddings } : {}),
@@ -65,6 +69,16 @@ export class KnowledgeMemoryBackend implements MemoryBackend {
     await this.ready;
     const hits = await firstValueFrom(this.kb.search(query, { topK }), { defaultValue: [] });
     return hits.flatMap((h) => (this.memories.has(h.documentId) ? [this.memories.get(h.documentId)!] : []));
+  }
+
+  /** The memories of one scope (a user): they start empty and stay apart from every other scope. */
+  scoped(scope: string): KnowledgeMemoryBackend {
+    let view = this.scopes.get(scope);
+    if (!view) {
+      view = new KnowledgeMemoryBackend(this.embeddings ? { embeddings: this.embeddings } : {});
+      this.scopes.set(scope, view);
+    }
+    return view;
   }
 
   private index(memories: readonly Memory[]): Promise<unknown> {

@@ -47,6 +47,12 @@ export interface MemoryBackend {
   write(memory: Memory): Promise<void>;
   /** The memories most relevant to `query`, best first. */
   search(query: string, topK: number): Promise<readonly Memory[]>;
+  /**
+   * A view of this backend holding only the memories of `scope` (a user id), apart from every
+   * other scope and from the backend's own. Memory middlewares use it for each user's replies
+   * (their `scope: 'user'`, the default); without it, a reply for a user is refused.
+   */
+  scoped?(scope: string): MemoryBackend;
 }
 
 const NAME = /^[A-Za-z0-9_-]{1,80}$/;

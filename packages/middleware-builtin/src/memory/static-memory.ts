@@ -15,6 +15,7 @@ import {
 } from '@rxscope/core';
 import { checkMemory, type Memory, type MemoryBackend, type MemoryHeader } from './memory-backend.js';
 import { checkMemoryBackend } from './check-memory-backend.js';
+import { checkMemoryScope, memoryBackendFor, type MemoryScope } from './memory-scope.js';
 import { withRecalledMemories } from './recalled-memories.js';
 
 /**
@@ -29,6 +30,8 @@ export interface MemoryExchange {
   readonly agentName: string;
   readonly sessionId: string;
   readonly replyId: string;
+  /** The user the reply acted for (`ctx.userId`), when it had one. */
+  readonly userId?: string;
   /** The user's input of the reply. */
   readonly input: string;
   /** The agent's own text of the reply. */
@@ -77,6 +80,11 @@ export interface StaticMemoryOptions {
   readonly onWritten?: (names: readonly string[], exchange: MemoryExchange) => void;
   /** State key. Default `'StaticMemoryMiddleware'`. */
   readonly key?: string;
+  /**
+   * Whose memories a reply recalls and writes back: `'user'` (default) keeps each user's
+   * (`ctx.userId`) in the backend's `scoped(userId)` view; `'shared'`: one set for everyone.
+   */
+  readonly scope?: MemoryScope;
 }
 
 const RECALL = new ContextToken<Promise<readonly Memory[]> | undefined>(
@@ -113,6 +121,7 @@ export class StaticMemoryMiddleware implements Middleware {
   private readonly onWritten: ((names: readonly string[], exchange: MemoryExchange) => void) | undefined;
   /** Write-backs still running (bookkeeping for `settled()`, never read by a reply). */
   private readonly writing = new Set<Promise<void>>();
+  private readonly scope: MemoryScope;
 
   constructor(options: StaticMemoryOptions) {
     const owner = 'StaticMemoryMiddleware';
@@ -124,6 +133,7 @@ export class StaticMemoryMiddleware implements Middleware {
     if (typeof writeBack !== 'boolean' && typeof writeBack !== 'function')
       throw new TypeError(`${owner}: writeBack must be true, false or a function.`);
     this.key = options.key ?? owner;
+    this.scope = checkMemoryScope(owner, options.scope);
     this.backend = options.backend;
     this.topK = topK;
     this.writer = options.writer;
@@ -145,9 +155,10 @@ export class StaticMemoryMiddleware implements Middleware {
       const question = userText(
         input.messages.length ? input.messages : askedBefore(ctx.conversation.messages, ctx.replyId),
       );
+      const backend = memoryBackendFor('StaticMemoryMiddleware', this.backend, this.scope, ctx.userId);
       if (question && this.topK > 0) {
         // Started now, beside the reply's start; awaited at the first reasoning step.
-        const recall = this.backend.search(question, this.topK);
+        const recall = backend.search(question, this.topK);
         recall.catch(() => undefined); // reported at the first step
         ctx.set(RECALL, recall);
       }
@@ -159,10 +170,11 @@ export class StaticMemoryMiddleware implements Middleware {
         tap((event) => {
           if (event.type === 'TEXT_BLOCK_DELTA' && event.source === agent.name) answer += event.delta;
           if (event.type === 'REPLY_END' && event.finishReason === 'completed') {
-            this.writeBack(agent, {
+            this.writeBack(agent, backend, {
               agentName: agent.name,
               sessionId: ctx.sessionId,
               replyId: ctx.replyId,
+              ...(ctx.userId !== undefined ? { userId: ctx.userId } : {}),
               input: question,
               answer,
             });
@@ -190,9 +202,9 @@ export class StaticMemoryMiddleware implements Middleware {
   }
 
   /** Detached from the reply: its stream has ended, so failures go to `onError`. */
-  private writeBack(agent: AgentHandle, exchange: MemoryExchange): void {
+  private writeBack(agent: AgentHandle, backend: MemoryBackend, exchange: MemoryExchange): void {
     const run = (async () => {
-      const existing = await this.backend.list();
+      const existing = await backend.list();
       const extract =
         this.extract ??
         ((x: MemoryExchange, e: readonly MemoryHeader[], s: AbortSignal) =>
@@ -200,7 +212,7 @@ export class StaticMemoryMiddleware implements Middleware {
       const memories = await extract(exchange, existing, AbortSignal.timeout(120_000));
       const written: string[] = [];
       for (const memory of memories) {
-        await this.backend.write(checkMemory(memory));
+        await backend.write(checkMemory(memory));
         written.push(memory.name);
       }
       if (written.length) this.onWritten?.(written, exchange);

@@ -1,5 +1,6 @@
 /// <reference types="node" />
 import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { firstValueFrom } from 'rxjs';
 import { InMemoryKnowledgeBase } from '../knowledge/in-memory-knowledge-base.js';
@@ -68,6 +69,18 @@ export class FileMemoryBackend implements MemoryBackend {
     await kb.add(all.map((m) => ({ id: m.name, content: `${m.description}\n${m.content}` })));
     const hits = await firstValueFrom(kb.search(query, { topK }), { defaultValue: [] });
     return hits.flatMap((h) => all.filter((m) => m.name === h.documentId));
+  }
+
+  /**
+   * The memories of one scope (a user), in a folder of their own under `dir`: `users/u_<id>` for
+   * an id of letters, digits, `-` and `_` (at most 64), else `users/h_<sha-256 of the id>`, so
+   * no id can name a path outside it.
+   */
+  scoped(scope: string): FileMemoryBackend {
+    const folder = /^[A-Za-z0-9_-]{1,64}$/.test(scope)
+      ? `u_${scope}`
+      : `h_${createHash('sha256').update(scope).digest('hex')}`;
+    return new FileMemoryBackend({ dir: join(this.dir, 'users', folder) });
   }
 
   private async all(): Promise<Memory[]> {

@@ -180,7 +180,7 @@ export class RAGMiddleware implements Middleware {
       const tool: Tool<SearchArgs> = {
         ...this.searchTool!,
         execute: (args, toolCtx) =>
-          this.searchForTool(args, toolCtx.signal).pipe(
+          this.searchForTool(args, toolCtx.signal, ctx.userId).pipe(
             tap({
               next: ({ result }) => {
                 report = ctx.event('CUSTOM', {
@@ -227,6 +227,8 @@ export class RAGMiddleware implements Middleware {
       return searchKnowledgeBases(this.bases, this.names, query, {
         topK: this.topK,
         signal: ctx.signal,
+        // The user's own documents besides the shared ones; never another user's.
+        ...(ctx.userId !== undefined ? { scope: ctx.userId } : {}),
         ...(this.scoreThreshold !== undefined ? { scoreThreshold: this.scoreThreshold } : {}),
         ...(this.rrfK !== undefined ? { rrfK: this.rrfK } : {}),
       }).pipe(
@@ -274,7 +276,8 @@ export class RAGMiddleware implements Middleware {
       }),
       readOnly: true,
       concurrencySafe: true,
-      execute: (args, toolCtx) => this.searchForTool(args, toolCtx.signal).pipe(map(({ text }) => text)),
+      execute: (args, toolCtx) =>
+        this.searchForTool(args, toolCtx.signal, toolCtx.userId).pipe(map(({ text }) => text)),
     });
   }
 
@@ -282,11 +285,13 @@ export class RAGMiddleware implements Middleware {
   private searchForTool(
     { query, knowledge_bases }: SearchArgs,
     signal: AbortSignal,
+    userId: string | undefined,
   ): Observable<{ result: KnowledgeSearchResult; text: string }> {
     const names = knowledge_bases ? [...new Set(knowledge_bases)] : this.names;
     return searchKnowledgeBases(this.bases, names, query, {
       topK: this.topK,
       signal,
+      ...(userId !== undefined ? { scope: userId } : {}),
       ...(this.scoreThreshold !== undefined ? { scoreThreshold: this.scoreThreshold } : {}),
       ...(this.rrfK !== undefined ? { rrfK: this.rrfK } : {}),
     }).pipe(

@@ -18,6 +18,8 @@ export const ATTR = {
   provider: 'gen_ai.provider.name',
   agentName: 'gen_ai.agent.name',
   conversationId: 'gen_ai.conversation.id',
+  /** The user the reply acts for (`ctx.userId`), from the OTel general conventions. */
+  userId: 'user.id',
   requestModel: 'gen_ai.request.model',
   responseModel: 'gen_ai.response.model',
   finishReasons: 'gen_ai.response.finish_reasons',

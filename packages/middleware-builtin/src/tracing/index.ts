@@ -119,6 +119,7 @@ export class TracingMiddleware implements Middleware {
         [ATTR.provider]: agent.model.provider,
         [ATTR.agentName]: agent.name,
         ...(conversationId !== undefined ? { [ATTR.conversationId]: conversationId } : {}),
+        ...(ctx.userId !== undefined ? { [ATTR.userId]: ctx.userId } : {}),
         [ATTR.requestModel]: agent.model.modelName,
         [ATTR.replyId]: ctx.replyId,
       },

@@ -61,6 +61,8 @@ export interface UsageTotals {
 export interface ReplyUsage extends UsageTotals {
   readonly replyId: string;
   readonly sessionId: string;
+  /** The user the reply acted for (`ctx.userId`), when it had one: add totals up per user from it. */
+  readonly userId?: string;
   readonly agentName: string;
   readonly currency: string;
   /** Wall time of the reply (this run of it, when resumed). */
@@ -77,6 +79,8 @@ export interface ReplyUsage extends UsageTotals {
 /** Running totals of a session (persisted with the agent's state). */
 export interface SessionUsage extends UsageTotals {
   readonly replies: number;
+  /** The user of the session's replies (`ctx.userId`; a session belongs to one user), when they had one. */
+  readonly userId?: string;
   readonly currency: string;
   readonly perModel: Readonly<Record<string, UsageTotals>>;
   readonly unpriced: readonly string[];
@@ -286,6 +290,7 @@ export class UsageMiddleware implements Middleware {
     const report: ReplyUsage = {
       replyId: ctx.replyId,
       sessionId: ctx.sessionId,
+      ...(ctx.userId !== undefined ? { userId: ctx.userId } : {}),
       agentName: ctx.agentName,
       currency: this.currency,
       ...totalsOf(account.totals),
@@ -303,6 +308,7 @@ export class UsageMiddleware implements Middleware {
     const session: SessionUsage = {
       ...addTotals(before ?? zero(), totalsOf(account.totals)),
       replies: (before?.replies ?? 0) + 1,
+      ...((ctx.userId ?? before?.userId) !== undefined ? { userId: ctx.userId ?? before?.userId } : {}),
       currency: this.currency,
       perModel,
       unpriced: [...new Set([...(before?.unpriced ?? []), ...account.unpriced])],

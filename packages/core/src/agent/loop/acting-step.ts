@@ -20,7 +20,7 @@ export function actingStep(scope: StepScope, calls: readonly ToolCallBlock[]): O
   return defer(() => {
     const host = scope.host;
     const triaged = calls.map((call) =>
-      triage(prepareCall(call, scope.tools), (tool, input) => host.decide(tool, input)),
+      triage(prepareCall(call, scope.tools), (tool, input, block) => host.decide(scope.ctx, block, tool, input)),
     );
     // Stay synchronous unless a permission check is asynchronous.
     return triaged.some((t) => t instanceof Promise)

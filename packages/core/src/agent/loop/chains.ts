@@ -6,6 +6,7 @@ import type {
   ReasoningInput,
 } from '../../middleware/middleware.js';
 import { chainFor, type Chain } from '../../middleware/chain.js';
+import { permissionChainFor, type PermissionChain } from '../../middleware/permission-chain.js';
 import type { RuntimeContext } from '../../middleware/context.js';
 import { ReplyContext } from './reply-context.js';
 
@@ -15,6 +16,8 @@ export interface AgentChains {
   readonly reasoning: Chain<ReasoningInput>;
   readonly acting: Chain<ActingInput>;
   readonly modelCall: Chain<ModelCallInput>;
+  /** The `onCheckPermission` onion; `undefined` when no middleware has one (the engine decides alone). */
+  readonly permission: PermissionChain | undefined;
   readonly promptLayers: readonly Middleware[];
 }
 
@@ -25,7 +28,7 @@ interface Entry {
   readonly chains: AgentChains;
 }
 
-const HOOKS = ['onAgent', 'onReasoning', 'onActing', 'onModelCall', 'onSystemPrompt'] as const;
+const HOOKS = ['onAgent', 'onReasoning', 'onActing', 'onModelCall', 'onCheckPermission', 'onSystemPrompt'] as const;
 /** Entries kept per first middleware: a service builds its agents from a few stacks. */
 const PER_KEY = 8;
 const cache = new WeakMap<Middleware, Entry[]>();
@@ -43,6 +46,7 @@ function compose(list: readonly Middleware[]): AgentChains {
     reasoning: chainFor(list, 'onReasoning', withEdits),
     acting: chainFor(list, 'onActing'),
     modelCall: chainFor(list, 'onModelCall'),
+    permission: permissionChainFor(list),
     promptLayers: list.filter((m) => m.onSystemPrompt !== undefined),
   };
 }

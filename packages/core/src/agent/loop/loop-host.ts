@@ -1,7 +1,8 @@
 import type { Observable } from 'rxjs';
 import type { ExternalExecutionResultEvent, UserConfirmResultEvent } from '../../event/events.js';
-import type { Msg } from '../../message/blocks.js';
+import type { Msg, ToolCallBlock } from '../../message/blocks.js';
 import type { Chain } from '../../middleware/chain.js';
+import { runPermissionChain, type PermissionChain } from '../../middleware/permission-chain.js';
 import type { ActingInput, ModelCallInput, ReasoningInput, ShutdownResume } from '../../middleware/middleware.js';
 import type { ChatModel, ModelOptions, ToolChoice } from '../../model/chat-model.js';
 import { decidePermission, type PermissionDecision } from '../../permission/engine.js';
@@ -53,6 +54,7 @@ export class LoopHost {
   readonly reasoningChain: Chain<ReasoningInput>;
   readonly actingChain: Chain<ActingInput>;
   readonly modelCallChain: Chain<ModelCallInput>;
+  readonly permissionChain: PermissionChain | undefined;
   readonly maxIters: number;
   readonly toolChoice: ToolChoice;
   readonly resetToolChoice: boolean;
@@ -68,6 +70,7 @@ export class LoopHost {
     this.reasoningChain = chains.reasoning;
     this.actingChain = chains.acting;
     this.modelCallChain = chains.modelCall;
+    this.permissionChain = chains.permission;
     this.maxIters = parts.maxIters;
     this.toolChoice = options.toolChoice ?? 'auto';
     this.resetToolChoice = options.resetToolChoice ?? true;
@@ -117,9 +120,22 @@ export class LoopHost {
     return this.state.inbox.size > 0;
   }
 
-  /** Permission verdict for a validated call (synchronous unless a tool's own check is async). */
-  decide(tool: Tool, input: unknown): PermissionDecision | Promise<PermissionDecision> {
-    return decidePermission(tool, input, this.state.permissions.state);
+  /**
+   * Permission verdict for a validated call: the engine's, through the `onCheckPermission` layers
+   * when there are any (synchronous unless a tool's own check is async or layers run).
+   */
+  decide(
+    ctx: ReplyContext,
+    call: ToolCallBlock,
+    tool: Tool,
+    input: unknown,
+  ): PermissionDecision | Promise<PermissionDecision> {
+    const decision = decidePermission(tool, input, this.state.permissions.state, ctx.userId);
+    const chain = this.permissionChain;
+    if (!chain) return decision;
+    return Promise.resolve(decision).then((d) =>
+      runPermissionChain(chain, this.agent, ctx, { toolCall: call, tool, input, decision: d }),
+    );
   }
 
   /** Adds an allow rule for a tool ("always allow" in a confirmation). */

@@ -24,6 +24,7 @@ export class ReplyContext implements RuntimeContext {
     readonly signal: AbortSignal,
     private readonly store: Record<string, unknown>,
     replyValues: Record<string, unknown> = {},
+    readonly userId: string | undefined = undefined,
   ) {
     this.origin = { replyId, source: agentName };
     this.replyValues = replyValues;

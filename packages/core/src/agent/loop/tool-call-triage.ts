@@ -1,4 +1,5 @@
 import type { PendingToolCall } from '../../event/events.js';
+import type { ToolCallBlock } from '../../message/blocks.js';
 import type { PermissionDecision } from '../../permission/engine.js';
 import type { Tool } from '../../tool/tool.js';
 import type { PreparedCall } from './tool-run.js';
@@ -15,7 +16,7 @@ export type Triage =
  */
 export function triage(
   prepared: PreparedCall,
-  decide: (tool: Tool, input: unknown) => PermissionDecision | Promise<PermissionDecision>,
+  decide: (tool: Tool, input: unknown, call: ToolCallBlock) => PermissionDecision | Promise<PermissionDecision>,
 ): Triage | Promise<Triage> {
   if (prepared.kind === 'answer') return { kind: 'now', prepared };
   const { call, tool, input } = prepared;
@@ -37,7 +38,7 @@ export function triage(
     return { kind: 'now', prepared };
   };
   try {
-    const decision = decide(tool, input);
+    const decision = decide(tool, input, call);
     return decision instanceof Promise ? decision.then(route, failed) : route(decision);
   } catch (err) {
     return failed(err);

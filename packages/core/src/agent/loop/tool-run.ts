@@ -94,6 +94,7 @@ export function executeTool(ctx: RuntimeContext, input: ActingInput): Observable
       callId: toolCall.id,
       agentName: ctx.agentName,
       replyId: ctx.replyId,
+      ...(ctx.userId !== undefined ? { userId: ctx.userId } : {}),
       emit: (progress) => {
         if (done || subscriber.closed) return;
         const report = typeof progress === 'string' ? { message: progress } : progressFields(progress);

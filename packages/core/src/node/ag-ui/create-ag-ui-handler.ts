@@ -5,6 +5,7 @@ import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { defer, from, map, switchMap } from 'rxjs';
 import type { Agent } from '../../agent/agent.js';
 import { claimAgent } from '../../agent/session-claim.js';
+import { checkUserId } from '../../agent/user-identity.js';
 import type { AgUiHistoryMode } from '../../transport/ag-ui/ag-ui-run-input.js';
 import { RxscopeAgUiAgent } from '../../transport/ag-ui/rxscope-ag-ui-agent.js';
 import { encodeServerSentEvent } from '../../transport/sse-encode.js';
@@ -32,6 +33,12 @@ export interface AgUiHandlerOptions extends Omit<StreamAgentEventsOptions, 'sess
   readonly history?: AgUiHistoryMode;
   /** The largest `RunAgentInput` body accepted, in bytes; a larger one is a 413. Default 8 MiB. */
   readonly maxBodyBytes?: number;
+  /**
+   * Who sends the request: the user id the run acts for (`ctx.userId`), from your authentication
+   * (a verified token, a session cookie). Return `undefined` for an anonymous run; throw an
+   * `HttpError(401, ...)` to refuse the request. A thread another user owns is answered 403.
+   */
+  readonly identify?: (req: IncomingMessage) => string | undefined | Promise<string | undefined>;
 }
 
 /**
@@ -64,14 +71,15 @@ export function createAgUiHandler(
     heartbeatComment,
     scheduler,
     maxBodyBytes = 8 * 1024 * 1024,
+    identify,
     ...streamOptions
   } = options;
   const runner = new RxscopeAgUiAgent({ agent, ...(history ? { history } : {}) });
   return (req, res) => {
-    const events$ = defer(() => from(readInput(req, maxBodyBytes))).pipe(
-      switchMap((input) => {
+    const events$ = defer(() => from(identified(req, maxBodyBytes, identify))).pipe(
+      switchMap(([input, userId]) => {
         claimAgent(runner.agentFor(input.threadId), { session: input.threadId, by: 'createAgUiHandler', shared });
-        return runner.run(input);
+        return runner.run(input, userId);
       }),
     );
     const frames$ = withSseHeartbeats(
@@ -91,6 +99,15 @@ export function createAgUiHandler(
       ],
     });
   };
+}
+
+async function identified(
+  req: IncomingMessage,
+  maxBodyBytes: number,
+  identify: AgUiHandlerOptions['identify'],
+): Promise<[RunAgentInput, string | undefined]> {
+  const userId = checkUserId(await identify?.(req), 'identify(req)');
+  return [await readInput(req, maxBodyBytes), userId];
 }
 
 async function readInput(req: IncomingMessage, maxBodyBytes: number): Promise<RunAgentInput> {

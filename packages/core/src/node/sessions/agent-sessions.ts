@@ -1,9 +1,11 @@
-import { concatMap, from, map, type Observable, Subscription, tap } from 'rxjs';
+import { concatMap, from, map, type Observable, Subscription, switchMap, tap } from 'rxjs';
 import type { Agent, ReplyInput } from '../../agent/agent.js';
 import { AgentShutdownError, AgentUsageError } from '../../agent/errors.js';
 import { bindAgentToSession } from '../../agent/session-claim.js';
+import { assertSessionOwner, checkUserId } from '../../agent/user-identity.js';
 import { shutdownAgents, type ShutdownAgentsOptions, type ShutdownReport } from '../shutdown-agents.js';
 import type { AgentEvent } from '../../event/events.js';
+import type { SessionStore } from '../../state/session-store.js';
 import { ReplyTracker } from '../reply-tracker.js';
 import { InMemorySessionEventBus } from './in-memory-session-event-bus.js';
 import type { SessionEventBus, SessionEventsOptions } from './session-event-bus.js';
@@ -21,6 +23,22 @@ export interface AgentSessionsOptions {
   readonly cancelGraceMs?: number;
   /** Failures with no caller to report to (the bus failing mid-reply). Default: `console.error`. */
   readonly onError?: (error: unknown) => void;
+  /**
+   * The session store of the session agents, when they have one: `events(id, { userId })` reads a
+   * session's owner from it when this process's agent of the session has not loaded it yet (the
+   * session was started in another process).
+   */
+  readonly store?: SessionStore;
+}
+
+/** Who a session call acts for (see `reply(input, { userId })`). */
+export interface SessionUserOptions {
+  /**
+   * The user the call acts for. `start`: the reply's `ctx.userId` (the session's first reply
+   * with one makes that user its owner). `events`: the reader; a session of another user is
+   * refused with a `SessionForbiddenError` (HTTP 403).
+   */
+  readonly userId?: string;
 }
 
 interface Run {
@@ -97,7 +115,12 @@ export class AgentSessions {
    * log. Rejects with an `AgentUsageError` when a reply of the session is running or the agent
    * refuses the input (nothing changes then).
    */
-  async start(sessionId: string, input: ReplyInput): Promise<{ readonly replyId: string }> {
+  async start(
+    sessionId: string,
+    input: ReplyInput,
+    options: SessionUserOptions = {},
+  ): Promise<{ readonly replyId: string }> {
+    const userId = checkUserId(options.userId, 'sessions.start');
     if (this.closing !== undefined) {
       throw new AgentShutdownError(
         `The service is shutting down (${this.closing}); no reply starts here. Retry on another instance.`,
@@ -125,7 +148,7 @@ export class AgentSessions {
       this.runs.set(sessionId, run);
       subscription.add(
         agent
-          .reply(input)
+          .reply(input, userId !== undefined ? { userId } : {})
           .pipe(
             tap((event) => tracker.apply(event)),
             concatMap((event) => from(this.bus.append(sessionId, event)).pipe(map(() => event))),
@@ -182,8 +205,22 @@ export class AgentSessions {
   }
 
   /** The session's events: see {@link SessionEventBus.events}. */
-  events(sessionId: string, options: SessionEventsOptions = {}): Observable<AgentEvent> {
-    return this.bus.events(sessionId, options);
+  events(sessionId: string, options: SessionEventsOptions & SessionUserOptions = {}): Observable<AgentEvent> {
+    const { userId, ...rest } = options;
+    if (checkUserId(userId, 'sessions.events') === undefined) return this.bus.events(sessionId, rest);
+    // A reader with an id reads only a session that is not another user's (its owner is in the agent's state).
+    return from(this.ownerOf(sessionId)).pipe(
+      switchMap((owner) => {
+        assertSessionOwner(owner, sessionId, userId);
+        return this.bus.events(sessionId, rest);
+      }),
+    );
+  }
+
+  /** The session's owner: as its agent here knows it, else as the store has it. */
+  private async ownerOf(sessionId: string): Promise<string | undefined> {
+    const known = (await this.agent(sessionId)).saveState().owner;
+    return known ?? (await this.options.store?.load(sessionId))?.state.owner;
   }
 
   /**

@@ -2,6 +2,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { defer, type Observable, switchMap } from 'rxjs';
 import { claimOnSubscribe } from '../../agent/session-claim.js';
+import { checkUserId } from '../../agent/user-identity.js';
 import type { AgentEvent } from '../../event/events.js';
 import { requireJsonContentType } from './json-content-type.js';
 import { readJsonBody } from './read-json-body.js';
@@ -21,6 +22,12 @@ export interface AgentSseRequest {
   readonly body: () => Promise<unknown>;
   /** The request's session, from the handler's `sessionId` option (`undefined` without one). */
   readonly sessionId: string | undefined;
+  /**
+   * The user the request comes from, as the handler's `identify(req)` answered (`undefined`
+   * without `identify`, or for an anonymous request). Pass it on: `agent.reply(input, { userId })`,
+   * `sessions.start(id, input, { userId })`, `sessions.events(id, { userId })`.
+   */
+  readonly userId: string | undefined;
 }
 
 /** Options of {@link createAgentSseHandler}. */
@@ -48,6 +55,13 @@ export interface AgentSseHandlerOptions extends Omit<StreamAgentEventsOptions, '
     req: IncomingMessage,
     request: AgentSseRequest,
   ) => Observable<AgentEvent> | Promise<Observable<AgentEvent>>;
+  /**
+   * Who sends the request: the user id (from your authentication: a verified token, a session
+   * cookie) handed to `events` as `request.userId`. Return `undefined` for an anonymous request;
+   * throw an `HttpError(401, ...)` to refuse it. Anything but a non-empty string or `undefined`
+   * is an `InvalidUserIdError`. A session of another user is then answered 403.
+   */
+  readonly identify?: (req: IncomingMessage) => string | undefined | Promise<string | undefined>;
 }
 
 /**
@@ -74,15 +88,20 @@ export interface AgentSseHandlerOptions extends Omit<StreamAgentEventsOptions, '
 export function createAgentSseHandler(
   options: AgentSseHandlerOptions,
 ): (req: IncomingMessage, res: ServerResponse) => Promise<StreamOutcome> {
-  const { events, sessionId, ...streamOptions } = options;
+  const { events, sessionId, identify, ...streamOptions } = options;
   return (req, res) => {
     const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
     const header = req.headers['last-event-id'];
     const lastEventId =
       (Array.isArray(header) ? header[0] : header) ?? url.searchParams.get('lastEventId') ?? undefined;
-    const base = { url, lastEventId: lastEventId || undefined, body: () => readJsonRequest(req) };
     let session: string | undefined;
     const events$ = defer(async () => {
+      const base = {
+        url,
+        lastEventId: lastEventId || undefined,
+        body: () => readJsonRequest(req),
+        userId: checkUserId(await identify?.(req), 'identify(req)'),
+      };
       session = typeof sessionId === 'function' ? await sessionId(req, base) : sessionId;
       return events(req, { ...base, sessionId: session });
     }).pipe(

@@ -1,6 +1,7 @@
 import { AbstractAgent, type AgentConfig } from '@ag-ui/client';
 import { EventType, PROTOCOL_VERSION, type AgentCapabilities, type BaseEvent, type RunAgentInput } from '@ag-ui/core';
 import { defer, of, type Observable } from 'rxjs';
+import { assertSessionOwner, checkUserId } from '../../agent/user-identity.js';
 import type { Agent, ReplyInput } from '../../agent/agent.js';
 import { externalTool } from '../../tool/external-tool.js';
 import type { Tool } from '../../tool/tool.js';
@@ -75,9 +76,14 @@ export class RxscopeAgUiAgent extends AbstractAgent {
     return agent;
   }
 
-  override run(input: RunAgentInput): Observable<BaseEvent> {
+  /**
+   * Runs one AG-UI run. `userId`: the user it acts for (`ctx.userId`); a thread owned by another
+   * user is refused with a `SessionForbiddenError` before anything of it is read.
+   */
+  override run(input: RunAgentInput, userId?: string): Observable<BaseEvent> {
     return defer(() => {
       const agent = this.agentFor(input.threadId);
+      assertSessionOwner(agent.saveState().owner, input.threadId, checkUserId(userId, 'AG-UI run'));
       let reply: ReplyInput;
       let frontendTools: Tool[];
       try {
@@ -105,7 +111,8 @@ export class RxscopeAgUiAgent extends AbstractAgent {
         state: input.state as unknown,
         tools: agent.tools,
       };
-      return agent.reply(reply, frontendTools.length ? { tools: frontendTools } : {}).pipe(toAgUiEvents(options));
+      const replyOptions = { ...(frontendTools.length ? { tools: frontendTools } : {}), ...(userId ? { userId } : {}) };
+      return agent.reply(reply, replyOptions).pipe(toAgUiEvents(options));
     });
   }
 
