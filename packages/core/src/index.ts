@@ -97,6 +97,7 @@ export { middlewareKey } from './middleware/middleware.js';
 export type {
   ActingInput,
   AgentInput,
+  ConversationCut,
   Middleware,
   ModelCallInput,
   Next,
@@ -113,6 +114,8 @@ export type { ReplyOptions } from './agent/structured-output.js';
 export type { AgentToolOptions, AgentToolTarget, DefaultAgentToolInput } from './agent/agent-tool.js';
 export { AgentError, AgentShutdownError, AgentUsageError, InvalidReplyInputError } from './agent/errors.js';
 export type { AgentShutdownOptions, AgentShutdownResult } from './agent/agent-shutdown.js';
+export { ReplyRunningError, UnknownMessageError } from './agent/fork.js';
+export type { AgentForkOptions, AgentRewindOptions } from './agent/fork.js';
 
 // permissions
 export { Permissions } from './permission/permissions.js';

@@ -243,3 +243,18 @@ function strictSchema(schema: Record<string, unknown>): Record<string, unknown> 
   const result = visit(schema) as Record<string, unknown>;
   return strict ? result : undefined;
 }
+
+/** The structured output of one reply; refuses an agent tool that takes the output tool's name (when the model has no response format). */
+export function structuredOutputOf(
+  agentName: string,
+  model: { readonly supportsResponseFormat?: boolean },
+  tools: ReadonlyMap<string, unknown>,
+  options: ReplyOptions,
+): StructuredOutput {
+  if (tools.has(OUTPUT_TOOL_NAME) && !model.supportsResponseFormat) {
+    throw new AgentUsageError(
+      `Agent "${agentName}" has a tool named "${OUTPUT_TOOL_NAME}", the name structured output uses; rename that tool.`,
+    );
+  }
+  return new StructuredOutput(options.output!, model.supportsResponseFormat === true, options.outputRepairs ?? 2);
+}

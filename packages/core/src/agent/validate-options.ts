@@ -1,7 +1,16 @@
 import type { AgentOptions } from './agent-options.js';
 import { AgentUsageError } from './errors.js';
 
-const HOOKS = ['onAgent', 'onReasoning', 'onActing', 'onModelCall', 'onSystemPrompt', 'tools', 'onShutdown'] as const;
+const HOOKS = [
+  'onAgent',
+  'onReasoning',
+  'onActing',
+  'onModelCall',
+  'onSystemPrompt',
+  'tools',
+  'onShutdown',
+  'onConversationCut',
+] as const;
 // Every option, typed against AgentOptions: adding an option there without listing it here fails to compile.
 const KNOWN: { readonly [K in keyof Required<AgentOptions>]: true } = {
   name: true,

@@ -28,6 +28,7 @@ export type {
   AgentSessionsOptions,
   InMemorySessionEventBusOptions,
   RedisSessionEventBusOptions,
+  SessionForkOptions,
   SessionEventBus,
   SessionEventsOptions,
 } from './sessions/index.js';

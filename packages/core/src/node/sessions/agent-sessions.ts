@@ -4,6 +4,7 @@ import { AgentShutdownError, AgentUsageError } from '../../agent/errors.js';
 import { shutdownAgents, type ShutdownAgentsOptions, type ShutdownReport } from '../shutdown-agents.js';
 import type { AgentEvent } from '../../event/events.js';
 import { ReplyTracker } from '../reply-tracker.js';
+import { forkSessionAgent, type SessionForkOptions } from './fork-session.js';
 import { InMemorySessionEventBus } from './in-memory-session-event-bus.js';
 import type { SessionEventBus, SessionEventsOptions } from './session-event-bus.js';
 
@@ -221,6 +222,23 @@ export class AgentSessions {
     );
     await Promise.all(runs.map((run) => run.done));
     return report;
+  }
+
+  /**
+   * A new session `newSessionId` whose conversation is this one's up to message `upTo`
+   * (inclusive; or `before` it): see `agent.fork()`. Resolves with its agent once its state is in
+   * the session store (an id this service or the store already has is refused).
+   *
+   * @example
+   * ```ts
+   * await sessions.fork('s1', { upTo: messageId, newSessionId: 's1-alt' });
+   * await sessions.start('s1-alt', 'What if we used Postgres instead?');
+   * ```
+   */
+  async fork(sessionId: string, options: SessionForkOptions): Promise<Agent> {
+    const forked = await forkSessionAgent(sessionId, await this.agent(sessionId), options, (id) => this.agents.has(id));
+    this.agents.set(forked.sessionId, Promise.resolve(forked));
+    return forked;
   }
 
   /** Cancels every running reply (waiting for each to end) and closes the bus. */

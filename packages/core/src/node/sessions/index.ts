@@ -5,3 +5,4 @@ export { AgentSessions } from './agent-sessions.js';
 export type { AgentSessionsOptions } from './agent-sessions.js';
 export { RedisSessionEventBus } from './redis-session-event-bus.js';
 export type { RedisSessionEventBusOptions } from './redis-session-event-bus.js';
+export type { SessionForkOptions } from './fork-session.js';
