@@ -1,0 +1,90 @@
+import { type ConnectionOptions, Queue, Worker } from 'bullmq';
+import type { SessionSchedule, SessionScheduler } from '../sessions/schedules/session-schedule.js';
+
+/** The queue schedules tick on when no name is given. */
+export const DEFAULT_SCHEDULE_QUEUE = 'rxscope-schedules';
+
+/** Options of {@link BullMQSessionScheduler}. */
+export interface BullMQSessionSchedulerOptions {
+  /** BullMQ's connection: ioredis options (`{host, port}`) or an ioredis client (`maxRetriesPerRequest: null`). */
+  readonly connection: ConnectionOptions;
+  /** The queue's name; every process of the service uses the same. Default `'rxscope-schedules'`. */
+  readonly name?: string;
+  /** BullMQ's key prefix. Default BullMQ's (`'bull'`). */
+  readonly prefix?: string;
+  /** Ticks this process runs at once. Default 4. */
+  readonly concurrency?: number;
+  /** The worker's connection failures (it reconnects by itself). Default: `console.error`. */
+  readonly onError?: (error: unknown) => void;
+}
+
+/**
+ * Session schedules on BullMQ job schedulers (`upsertJobScheduler`) in Redis: a schedule made in
+ * one process is listed and cancelled from any other, survives restarts, and each of its ticks
+ * is a job that exactly one process takes (its `AgentSessions` wakes the session with the
+ * schedule's message). Cron expressions are read by the same parser (`cron-parser`) as
+ * `sessions.schedule()` checks them with.
+ *
+ * @example
+ * ```ts
+ * import { BullMQSessionScheduler } from '@rxscope/core/node/bullmq';
+ * const sessions = new AgentSessions({ agent, bus, scheduler: new BullMQSessionScheduler({ connection: redis }) });
+ * await sessions.schedule('ops', { cron: '*\/15 * * * *', message: 'Check the queue depth.' });
+ * ```
+ */
+export class BullMQSessionScheduler implements SessionScheduler {
+  /** The BullMQ queue of the ticks (for its own API). */
+  readonly queue: Queue<SessionSchedule>;
+  private worker: Worker<SessionSchedule> | undefined;
+  private closing: Promise<void> | undefined;
+
+  constructor(private readonly options: BullMQSessionSchedulerOptions) {
+    this.queue = new Queue<SessionSchedule>(options.name ?? DEFAULT_SCHEDULE_QUEUE, {
+      connection: options.connection,
+      ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),
+    });
+  }
+
+  async add(schedule: SessionSchedule): Promise<void> {
+    const repeat =
+      schedule.every !== undefined
+        ? { every: schedule.every }
+        : { pattern: schedule.cron!, ...(schedule.tz ? { tz: schedule.tz } : {}) };
+    // Ticks are not kept once run: a schedule is a trigger, the reply is on the session's event bus.
+    await this.queue.upsertJobScheduler(schedule.id, repeat, {
+      name: 'tick',
+      data: schedule,
+      opts: { removeOnComplete: true, removeOnFail: 100 },
+    });
+  }
+
+  async list(sessionId?: string): Promise<SessionSchedule[]> {
+    const all = await this.queue.getJobSchedulers(0, -1, true);
+    return all
+      .map((s) => s.template?.data)
+      .filter((s): s is SessionSchedule => s !== undefined && (sessionId === undefined || s.sessionId === sessionId));
+  }
+
+  remove(id: string): Promise<boolean> {
+    return this.queue.removeJobScheduler(id);
+  }
+
+  start(fire: (schedule: SessionSchedule) => Promise<void>): void {
+    this.worker ??= new Worker<SessionSchedule>(this.queue.name, (job) => fire(job.data), {
+      connection: this.options.connection,
+      concurrency: this.options.concurrency ?? 4,
+      ...(this.options.prefix !== undefined ? { prefix: this.options.prefix } : {}),
+    });
+    const onError = this.options.onError ?? ((e: unknown) => console.error('[rxscope] schedule worker:', e));
+    this.worker.on('error', onError);
+  }
+
+  /** Stops taking ticks here (other processes go on) and closes the queue; schedules stay in Redis. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await this.worker?.close();
+      await this.queue.close();
+    })();
+    return this.closing;
+  }
+}
