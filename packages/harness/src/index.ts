@@ -129,4 +129,10 @@ export {
   snapshotIdOf,
   snapshotWorkspace,
 } from './workspace/index.js';
-export type { SnapshotFile, WorkspaceSnapshot, WorkspaceSnapshotOptions } from './workspace/index.js';
+export type {
+  RestoreWorkspaceOptions,
+  SnapshotFile,
+  SnapshotHistoryLimits,
+  WorkspaceSnapshot,
+  WorkspaceSnapshotOptions,
+} from './workspace/index.js';

@@ -52,6 +52,7 @@ export class UnknownMessageError extends AgentUsageError {
   override readonly name = 'UnknownMessageError';
   override readonly code = 'unknown_message';
   constructor(
+    /** The id given, which the conversation does not hold. */
     readonly messageId: string,
     what: string,
   ) {

@@ -141,8 +141,11 @@ export interface Middleware {
  * ```
  */
 export interface ConversationCut {
+  /** `'fork'`: the state of a new agent; `'rewind'`: this agent's. */
   readonly kind: 'fork' | 'rewind';
+  /** The messages kept, oldest first. */
   readonly kept: readonly Msg[];
+  /** The messages dropped (those after the cut). */
   readonly dropped: readonly Msg[];
 }
 

@@ -17,7 +17,14 @@ export interface WakeableSessions {
   agent(sessionId: string): Promise<Pick<Agent, 'queued' | 'saveState'>>;
 }
 
-/** Options of {@link InboxWakeUps}. */
+/**
+ * Options of {@link InboxWakeUps}.
+ *
+ * @example
+ * ```ts
+ * new InboxWakeUps({ bus, sessions, onError: (e, what) => logger.warn(what, e) }).start();
+ * ```
+ */
 export interface InboxWakeUpsOptions {
   /** The bus the inboxes live on (the one `InboxMiddleware` and `BackgroundTasks` use). */
   readonly bus: MessageBus;

@@ -1,10 +1,24 @@
 import { type ConnectionOptions, Queue, Worker } from 'bullmq';
 import type { SessionSchedule, SessionScheduler } from '../sessions/schedules/session-schedule.js';
 
-/** The queue schedules tick on when no name is given. */
+/**
+ * The queue schedules tick on when no name is given.
+ *
+ * @example
+ * ```ts
+ * new Queue(DEFAULT_SCHEDULE_QUEUE, { connection }).getJobSchedulers(); // what BullMQSessionScheduler keeps
+ * ```
+ */
 export const DEFAULT_SCHEDULE_QUEUE = 'rxscope-schedules';
 
-/** Options of {@link BullMQSessionScheduler}. */
+/**
+ * Options of {@link BullMQSessionScheduler}.
+ *
+ * @example
+ * ```ts
+ * new BullMQSessionScheduler({ connection: new Redis(url, { maxRetriesPerRequest: null }), concurrency: 8 });
+ * ```
+ */
 export interface BullMQSessionSchedulerOptions {
   /** BullMQ's connection: ioredis options (`{host, port}`) or an ioredis client (`maxRetriesPerRequest: null`). */
   readonly connection: ConnectionOptions;
@@ -45,6 +59,7 @@ export class BullMQSessionScheduler implements SessionScheduler {
     });
   }
 
+  /** Adds (or replaces, by id) a schedule. */
   async add(schedule: SessionSchedule): Promise<void> {
     const repeat =
       schedule.every !== undefined
@@ -58,6 +73,7 @@ export class BullMQSessionScheduler implements SessionScheduler {
     });
   }
 
+  /** The schedules, of one session or all. */
   async list(sessionId?: string): Promise<SessionSchedule[]> {
     const all = await this.queue.getJobSchedulers(0, -1, true);
     return all
@@ -65,10 +81,12 @@ export class BullMQSessionScheduler implements SessionScheduler {
       .filter((s): s is SessionSchedule => s !== undefined && (sessionId === undefined || s.sessionId === sessionId));
   }
 
+  /** Removes a schedule; `false` when there was none with that id. */
   remove(id: string): Promise<boolean> {
     return this.queue.removeJobScheduler(id);
   }
 
+  /** Delivers the ticks this process runs to `fire` from now on. */
   start(fire: (schedule: SessionSchedule) => Promise<void>): void {
     this.worker ??= new Worker<SessionSchedule>(this.queue.name, (job) => fire(job.data), {
       connection: this.options.connection,

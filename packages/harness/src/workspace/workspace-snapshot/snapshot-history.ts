@@ -23,7 +23,14 @@ export interface SnapshotState {
   readonly exact?: boolean;
 }
 
-/** Bounds of the history. */
+/**
+ * How many past snapshots `WorkspaceSnapshotMiddleware` keeps for fork and rewind.
+ *
+ * @example
+ * ```ts
+ * createHarnessAgent({ model, workspace, workspaceSnapshot: { maxHistory: 50, maxHistoryBytes: 32 << 20 } });
+ * ```
+ */
 export interface SnapshotHistoryLimits {
   /** Snapshots kept for fork and rewind (oldest dropped first). Default 20; 0 keeps none. */
   readonly maxHistory?: number;

@@ -15,6 +15,7 @@ export class InMemorySessionScheduler implements SessionScheduler {
   private fire: ((schedule: SessionSchedule) => Promise<void>) | undefined;
   private closed = false;
 
+  /** Adds (or replaces, by id) a schedule. */
   add(schedule: SessionSchedule): Promise<void> {
     this.clear(schedule.id);
     this.schedules.set(schedule.id, { schedule });
@@ -22,11 +23,13 @@ export class InMemorySessionScheduler implements SessionScheduler {
     return Promise.resolve();
   }
 
+  /** The schedules, of one session or all. */
   list(sessionId?: string): Promise<SessionSchedule[]> {
     const all = [...this.schedules.values()].map((e) => e.schedule);
     return Promise.resolve(sessionId === undefined ? all : all.filter((s) => s.sessionId === sessionId));
   }
 
+  /** Removes a schedule; `false` when there was none with that id. */
   remove(id: string): Promise<boolean> {
     const had = this.schedules.has(id);
     this.clear(id);
@@ -34,11 +37,13 @@ export class InMemorySessionScheduler implements SessionScheduler {
     return Promise.resolve(had);
   }
 
+  /** Delivers the ticks this process runs to `fire` from now on. */
   start(fire: (schedule: SessionSchedule) => Promise<void>): void {
     this.fire = fire;
     for (const id of this.schedules.keys()) this.arm(id);
   }
 
+  /** Stops every timer. */
   close(): Promise<void> {
     this.closed = true;
     for (const id of this.schedules.keys()) this.clear(id);

@@ -35,11 +35,17 @@ export interface SessionScheduleOptions {
  * ```
  */
 export interface SessionSchedule {
+  /** Cancels it (`sessions.cancelSchedule(id)`). */
   readonly id: string;
+  /** The session it wakes. */
   readonly sessionId: string;
+  /** Every this many milliseconds, or: */
   readonly every?: number;
+  /** on this cron expression, */
   readonly cron?: string;
+  /** in this time zone. */
   readonly tz?: string;
+  /** What the session's agent receives at each tick. */
   readonly message: string;
 }
 
