@@ -43,7 +43,7 @@ export interface InboxWakeUpsOptions {
  * `sessions.wake(sessionId)` when the inbox holds messages the session has not taken yet (or
  * its agent holds queued ones). A reply of the session drops the notices of what it takes. The woken reply starts with them
  * (`InboxMiddleware` hands them over before its first model request). A session that runs a
- * reply takes them into that reply instead; one that opted out (`AgentSessions` option
+ * reply, in this process or another one, takes them into that reply instead; one that opted out (`AgentSessions` option
  * `wakeUps`) is left alone, its messages waiting for its next reply.
  *
  * @example

@@ -281,6 +281,7 @@ export class AgentSessions {
         closing: this.closing !== undefined,
         optedIn: (id) => (typeof wakeUps === 'function' ? wakeUps(id) : wakeUps),
         running: (id) => this.running(id),
+        openOnBus: async (id) => (await this.bus.openReply?.(id)) !== undefined,
         agent: (id) => this.agent(id),
         start: (id, input) => this.start(id, input),
       },

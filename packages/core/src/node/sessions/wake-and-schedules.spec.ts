@@ -46,6 +46,21 @@ describe('sessions.wake() and sessions.schedule()', () => {
     expect(sessions.running('quiet')).toBe(false);
   });
 
+  it('does not wake a session whose reply runs elsewhere (its REPLY_START is on the shared event bus)', async () => {
+    await setUp({}, 40);
+    // Another service on the same bus, as another process on a shared Redis bus would be.
+    const chat = new OpenAIChatModel({ model: 'm', apiKey: 'k', baseURL: model.url });
+    const other = new AgentSessions({ agent: (id) => new Agent({ model: chat, sessionId: id }), bus: sessions.bus });
+    await sessions.start('s1', 'A long task');
+    expect(await other.wake('s1')).toEqual({ started: false, reason: 'running', joined: false });
+    expect(other.running('s1')).toBe(false);
+    await idle('s1');
+    const woke = await other.wake('s1', 'Now?');
+    expect(woke.started).toBe(true);
+    await waitFor(() => !other.running('s1'), 5000);
+    await other.close();
+  });
+
   it('runs a schedule every N ms as replies of the session, lists it, and stops when cancelled', async () => {
     await setUp();
     const schedule = await sessions.schedule('s1', { every: 150, message: 'Check the queue.' });

@@ -45,7 +45,12 @@ describe('wake-ups and schedules across two processes on Redis', () => {
 
   beforeAll(async () => {
     redisServer = await startRedisServer();
-    model = await startOpenAITestServer({ handler: (_req, i) => ({ text: `answer ${i}` }) });
+    model = await startOpenAITestServer({
+      handler: (req, i) =>
+        JSON.stringify(req.body.messages).includes('Take your time') && req.body.messages!.length === 1
+          ? { text: ['slow ', 'answer ', 'in ', 'many ', 'parts'], chunkDelayMs: 200 }
+          : { text: `answer ${i}` },
+    });
     prefix = `wake-${Math.random().toString(36).slice(2)}:`;
     child = spawn(process.execPath, ['--import', TSX_LOADER, join(__dirname, 'session-service-main.ts')], {
       env: {
@@ -112,6 +117,18 @@ describe('wake-ups and schedules across two processes on Redis', () => {
     expect([...sources].every((s) => s === 'process-a' || s === 'process-b')).toBe(true);
     await pusher.close();
     pusherRedis.disconnect();
+  });
+
+  it('a message for a session whose reply runs (in either process) joins that reply: no second reply starts', async () => {
+    const seen = watch('busy');
+    await new Promise((r) => setTimeout(r, 50));
+    await service.sessions.start('busy', 'Take your time');
+    await until(() => starts(seen).length === 1, 'the slow reply to start');
+    await pushToInbox(service.bus, 'busy', 'One more thing.');
+    await until(() => ends(seen).length === 1, 'the slow reply to end');
+    await new Promise((r) => setTimeout(r, 500));
+    expect(starts(seen)).toHaveLength(1);
+    expect(requestsWith('One more thing.')).toBe(1); // read by the running reply, in one more step
   });
 
   it('a session that opted out is not woken', async () => {
