@@ -102,6 +102,7 @@ export { middlewareKey } from './middleware/middleware.js';
 export type {
   ActingInput,
   AgentInput,
+  ConversationCut,
   Middleware,
   ModelCallInput,
   Next,
@@ -122,6 +123,8 @@ export { AgentError, AgentShutdownError, AgentUsageError, InvalidReplyInputError
 export { AgentSharedError } from './agent/agent-shared-error.js';
 export { InvalidUserIdError, SessionForbiddenError } from './agent/user-identity.js';
 export type { AgentShutdownOptions, AgentShutdownResult } from './agent/agent-shutdown.js';
+export { ReplyRunningError, UnknownMessageError } from './agent/fork.js';
+export type { AgentForkOptions, AgentRewindOptions } from './agent/fork.js';
 
 // permissions
 export { Permissions } from './permission/permissions.js';

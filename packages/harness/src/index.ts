@@ -92,8 +92,8 @@ export type { InMemoryMessageBusOptions } from './bus/index.js';
 // RedisMessageBus: @rxscope/harness/redis
 
 // the inbox: messages into a session's running reply, from any process on the bus
-export { inboxQueueOf, pushToInbox } from './inbox/index.js';
-export type { InboxMessage } from './inbox/index.js';
+export { INBOX_WAKE_CHANNEL, InboxWakeUps, inboxQueueOf, pushToInbox, wakeQueueOf } from './inbox/index.js';
+export type { InboxMessage, InboxWakeUpsOptions, WakeableSessions } from './inbox/index.js';
 export { InboxMiddleware } from './inbox/index.js';
 export type { InboxOptions } from './inbox/index.js';
 
@@ -129,4 +129,10 @@ export {
   snapshotIdOf,
   snapshotWorkspace,
 } from './workspace/index.js';
-export type { SnapshotFile, WorkspaceSnapshot, WorkspaceSnapshotOptions } from './workspace/index.js';
+export type {
+  RestoreWorkspaceOptions,
+  SnapshotFile,
+  SnapshotHistoryLimits,
+  WorkspaceSnapshot,
+  WorkspaceSnapshotOptions,
+} from './workspace/index.js';

@@ -1,4 +1,5 @@
 import type { ReplyEndEvent, ReplyFinishReason } from '../event/events.js';
+import { AgentShutdownError } from './errors.js';
 import type { ReplyRun } from './loop/reply-run.js';
 
 /**
@@ -88,4 +89,13 @@ export async function shutdownReply(
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Refuses new work of an agent that was shut down (`closedFor`: why), saying where it goes instead. */
+export function refuseWhenShutDown(name: string, closedFor: string | undefined, what: 'reply' | 'message'): void {
+  if (closedFor === undefined) return;
+  throw new AgentShutdownError(
+    `Agent "${name}" is shut down (${closedFor}) and takes no new ${what}; send it to a running instance ` +
+      `(a reply it had running is saved and continues there with { type: 'RESUME_REPLY' }).`,
+  );
 }

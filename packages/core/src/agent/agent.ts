@@ -14,12 +14,12 @@ import { agentAsTool, type AgentToolOptions, type DefaultAgentToolInput } from '
 import { callResult } from './call-result.js';
 import { chainsFor } from './loop/chains.js';
 import {
+  refuseWhenShutDown,
   shutdownReply,
   type AgentShutdownOptions,
   type AgentShutdownResult,
   type RunningReply,
 } from './agent-shutdown.js';
-import { AgentShutdownError, AgentUsageError } from './errors.js';
 import { createLoopHost, type LoopHost } from './loop/loop-host.js';
 import type { WhilePending } from './loop/pending-reply-policy.js';
 import { ReplyContext } from './loop/reply-context.js';
@@ -33,6 +33,7 @@ import { sentMessage } from './send-inbox.js';
 import { SessionState } from './session-state.js';
 import { StoreSync } from './store-sync.js';
 import { structuredOutputOf, type ReplyOptions } from './structured-output.js';
+import { forkedState, noteForkSave, rewoundState, type AgentForkOptions, type AgentRewindOptions } from './fork.js';
 import { systemPromptThrough } from './loop/system-prompt.js';
 import { withTools } from './loop/reply-tools.js';
 import { AgentTools } from './agent-tools.js';
@@ -82,7 +83,7 @@ export class Agent implements AgentHandle {
   /** The middlewares' `onShutdown` hooks, started by the first `shutdown()` once its reply ended. */
   private middlewaresDown: Promise<void> | undefined;
 
-  constructor(options: AgentOptions) {
+  constructor(private readonly options: AgentOptions) {
     validateAgentOptions(options);
     this.name = options.name ?? 'assistant';
     this.model = options.model;
@@ -92,9 +93,6 @@ export class Agent implements AgentHandle {
     this.onBackgroundError = options.onBackgroundError ?? ((e) => console.error('[rxscope]', e));
     this.permissions = new Permissions(options.permissions);
     this.state = new SessionState(this.permissions);
-    if (options.store && !options.sessionId) {
-      throw new AgentUsageError('An agent with a session store needs a sessionId (the key its state is stored under).');
-    }
     if (options.state !== undefined) {
       const snapshot = parseAgentState(options.state);
       this.state.restore(snapshot);
@@ -102,21 +100,10 @@ export class Agent implements AgentHandle {
     } else {
       this.sessionId = options.sessionId ?? newId('session');
     }
-    const store = options.store;
-    this.sync = store
-      ? new StoreSync(
-          store,
-          this.sessionId,
-          () => this.saveState(),
-          (snapshot) => this.state.restore(snapshot, true),
-          (snapshot) => this.state.inbox.saved(snapshot.inbox),
-        )
-      : undefined;
+    this.sync = options.store && StoreSync.of(options.store, this.sessionId, this.state, () => this.saveState());
     const tools = new AgentTools(options.tools ?? [], this.middlewares);
     this.agentTools = tools;
-    const maxIters = options.maxIters ?? 20;
-    if (!Number.isInteger(maxIters) || maxIters < 0)
-      throw new AgentUsageError(`maxIters must be a non-negative integer, got ${maxIters}.`);
+    const maxIters = options.maxIters ?? 20; // validateAgentOptions checked it, and that a store has a sessionId
     const chains = chainsFor(this.middlewares);
     this.agentChain = chains.agent;
     this.promptLayers = chains.promptLayers;
@@ -199,7 +186,7 @@ export class Agent implements AgentHandle {
     checkUserId(options.userId);
     return this.queue.run(
       () => {
-        this.refuseWhenShutDown('reply');
+        refuseWhenShutDown(this.name, this.closedFor, 'reply');
         return this.sync
           ? this.sync.load().pipe(switchMap(() => this.startReply(input, options)))
           : this.startReply(input, options);
@@ -245,7 +232,7 @@ export class Agent implements AgentHandle {
    * ```
    */
   send(message: string | Msg): void {
-    this.refuseWhenShutDown('message');
+    refuseWhenShutDown(this.name, this.closedFor, 'message');
     this.state.inbox.push(sentMessage(message));
   }
 
@@ -327,6 +314,28 @@ export class Agent implements AgentHandle {
     return this.state.snapshot(this.name, this.sessionId);
   }
 
+  /**
+   * A new agent (same options, new `sessionId`) whose conversation is this one's up to message
+   * `upTo` (inclusive; or `before` it): see `AgentForkOptions`. Saved to the store, if any, at once.
+   * @example `const alt = agent.fork({ upTo: agent.context[1]!.id }); await alt.call('What if…?');`
+   */
+  fork(options: AgentForkOptions): Agent {
+    const state = forkedState(this.saveState(), this.middlewares, options);
+    const forked = new Agent({ ...this.options, state, sessionId: options.sessionId ?? newId('session') });
+    noteForkSave(forked, forked.sync?.persist(), forked.onBackgroundError);
+    return forked;
+  }
+
+  /**
+   * {@link Agent.fork} in place (`to` inclusive, or `before`): drops the later messages and any
+   * suspended reply; refused while a reply runs. See `AgentRewindOptions`.
+   * @example `agent.rewind({ before: question.id }); await agent.call('The edited question');`
+   */
+  rewind(options: AgentRewindOptions): void {
+    this.state.restore(rewoundState(this.saveState(), this.middlewares, options, this.busy));
+    this.sync?.persist().catch((e: unknown) => this.onBackgroundError(e));
+  }
+
   /** Each middleware's `onShutdown`, in parallel; failures go to `onBackgroundError`. */
   private async shutDownMiddlewares(): Promise<void> {
     const settled = await Promise.allSettled(this.middlewares.map(async (m) => m.onShutdown?.(this)));
@@ -334,9 +343,7 @@ export class Agent implements AgentHandle {
   }
 
   private startReply(input: ReplyInput, options: ReplyOptions): Observable<AgentEvent> {
-    const output = options.output
-      ? structuredOutputOf(options, this, (name) => this.agentTools.map.has(name))
-      : undefined;
+    const output = options.output ? structuredOutputOf(this.name, this.model, this.agentTools.map, options) : undefined;
     if (options.tools !== undefined) checkReplyTools(options.tools, this.agentTools.map);
     const replyTools = options.tools?.length ? options.tools : undefined;
     const prepared = prepareReplyInput(input, {
@@ -385,13 +392,5 @@ export class Agent implements AgentHandle {
         markEnded(end);
       },
     });
-  }
-
-  private refuseWhenShutDown(what: 'reply' | 'message'): void {
-    if (this.closedFor === undefined) return;
-    throw new AgentShutdownError(
-      `Agent "${this.name}" is shut down (${this.closedFor}) and takes no new ${what}; send it to a running instance ` +
-        `(a reply it had running is saved and continues there with { type: 'RESUME_REPLY' }).`,
-    );
   }
 }

@@ -56,23 +56,6 @@ type Verdict = { readonly ok: true } | { readonly ok: false; readonly hint: stri
  * reasoning step that called no tool ({@link checkAnswer}) and after an acting step
  * ({@link afterActing}); once it holds a value the reply ends with it.
  */
-/**
- * The structured output of one reply of an agent (its `output` option), refused when the agent
- * has a tool of the name the fallback output tool takes and the model has no response format.
- */
-export function structuredOutputOf(
-  options: ReplyOptions,
-  agent: { readonly name: string; readonly model: { readonly supportsResponseFormat?: boolean } },
-  hasTool: (name: string) => boolean,
-): StructuredOutput {
-  if (hasTool(OUTPUT_TOOL_NAME) && !agent.model.supportsResponseFormat) {
-    throw new AgentUsageError(
-      `Agent "${agent.name}" has a tool named "${OUTPUT_TOOL_NAME}", the name structured output uses; rename that tool.`,
-    );
-  }
-  return new StructuredOutput(options.output!, agent.model.supportsResponseFormat === true, options.outputRepairs ?? 2);
-}
-
 export class StructuredOutput {
   /** The parsed value, once an answer matched the schema. */
   value: unknown;
@@ -304,4 +287,19 @@ function strictSchema(schema: Record<string, unknown>): Record<string, unknown> 
   };
   const result = visit(schema) as Record<string, unknown>;
   return strict ? result : undefined;
+}
+
+/** The structured output of one reply; refuses an agent tool that takes the output tool's name (when the model has no response format). */
+export function structuredOutputOf(
+  agentName: string,
+  model: { readonly supportsResponseFormat?: boolean },
+  tools: ReadonlyMap<string, unknown>,
+  options: ReplyOptions,
+): StructuredOutput {
+  if (tools.has(OUTPUT_TOOL_NAME) && !model.supportsResponseFormat) {
+    throw new AgentUsageError(
+      `Agent "${agentName}" has a tool named "${OUTPUT_TOOL_NAME}", the name structured output uses; rename that tool.`,
+    );
+  }
+  return new StructuredOutput(options.output!, model.supportsResponseFormat === true, options.outputRepairs ?? 2);
 }

@@ -10,6 +10,7 @@ const HOOKS = [
   'onSystemPrompt',
   'tools',
   'onShutdown',
+  'onConversationCut',
 ] as const;
 // Every option, typed against AgentOptions: adding an option there without listing it here fails to compile.
 const KNOWN: { readonly [K in keyof Required<AgentOptions>]: true } = {

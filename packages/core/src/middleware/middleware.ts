@@ -149,6 +149,32 @@ export interface Middleware {
    * A middleware shared by several agents is told once per agent.
    */
   onShutdown?(agent: AgentHandle): Promise<void> | void;
+  /**
+   * Called when the conversation is cut at a message (`agent.fork()`, `agent.rewind()`,
+   * `sessions.fork()`): returns this middleware's persisted state (the value under its `key` in
+   * the agent state) as it should be for the cut conversation, e.g. the workspace as it was at
+   * the last message kept; `undefined` removes it. Without this hook the state is kept as it is.
+   * Pure and synchronous: the effect (restoring files) happens at the next reply.
+   */
+  onConversationCut?(state: unknown, cut: ConversationCut): unknown;
+}
+
+/**
+ * Where a conversation is cut (see `Middleware.onConversationCut`): the messages kept, those
+ * dropped, and whether the cut makes a new session (`'fork'`) or changes this one (`'rewind'`).
+ *
+ * @example
+ * ```ts
+ * onConversationCut: (state, cut) => (cut.dropped.length ? { ...(state as object), notes: [] } : state),
+ * ```
+ */
+export interface ConversationCut {
+  /** `'fork'`: the state of a new agent; `'rewind'`: this agent's. */
+  readonly kind: 'fork' | 'rewind';
+  /** The messages kept, oldest first. */
+  readonly kept: readonly Msg[];
+  /** The messages dropped (those after the cut). */
+  readonly dropped: readonly Msg[];
 }
 
 /**

@@ -23,11 +23,22 @@ export {
 export type { AgentSseHandlerOptions, AgentSseRequest, StreamAgentEventsOptions, StreamOutcome } from './sse/index.js';
 
 // sessions: detached replies and replay logs ------------------------------------------------
-export { AgentSessions, InMemorySessionEventBus, RedisSessionEventBus } from './sessions/index.js';
+export {
+  AgentSessions,
+  InMemorySessionEventBus,
+  InMemorySessionScheduler,
+  InvalidScheduleError,
+  RedisSessionEventBus,
+} from './sessions/index.js';
 export type {
   AgentSessionsOptions,
   InMemorySessionEventBusOptions,
   RedisSessionEventBusOptions,
+  SessionForkOptions,
+  SessionSchedule,
+  SessionScheduleOptions,
+  SessionScheduler,
+  WakeResult,
   SessionEventBus,
   SessionEventsOptions,
   SessionUserOptions,

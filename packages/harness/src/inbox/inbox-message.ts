@@ -36,7 +36,8 @@ export function inboxQueueOf(sessionId: string): string {
 /**
  * Pushes a message to a session's inbox, from this process or any other one on the same bus. The
  * message waits on the bus until the session's `InboxMiddleware` takes it: at once when a reply
- * runs, else when the next reply starts.
+ * runs, else when the next reply starts — which an `InboxWakeUps` starts at once (a wake-up
+ * notice goes to {@link wakeQueueOf}, announced on {@link INBOX_WAKE_CHANNEL}).
  *
  * @example
  * ```ts
@@ -45,7 +46,35 @@ export function inboxQueueOf(sessionId: string): string {
  * ```
  */
 export function pushToInbox(bus: MessageBus, sessionId: string, message: string | InboxMessage): Promise<void> {
-  return Promise.resolve().then(() => bus.push(inboxQueueOf(sessionId), checkInboxMessage(message)));
+  return Promise.resolve()
+    .then(() => bus.push(inboxQueueOf(sessionId), checkInboxMessage(message)))
+    .then(() => bus.push(wakeQueueOf(sessionId), { at: Date.now() }))
+    .then(() => bus.publish(INBOX_WAKE_CHANNEL, { sessionId }));
+}
+
+/**
+ * The broadcast channel `pushToInbox` announces each message on (`{sessionId}`), for
+ * `InboxWakeUps` in every process; the process that takes the session's wake-up notice (its
+ * queue, {@link wakeQueueOf}, drained once across processes) wakes it.
+ *
+ * @example
+ * ```ts
+ * bus.subscribe<{ sessionId: string }>(INBOX_WAKE_CHANNEL).subscribe(({ sessionId }) => console.log('inbox of', sessionId));
+ * ```
+ */
+export const INBOX_WAKE_CHANNEL = 'inbox-wake';
+
+/**
+ * The queue of a session's wake-up notices: one per message pushed, taken by the `InboxWakeUps`
+ * that wakes the session, or dropped by the session's next reply (which takes the messages).
+ *
+ * @example
+ * ```ts
+ * const notices = await bus.drain(wakeQueueOf('s1'));
+ * ```
+ */
+export function wakeQueueOf(sessionId: string): string {
+  return `${inboxQueueOf(sessionId)}:wake`;
 }
 
 /** The message as stored: a string becomes `{text}`; anything without text is refused. */

@@ -10,10 +10,12 @@ export {
   restoreWorkspace,
   snapshotIdOf,
   snapshotWorkspace,
+  type RestoreWorkspaceOptions,
   type SnapshotFile,
   type WorkspaceSnapshot,
   type WorkspaceSnapshotOptions,
 } from './snapshot-workspace.js';
+export type { SnapshotHistoryLimits } from './workspace-snapshot/snapshot-history.js';
 export { count, decodeText, looksBinary, splitLines } from './text.js';
 export { WorkspaceContextMiddleware, type WorkspaceContextOptions } from './workspace-context/index.js';
 export {

@@ -92,10 +92,7 @@ export async function snapshotWorkspace(
 ): Promise<WorkspaceSnapshot> {
   const maxFile = options.maxFileBytes ?? 256 * 1024;
   const maxTotal = options.maxTotalBytes ?? 2 * 1024 * 1024;
-  const exclude = options.exclude ?? SNAPSHOT_EXCLUDED;
-  const excluded = (path: string) =>
-    path === SNAPSHOT_MARKER || exclude.some((e) => path === e || path.startsWith(e.endsWith('/') ? e : `${e}/`));
-  const paths = (await fs.glob('**/*', { respectGitignore: true, limit: 100_000 })).filter((p) => !excluded(p));
+  const paths = await snapshotPaths(fs, options.exclude);
   const omitted: { path: string; bytes: number; reason: 'too_large' | 'over_total' }[] = [];
   const sized: { path: string; bytes: number }[] = [];
   for (const path of paths) {
@@ -142,15 +139,19 @@ export async function snapshotWorkspace(
 
 /**
  * Writes a snapshot's files into a workspace (only those whose content differs; files the
- * snapshot does not hold are left alone) and records its id there. Resolves with the paths
- * written.
+ * snapshot does not hold are left alone, unless `exact`) and records its id there. Resolves with
+ * the paths written (and removed).
  *
  * @example
  * ```ts
  * await restoreWorkspace(new LocalFileSystem('/srv/other-machine/ws'), snapshot);
  * ```
  */
-export async function restoreWorkspace(fs: WorkspaceFileSystem, snapshot: WorkspaceSnapshot): Promise<string[]> {
+export async function restoreWorkspace(
+  fs: WorkspaceFileSystem,
+  snapshot: WorkspaceSnapshot,
+  options: RestoreWorkspaceOptions = {},
+): Promise<string[]> {
   const files: readonly SnapshotFile[] = snapshot?.files;
   if (snapshot?.version !== 1 || !Array.isArray(files)) throw new Error('Not a workspace snapshot (version 1).');
   const written: string[] = [];
@@ -162,8 +163,48 @@ export async function restoreWorkspace(fs: WorkspaceFileSystem, snapshot: Worksp
     await fs.writeFile(file.path, content);
     written.push(file.path);
   }
+  if (options.exact) {
+    // Files the snapshot would have held but does not: created after it was taken (left-out ones stay).
+    const omitted: WorkspaceSnapshot['omitted'] = snapshot.omitted ?? [];
+    const held = new Set<string>(omitted.map((o) => o.path));
+    for (const file of files as readonly SnapshotFile[]) held.add(file.path);
+    for (const path of await snapshotPaths(fs, options.exclude)) {
+      if (held.has(path) || (await fs.stat(path))?.type !== 'file') continue;
+      await fs.removeFile(path);
+      written.push(path);
+    }
+  }
   await fs.writeFile(SNAPSHOT_MARKER, snapshot.id);
   return written;
+}
+
+/**
+ * Options of {@link restoreWorkspace}.
+ *
+ * @example
+ * ```ts
+ * await restoreWorkspace(fs, earlier, { exact: true }); // the files as they were, later ones removed
+ * ```
+ */
+export interface RestoreWorkspaceOptions {
+  /**
+   * Also remove the files a snapshot would hold but does not (created after it was taken), so
+   * the workspace is as it was (a rewind). Excluded folders (evicted results, histories), `.git/`
+   * and git-ignored files are never touched. Default `false`: other files are left alone.
+   */
+  readonly exact?: boolean;
+  /** What the snapshot left out (as in {@link WorkspaceSnapshotOptions}). Default {@link SNAPSHOT_EXCLUDED}. */
+  readonly exclude?: readonly string[];
+}
+
+/** The workspace's files a snapshot covers: not excluded, not git-ignored, not the marker. */
+async function snapshotPaths(
+  fs: WorkspaceFileSystem,
+  exclude: readonly string[] = SNAPSHOT_EXCLUDED,
+): Promise<string[]> {
+  const excluded = (path: string) =>
+    path === SNAPSHOT_MARKER || exclude.some((e) => path === e || path.startsWith(e.endsWith('/') ? e : `${e}/`));
+  return (await fs.glob('**/*', { respectGitignore: true, limit: 100_000 })).filter((p) => !excluded(p));
 }
 
 /**

@@ -4,7 +4,7 @@ import { HttpAgent } from '@ag-ui/client';
 import { EventType, type BaseEvent } from '@ag-ui/core';
 import { EventSchema } from '@ag-ui/core/schemas';
 import { z } from 'zod';
-import { Agent, defineTool } from '../../index.js';
+import { Agent, defineTool, InMemorySessionStore } from '../../index.js';
 import { OpenAIChatModel } from '../../model/openai/index.js';
 import { startOpenAITestServer, type OpenAITestServer } from '../../testing/node/index.js';
 import { createAgUiHandler } from '../ag-ui/index.js';
@@ -169,5 +169,53 @@ describe('createAgUiHandler with HttpAgent', () => {
     });
     expect(empty.status).toBe(409);
     expect(await empty.text()).toContain('needs a new user message');
+  });
+
+  it("maps a frontend's regenerate and edit-and-resend onto a rewind of the thread's session", async () => {
+    model = await startOpenAITestServer({
+      script: [
+        { text: 'First answer.' },
+        { text: 'Second answer.' },
+        { text: 'Regenerated.' },
+        { text: 'Edited answer.' },
+      ],
+    });
+    const chat = new OpenAIChatModel({ model: 'm', apiKey: 'k', baseURL: model.url });
+    const store = new InMemorySessionStore();
+    const handler = createAgUiHandler({
+      agent: (threadId) => new Agent({ name: 'clerk', model: chat, store, sessionId: threadId }),
+    });
+    http = await listen(async (req, res) => void (await handler(req, res)));
+    const client = new HttpAgent({ url: `${http.url}/agui`, threadId: 'thread-r' });
+    const errors: BaseEvent[] = [];
+    client.subscribe({ onRunErrorEvent: ({ event }) => void errors.push(event) });
+    client.addMessage({ id: 'u1', role: 'user', content: 'Name a colour' });
+    await client.runAgent();
+    client.addMessage({ id: 'u2', role: 'user', content: 'Another one' });
+    await client.runAgent();
+    const userTurns = (i: number) => model.requests[i]!.body.messages!.map((m) => [m.role, m.content]);
+
+    // Regenerate: the client drops the last answer and runs the thread again.
+    client.setMessages(client.messages.slice(0, -1));
+    const regenerated = await client.runAgent();
+    expect(regenerated.newMessages).toEqual([expect.objectContaining({ role: 'assistant', content: 'Regenerated.' })]);
+    expect(userTurns(2)).toEqual([
+      ['user', 'Name a colour'],
+      ['assistant', 'First answer.'],
+      ['user', 'Another one'],
+    ]);
+    const stored = async () =>
+      (await store.load('thread-r'))!.state.context.map((m) =>
+        m.content.map((b) => ('text' in b ? b.text : '')).join(''),
+      );
+    expect(await stored()).toEqual(['Name a colour', 'First answer.', 'Another one', 'Regenerated.']);
+
+    // Edit and resend: the client changes its first message and drops what came after it.
+    client.setMessages([{ id: 'u1', role: 'user', content: 'Name a fruit' }]);
+    const edited = await client.runAgent();
+    expect(edited.newMessages).toEqual([expect.objectContaining({ role: 'assistant', content: 'Edited answer.' })]);
+    expect(userTurns(3)).toEqual([['user', 'Name a fruit']]);
+    expect(await stored()).toEqual(['Name a fruit', 'Edited answer.']);
+    expect(errors).toEqual([]);
   });
 });

@@ -6,3 +6,5 @@ export { ReplyWorker } from './reply-worker.js';
 export type { ReplyWorkerOptions } from './reply-worker.js';
 export { DEFAULT_REPLY_QUEUE } from './reply-job.js';
 export type { ReplyJobData, ReplyJobProgress, ReplyJobResult } from './reply-job.js';
+export { BullMQSessionScheduler, DEFAULT_SCHEDULE_QUEUE } from './bullmq-session-scheduler.js';
+export type { BullMQSessionSchedulerOptions } from './bullmq-session-scheduler.js';

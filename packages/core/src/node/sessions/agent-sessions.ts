@@ -7,6 +7,16 @@ import { shutdownAgents, type ShutdownAgentsOptions, type ShutdownReport } from 
 import type { AgentEvent } from '../../event/events.js';
 import type { SessionStore } from '../../state/session-store.js';
 import { ReplyTracker } from '../reply-tracker.js';
+import { forkSessionAgent, type SessionForkOptions } from './fork-session.js';
+import type { Msg } from '../../message/blocks.js';
+import { InMemorySessionScheduler } from './schedules/in-memory-session-scheduler.js';
+import {
+  checkSchedule,
+  type SessionSchedule,
+  type SessionScheduleOptions,
+  type SessionScheduler,
+} from './schedules/session-schedule.js';
+import { wakeSession, type WakeResult } from './wake.js';
 import { InMemorySessionEventBus } from './in-memory-session-event-bus.js';
 import type { SessionEventBus, SessionEventsOptions } from './session-event-bus.js';
 
@@ -29,6 +39,13 @@ export interface AgentSessionsOptions {
    * session was started in another process).
    */
   readonly store?: SessionStore;
+  /**
+   * Which sessions take wake-ups (`wake()`: inbox messages, background results, schedules).
+   * Default `true` (all); `false` (none), or a function of the session id.
+   */
+  readonly wakeUps?: boolean | ((sessionId: string) => boolean);
+  /** Where `schedule()` keeps schedules and what fires them. Default: a new `InMemorySessionScheduler`. */
+  readonly scheduler?: SessionScheduler;
 }
 
 /** Who a session call acts for (see `reply(input, { userId })`). */
@@ -73,11 +90,14 @@ export class AgentSessions {
   private readonly onError: (error: unknown) => void;
   /** Set by `shutdown()`: why no reply starts any more. */
   private closing: string | undefined;
+  private readonly scheduler: SessionScheduler;
 
   constructor(private readonly options: AgentSessionsOptions) {
     this.bus = options.bus ?? new InMemorySessionEventBus();
     this.cancelGraceMs = options.cancelGraceMs ?? 5000;
     this.onError = options.onError ?? ((error) => console.error('[rxscope] session reply failed:', error));
+    this.scheduler = options.scheduler ?? new InMemorySessionScheduler();
+    this.scheduler.start((s) => this.wake(s.sessionId, s.message).then(() => undefined, this.onError));
   }
 
   /** The session's agent (created on first use). */
@@ -252,6 +272,7 @@ export class AgentSessions {
    */
   async shutdown(options: Omit<ShutdownAgentsOptions, 'signal'> = {}): Promise<ShutdownReport> {
     const reason = (this.closing ??= options.reason ?? 'the service is shutting down');
+    await this.scheduler.close(); // ticks go to the other processes (BullMQ) from now on
     const created = await Promise.all([...this.agents.values()].map((a) => a.catch(() => undefined)));
     const runs = [...this.runs.values()];
     const report = await shutdownAgents(
@@ -262,8 +283,96 @@ export class AgentSessions {
     return report;
   }
 
-  /** Cancels every running reply (waiting for each to end) and closes the bus. */
+  /**
+   * A new session `newSessionId` whose conversation is this one's up to message `upTo`
+   * (inclusive; or `before` it): see `agent.fork()`. Resolves with its agent once its state is in
+   * the session store (an id this service or the store already has is refused).
+   *
+   * @example
+   * ```ts
+   * await sessions.fork('s1', { upTo: messageId, newSessionId: 's1-alt' });
+   * await sessions.start('s1-alt', 'What if we used Postgres instead?');
+   * ```
+   */
+  async fork(sessionId: string, options: SessionForkOptions): Promise<Agent> {
+    const forked = await forkSessionAgent(sessionId, await this.agent(sessionId), options, (id) => this.agents.has(id));
+    this.agents.set(forked.sessionId, Promise.resolve(forked));
+    return forked;
+  }
+
+  /**
+   * Wakes the session: starts a reply when none runs (with `message` as its input, or with none:
+   * the reply begins with what waits for it, such as its inbox's messages), else joins `message`
+   * to the running reply (`agent.send()`). Never a second reply of a session; a session the
+   * `wakeUps` option leaves out is not woken. Background results and inbox messages call it
+   * (the harness's `InboxWakeUps`), and so does every tick of a schedule.
+   *
+   * @example
+   * ```ts
+   * const woke = await sessions.wake('s1', 'The export you asked for is ready.');
+   * if (woke.started) sessions.events('s1').subscribe(render);
+   * ```
+   */
+  wake(sessionId: string, message?: string | Msg): Promise<WakeResult> {
+    const wakeUps = this.options.wakeUps ?? true;
+    return wakeSession(
+      {
+        closing: this.closing !== undefined,
+        optedIn: (id) => (typeof wakeUps === 'function' ? wakeUps(id) : wakeUps),
+        running: (id) => this.running(id),
+        openOnBus: async (id) => (await this.bus.openReply?.(id)) !== undefined,
+        agent: (id) => this.agent(id),
+        start: (id, input) => this.start(id, input),
+      },
+      sessionId,
+      message,
+    );
+  }
+
+  /**
+   * Schedules a message to the session, `every` milliseconds or on a `cron` expression (checked
+   * here: an invalid one is an `InvalidScheduleError`). Each tick wakes the session with the
+   * message ({@link AgentSessions.wake}). Resolves with the schedule (its `id` cancels it).
+   *
+   * @example
+   * ```ts
+   * const { id } = await sessions.schedule('ops', { cron: '0 9 * * 1-5', message: 'Post the daily summary.' });
+   * await sessions.cancelSchedule(id);
+   * ```
+   */
+  async schedule(sessionId: string, options: SessionScheduleOptions): Promise<SessionSchedule> {
+    const schedule = checkSchedule(sessionId, options);
+    await this.scheduler.add(schedule);
+    return schedule;
+  }
+
+  /**
+   * The schedules of a session, or of every session.
+   *
+   * @example
+   * ```ts
+   * const ids = (await sessions.schedules('ops')).map((s) => s.id);
+   * ```
+   */
+  schedules(sessionId?: string): Promise<SessionSchedule[]> {
+    return this.scheduler.list(sessionId);
+  }
+
+  /**
+   * Cancels a schedule; resolves `false` when there is none with that id.
+   *
+   * @example
+   * ```ts
+   * await sessions.cancelSchedule(scheduleId);
+   * ```
+   */
+  cancelSchedule(id: string): Promise<boolean> {
+    return this.scheduler.remove(id);
+  }
+
+  /** Cancels every running reply (waiting for each to end), stops firing schedules and closes the bus. */
   async close(): Promise<void> {
+    await this.scheduler.close();
     await Promise.all(this.runningSessions().map((id) => this.cancel(id, 'the service is shutting down')));
     await this.bus.close();
   }

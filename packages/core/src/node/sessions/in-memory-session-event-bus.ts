@@ -100,6 +100,10 @@ export class InMemorySessionEventBus implements SessionEventBus {
     });
   }
 
+  openReply(sessionId: string): Promise<string | undefined> {
+    return Promise.resolve(this.logs.get(sessionId)?.openReply);
+  }
+
   delete(sessionId: string): Promise<void> {
     const log = this.logs.get(sessionId);
     if (log) {

@@ -5,3 +5,7 @@ export { AgentSessions } from './agent-sessions.js';
 export type { AgentSessionsOptions, SessionUserOptions } from './agent-sessions.js';
 export { RedisSessionEventBus } from './redis-session-event-bus.js';
 export type { RedisSessionEventBusOptions } from './redis-session-event-bus.js';
+export type { SessionForkOptions } from './fork-session.js';
+export type { WakeResult } from './wake.js';
+export { InMemorySessionScheduler, InvalidScheduleError } from './schedules/index.js';
+export type { SessionSchedule, SessionScheduleOptions, SessionScheduler } from './schedules/index.js';

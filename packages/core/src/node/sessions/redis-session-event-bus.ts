@@ -154,6 +154,10 @@ export class RedisSessionEventBus implements SessionEventBus {
     });
   }
 
+  async openReply(sessionId: string): Promise<string | undefined> {
+    return (await this.redis.hget(this.keys(sessionId).open, 'reply')) ?? undefined;
+  }
+
   async delete(sessionId: string): Promise<void> {
     const k = this.keys(sessionId);
     await this.redis.del(k.log, k.open);

@@ -34,6 +34,13 @@ export interface SessionEventBus {
   delete(sessionId: string): Promise<void>;
   /** Releases connections and timers. */
   close(): Promise<void>;
+  /**
+   * The id of the session's reply in progress (its `REPLY_START` is on the log, its `REPLY_END`
+   * not yet), in whichever process it runs; `undefined` when none. `sessions.wake()` asks it so
+   * that a wake-up never starts a reply while one of the session runs in another process.
+   * Optional: a bus without it is asked nothing.
+   */
+  openReply?(sessionId: string): Promise<string | undefined>;
 }
 
 /** The event a replay starts with when the requested event is no longer in the log. */

@@ -18,7 +18,7 @@ export class AgUiHistoryDivergedError extends AgentUsageError {
 }
 
 /** What the history of a conversation is checked by: user messages and tool calls, in order. */
-type Anchor =
+export type Anchor =
   | { readonly kind: 'user'; readonly id: string; readonly text: string }
   | { readonly kind: 'call'; readonly id: string; readonly name: string };
 
@@ -65,7 +65,8 @@ function diverged(why: string): AgUiHistoryDivergedError {
   );
 }
 
-function anchorsOfMsg(msg: Msg): Anchor[] {
+/** The anchors of a server message: its user text, or its tool calls. */
+export function anchorsOfMsg(msg: Msg): Anchor[] {
   if (msg.role === 'user') {
     return [{ kind: 'user', id: msg.id, text: msg.content.map((b) => (b.type === 'text' ? b.text : '')).join('') }];
   }
@@ -75,7 +76,8 @@ function anchorsOfMsg(msg: Msg): Anchor[] {
   );
 }
 
-function anchorsOfMessage(m: Message): Anchor[] {
+/** The anchors of a client message. */
+export function anchorsOfMessage(m: Message): Anchor[] {
   if ((m as { subagentRunId?: unknown }).subagentRunId) return []; // a subagent's turns are not this agent's conversation
   if (m.role === 'user') return [{ kind: 'user', id: m.id, text: textOf(m.content) }];
   if (m.role === 'assistant')

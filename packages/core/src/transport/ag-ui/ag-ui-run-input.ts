@@ -6,13 +6,16 @@ import type { ContentBlock, Msg, ToolResultBlock } from '../../message/blocks.js
 import { createMsg } from '../../message/msg.js';
 import { confirmResultsOf } from './confirm-results-of.js';
 import { reconcileHistory, textOf } from './ag-ui-history.js';
+import { reconcileByRewind } from './ag-ui-rewind.js';
 
 /**
- * How a run's `messages` reach the rxscope agent. `'seed'` (default): the agent's conversation
- * is authoritative and the client's history is checked against it — messages the client holds
- * beyond it (a new thread, a server restarted without a store) are given to the agent before the
- * new message, and a history that contradicts it (an edited or removed message, another tool
- * call) refuses the run with `RUN_ERROR {code: 'history_diverged'}` ({@link AgUiHistoryDivergedError}).
+ * How a run's `messages` reach the rxscope agent. `'seed'` (default): the client's history is
+ * checked against the agent's conversation — messages the client holds beyond it (a new thread,
+ * a server restarted without a store) are given to the agent before the new message; a thread
+ * cut short or with a user message edited (a frontend's "regenerate" and "edit") rewinds the
+ * conversation to what both hold (`agent.rewind()`) and continues from the client's messages
+ * there; a history that claims other tool calls than the session's refuses the run with
+ * `RUN_ERROR {code: 'history_diverged'}` ({@link AgUiHistoryDivergedError}).
  * `'agent'`: only the new messages, unchecked — for agents whose conversation is loaded from a
  * `SessionStore` when the reply starts (the agent does not hold it before).
  *
@@ -91,7 +94,8 @@ export function replyInputOf(input: RunAgentInput, agent: Agent, mode: AgUiHisto
   }
   // The trailing user messages are new unless the agent holds them already (a run sent twice).
   const start = input.messages.length - users.length;
-  const from = mode === 'seed' ? check(input.messages) : start;
+  // An edited or regenerated thread rewinds the conversation to what both hold.
+  const from = mode === 'seed' ? reconcileByRewind(input.messages, agent) : start;
   if (from >= input.messages.length) {
     throw new AgentUsageError(
       "Every message of this AG-UI run is already in the thread's conversation: there is no new user message to answer.",

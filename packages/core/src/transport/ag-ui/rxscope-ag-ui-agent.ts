@@ -37,9 +37,10 @@ export interface RxscopeAgUiAgentOptions extends AgentConfig {
  * - tool messages answering calls the reply left to the client (`awaiting_external_execution`,
  *   AG-UI frontend tools) → `EXTERNAL_EXECUTION_RESULT`.
  *
- * The agent's conversation is authoritative: a run whose history contradicts it (an edited or
- * removed message, another tool call) is a `RUN_ERROR` (`code: 'history_diverged'`) saying where
- * the two differ, and nothing runs (see {@link AgUiHistoryMode}).
+ * Regenerate and edit: a run whose thread is cut short, or has a user message edited, rewinds
+ * the agent's conversation to what both hold and answers from there (files too, with workspace
+ * snapshots); one whose history claims other tool calls than the session's is a `RUN_ERROR`
+ * (`code: 'history_diverged'`) saying where the two differ, and nothing runs (see {@link AgUiHistoryMode}).
  * A new message while interrupts are open does not touch them: the run is a `RUN_ERROR`
  * (`code: 'interrupt_pending'`) that says which calls wait. A non-empty `state` is refused (the
  * agent keeps its own state). Events are mapped by {@link toAgUiEvents}. `abortRun()` interrupts
@@ -87,8 +88,8 @@ export class RxscopeAgUiAgent extends AbstractAgent {
       let reply: ReplyInput;
       let frontendTools: Tool[];
       try {
-        reply = replyInputOf(input, agent, this.history);
         frontendTools = frontendToolsOf(input, agent);
+        reply = replyInputOf(input, agent, this.history); // may rewind the agent: refusals come first
       } catch (error) {
         if (!(
           error instanceof AgUiInterruptPendingError ||

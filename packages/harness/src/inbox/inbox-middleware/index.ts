@@ -55,7 +55,7 @@ import {
   type StateSlot,
 } from '@rxscope/core';
 import type { MessageBus } from '../../bus/index.js';
-import { checkInboxMessage, inboxQueueOf, inboxText } from '../inbox-message.js';
+import { checkInboxMessage, inboxQueueOf, inboxText, wakeQueueOf } from '../inbox-message.js';
 
 /**
  * Options of {@link InboxMiddleware}.
@@ -115,8 +115,14 @@ export class InboxMiddleware implements Middleware {
         .ack(queue, saved)
         .catch((error: unknown) => this.onError(error, `the inbox ${queue} could not remove delivered messages`));
     };
+    // This reply takes what waits: the wake-up notices of those messages are moot (no InboxWakeUps acts on them).
+    const dropNotices = () =>
+      this.bus.drain(wakeQueueOf(ctx.sessionId)).then(
+        () => undefined,
+        (error: unknown) => this.onError(error, `the wake-up notices of ${queue} could not be dropped`),
+      );
     // What waits already joins before the first model request; then the inbox listens while the reply runs.
-    return defer(() => take()).pipe(
+    return defer(() => dropNotices().then(take)).pipe(
       switchMap(() =>
         next(input).pipe(
           tap(acknowledge),

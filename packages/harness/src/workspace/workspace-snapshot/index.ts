@@ -11,6 +11,14 @@
  *   `.rxscope-snapshot` marker names another one, or none), the snapshot's files are written
  *   there first (only those that differ; other files are left alone), and
  *   `CUSTOM workspace_restored {id, written, omitted}` follows `REPLY_START`.
+ * - Fork and rewind: the snapshot taken in each reply is kept (file contents shared between
+ *   snapshots, at most `maxHistory` of them and `maxHistoryBytes` of contents, oldest dropped
+ *   first), as is the workspace before the first change. When the conversation is cut at a
+ *   message (`agent.fork()`, `agent.rewind()`, `sessions.fork()`, an AG-UI regenerate), the
+ *   session's snapshot becomes the one of the last message kept, and the next reply restores
+ *   it exactly: changed files are written back, files created after it are removed
+ *   (`workspace_restored {written}` names both). Evicted results and saved histories are never
+ *   touched, so the pointers in the kept conversation still lead to their files.
  * - Limits: files over `maxFileBytes` (256 KiB) and, past `maxTotalBytes` (2 MiB), the largest
  *   files are left out and named in `omitted`; `large_tool_results/`, `conversation_history/`,
  *   `.git/` and git-ignored files are never included.
@@ -25,7 +33,16 @@
  * @module
  */
 import { concatMap, defer, from, type Observable, of, switchMap } from 'rxjs';
-import type { ActingInput, AgentHandle, AgentEvent, AgentInput, Middleware, Next, RuntimeContext } from '@rxscope/core';
+import type {
+  ActingInput,
+  AgentHandle,
+  AgentEvent,
+  AgentInput,
+  ConversationCut,
+  Middleware,
+  Next,
+  RuntimeContext,
+} from '@rxscope/core';
 import type { WorkspaceFileSystem } from '../workspace-file-system.js';
 import {
   restoreWorkspace,
@@ -34,9 +51,15 @@ import {
   type WorkspaceSnapshot,
   type WorkspaceSnapshotOptions,
 } from '../snapshot-workspace.js';
+import {
+  cutSnapshotHistory,
+  recordSnapshot,
+  type SnapshotHistoryLimits,
+  type SnapshotState,
+} from './snapshot-history.js';
 
 /** Options of {@link WorkspaceSnapshotMiddleware}. */
-export interface WorkspaceSnapshotMiddlewareOptions extends WorkspaceSnapshotOptions {
+export interface WorkspaceSnapshotMiddlewareOptions extends WorkspaceSnapshotOptions, SnapshotHistoryLimits {
   readonly fileSystem: WorkspaceFileSystem;
   /** Where a failed snapshot or restore is reported (the reply goes on). Default `console.error`. */
   readonly onError?: (error: unknown) => void;
@@ -60,7 +83,12 @@ export class WorkspaceSnapshotMiddleware implements Middleware {
    * ```
    */
   snapshotOf(ctx: RuntimeContext): WorkspaceSnapshot | undefined {
-    return ctx.state<{ snapshot?: WorkspaceSnapshot }>(this.key).get()?.snapshot;
+    return this.stateOf(ctx).get()?.snapshot;
+  }
+
+  /** The session's snapshot for the cut conversation: the one of the last message kept. */
+  onConversationCut(state: unknown, cut: ConversationCut): unknown {
+    return cutSnapshotHistory(state as SnapshotState | undefined, cut);
   }
 
   onAgent(_agent: AgentHandle, ctx: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent> {
@@ -86,13 +114,22 @@ export class WorkspaceSnapshotMiddleware implements Middleware {
     next: Next<ActingInput>,
   ): Observable<AgentEvent> {
     if (input.tool.readOnly) return next(input);
-    return next(input).pipe(
+    const state = this.stateOf(ctx);
+    // The workspace before the session's first change, for a cut before it (keyed to no message).
+    const baseline = state.get()?.snapshot
+      ? Promise.resolve()
+      : snapshotWorkspace(this.options.fileSystem, this.options).then(
+          (snapshot) => state.set(recordSnapshot(state.get(), snapshot, null, this.options)),
+          (error: unknown) => this.onError(error),
+        );
+    return from(baseline).pipe(
+      switchMap(() => next(input)),
       concatMap((e) => {
         if (e.type !== 'TOOL_RESULT_END' || e.toolCallId !== input.toolCall.id) return of(e);
         return from(
           snapshotWorkspace(this.options.fileSystem, this.options).then(
             (snapshot) => {
-              ctx.state<{ snapshot?: WorkspaceSnapshot }>(this.key).set({ snapshot });
+              state.set(recordSnapshot(state.get(), snapshot, ctx.replyId, this.options));
               const bytes = snapshot.files.reduce((n, f) => n + Math.floor((f.content.length * 3) / 4), 0);
               const value = { id: snapshot.id, files: snapshot.files.length, bytes, omitted: snapshot.omitted };
               return [e, ctx.event('CUSTOM', { name: 'workspace_snapshot_saved', value })];
@@ -107,12 +144,22 @@ export class WorkspaceSnapshotMiddleware implements Middleware {
     );
   }
 
+  private stateOf(ctx: RuntimeContext) {
+    return ctx.state<SnapshotState>(this.key);
+  }
+
   private async restoreIfNeeded(ctx: RuntimeContext) {
-    const snapshot = this.snapshotOf(ctx);
+    const state = this.stateOf(ctx);
+    const { snapshot, exact, ...rest } = state.get() ?? {};
     if (!snapshot) return undefined;
     try {
-      if ((await snapshotIdOf(this.options.fileSystem)) === snapshot.id) return undefined;
-      const written = await restoreWorkspace(this.options.fileSystem, snapshot);
+      if ((await snapshotIdOf(this.options.fileSystem)) === snapshot.id) {
+        if (exact) state.set({ ...rest, snapshot });
+        return undefined;
+      }
+      const options = { exact: exact === true, ...(this.options.exclude ? { exclude: this.options.exclude } : {}) };
+      const written = await restoreWorkspace(this.options.fileSystem, snapshot, options);
+      if (exact) state.set({ ...rest, snapshot });
       return { id: snapshot.id, written, omitted: snapshot.omitted };
     } catch (error) {
       this.onError(error);
