@@ -130,12 +130,15 @@ describe('compileSearchRegex: refusals', () => {
     expect(matches('a\\\\1', 'a\\1')).toBe(true);
   });
 
-  it.each(['(unclosed', 'a[b', '*start', 'a)', 'x{2,1}'])('refuses the invalid pattern %s as pattern_invalid', (pattern) => {
-    const e = refusal(pattern);
-    expect(e.code).toBe('pattern_invalid');
-    expect(e.message).toContain('The pattern is not a valid regular expression');
-    expect(e.message).not.toContain('error parsing regexp');
-  });
+  it.each(['(unclosed', 'a[b', '*start', 'a)', 'x{2,1}'])(
+    'refuses the invalid pattern %s as pattern_invalid',
+    (pattern) => {
+      const e = refusal(pattern);
+      expect(e.code).toBe('pattern_invalid');
+      expect(e.message).toContain('The pattern is not a valid regular expression');
+      expect(e.message).not.toContain('error parsing regexp');
+    },
+  );
 
   it('refuses a repeat count past RE2’s cap as too complex, saying it repeats too much', () => {
     const e = refusal('a{1001}');

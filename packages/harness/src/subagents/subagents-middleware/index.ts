@@ -149,7 +149,12 @@ export class SubagentsMiddleware implements Middleware {
     );
   }
 
-  onActing(agent: AgentHandle, ctx: RuntimeContext, input: ActingInput, next: Next<ActingInput>): Observable<AgentEvent> {
+  onActing(
+    agent: AgentHandle,
+    ctx: RuntimeContext,
+    input: ActingInput,
+    next: Next<ActingInput>,
+  ): Observable<AgentEvent> {
     const tool = input.tool;
     // By name: an outer layer may have passed a copy of the tool.
     if (!SUBAGENT_TOOL_NAMES.includes(tool.name)) return next(input);
@@ -181,7 +186,12 @@ export class SubagentsMiddleware implements Middleware {
   }
 
   /** One spawn: the subagent in the foreground (through `asTool`), a background task, or a queued task. */
-  private spawn(agent: AgentHandle, ctx: RuntimeContext, input: SpawnInput, toolCtx: ToolContext): Observable<ToolOutput> {
+  private spawn(
+    agent: AgentHandle,
+    ctx: RuntimeContext,
+    input: SpawnInput,
+    toolCtx: ToolContext,
+  ): Observable<ToolOutput> {
     return defer(() => from(this.definition(input.name))).pipe(
       switchMap((def) => {
         if (input.background && (this.depth > 0 || (!this.options.tasks && !this.options.taskQueue))) {

@@ -1,4 +1,11 @@
-import { Agent, type AgentHandle, type ChatModel, type Middleware, type PermissionState, type Tool } from '@rxscope/core';
+import {
+  Agent,
+  type AgentHandle,
+  type ChatModel,
+  type Middleware,
+  type PermissionState,
+  type Tool,
+} from '@rxscope/core';
 import { SUBAGENT_TOOL_NAMES } from './subagent-tools.js';
 import type { SubagentDefinition } from '../subagent-definition.js';
 
