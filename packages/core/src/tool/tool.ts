@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { AgentEvent } from '../event/events.js';
 import type { ToolResultContent } from '../message/blocks.js';
 import type { ToolSchema } from '../model/chat-model.js';
+import { checkToolDefinition } from './check-tool-definition.js';
 
 /**
  * What a tool's `execute` may produce, per emitted value: text, a JSON-serialisable value
@@ -98,8 +99,6 @@ export interface Tool<I = any> {
   readonly execute?: (input: I, ctx: ToolContext) => ObservableInput<ToolOutput> | ToolOutput;
 }
 
-const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
-
 /**
  * Defines a tool with a zod input schema. The JSON Schema sent to the model comes from zod.
  *
@@ -115,20 +114,7 @@ const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
  * ```
  */
 export function defineTool<S extends z.ZodType>(definition: ToolDefinition<S>): Tool<z.output<S>> {
-  if (typeof definition !== 'object' || definition === null) {
-    throw new TypeError('defineTool() takes one object: { name, description, input: z.object({...}), execute }.');
-  }
-  if (typeof definition.name !== 'string' || !TOOL_NAME.test(definition.name)) {
-    throw new TypeError(
-      `Invalid tool name ${JSON.stringify(definition.name)}: use 1-64 letters, digits, "_" or "-" (models reject other names).`,
-    );
-  }
-  if (definition.execute !== undefined && typeof definition.execute !== 'function') {
-    throw new TypeError(`Tool "${definition.name}": execute must be a function (input, toolCtx) => result.`);
-  }
-  if (!definition.execute && !definition.external) {
-    throw new TypeError(`Tool "${definition.name}" needs an execute function, or external: true.`);
-  }
+  checkToolDefinition(definition);
   const parameters = argumentsSchema(definition.name, definition.input);
   const readOnly = definition.readOnly ?? false;
   return {
