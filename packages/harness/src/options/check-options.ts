@@ -53,3 +53,27 @@ export function checkOptions(owner: string, options: unknown, checks: Readonly<R
     if (problem) throw new HarnessOptionError('invalid_option', `${owner}.${key}`, `${owner}: ${key} ${problem}.`);
   }
 }
+
+/**
+ * Refuses an options object with a key `known` does not list, in the core's refusal style
+ * (`checkOptionKeys`: the closest known key as "did you mean", the known keys), as a
+ * {@link HarnessOptionError} with code `unknown_option` (`invalid_option` when it is not an
+ * object). For the harness's middlewares, whose values their own constructors check.
+ *
+ * @example
+ * ```ts
+ * refuseUnknownOptions('TodoListMiddleware', { maxTodo: 5 }, ['maxTodos']);
+ * // HarnessOptionError: unknown option "maxTodo" of TodoListMiddleware; did you mean "maxTodos"? Known: maxTodos.
+ * ```
+ */
+export function refuseUnknownOptions(
+  owner: string,
+  options: unknown,
+  known: readonly string[],
+  foreign?: Readonly<Record<string, string>>,
+): void {
+  checkOptionKeys(owner, options, known, {
+    ...(foreign ? { foreign } : {}),
+    error: (code, option, message) => new HarnessOptionError(code, option, message),
+  });
+}

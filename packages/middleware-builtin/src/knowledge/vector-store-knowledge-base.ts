@@ -1,6 +1,6 @@
 import { MarkdownTextSplitter, type TextSplitter } from '@langchain/textsplitters';
 import { defer, type Observable } from 'rxjs';
-import { newId } from '@rxscope/core';
+import { newId, checkOptionKeys, optionKeys } from '@rxscope/core';
 import {
   checkTopK,
   type KnowledgeAddResult,
@@ -71,6 +71,17 @@ const CHUNK_ID = 'rxscopeChunkId';
 // Which add of its document a chunk belongs to: the chunks of an earlier add are superseded.
 const GENERATION = 'rxscopeGeneration';
 
+// Every option, typed against VectorStoreKnowledgeBaseOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<VectorStoreKnowledgeBaseOptions>({
+  store: true,
+  scores: true,
+  storeFilter: true,
+  filterOverfetch: true,
+  chunkSize: true,
+  chunkOverlap: true,
+  splitter: true,
+});
+
 /**
  * Any LangChain `VectorStore` as a {@link KnowledgeBase}, so `RAGMiddleware` can mount a vector
  * database next to (and fused with) other bases. `add` splits documents into chunks (a
@@ -101,6 +112,7 @@ export class VectorStoreKnowledgeBase implements KnowledgeBase {
   private readonly writes = new SerialWrites('VectorStoreKnowledgeBase');
 
   constructor(options: VectorStoreKnowledgeBaseOptions) {
+    checkOptionKeys('VectorStoreKnowledgeBase', options, OPTION_KEYS, { foreign: { vectorStore: 'store' } });
     const owner = 'VectorStoreKnowledgeBase';
     if (
       typeof options?.store?.similaritySearchWithScore !== 'function' ||

@@ -44,6 +44,8 @@ import {
   type RuntimeContext,
   textOfMsg,
   type Tool,
+  checkOptionKeys,
+  optionKeys,
 } from '@rxscope/core';
 import type { MemoryBackend, MemoryHeader } from './memory-backend.js';
 import { checkMemoryBackend } from './check-memory-backend.js';
@@ -72,6 +74,16 @@ const RECALL = new ContextToken<Promise<RecalledMemories> | undefined>(
 
 const indexLine = (h: MemoryHeader) => `- ${h.name} (${h.type}): ${h.description}`;
 
+// Every option, typed against AgenticMemoryOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<AgenticMemoryOptions>({
+  backend: true,
+  selector: true,
+  maxRecall: true,
+  indexTokenBudget: true,
+  tools: true,
+  key: true,
+});
+
 /**
  * Long-term memory the agent curates itself. See the module documentation.
  */
@@ -84,6 +96,7 @@ export class AgenticMemoryMiddleware implements Middleware {
   private readonly memoryTools: readonly Tool[];
 
   constructor(options: AgenticMemoryOptions) {
+    checkOptionKeys('AgenticMemoryMiddleware', options, OPTION_KEYS);
     const owner = 'AgenticMemoryMiddleware';
     checkMemoryBackend(owner, options?.backend, 'new FileMemoryBackend({ dir })');
     const maxRecall = options.maxRecall ?? 5;

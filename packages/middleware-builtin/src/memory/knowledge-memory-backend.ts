@@ -1,3 +1,4 @@
+import { checkOptionKeys, optionKeys } from '@rxscope/core';
 import { firstValueFrom } from 'rxjs';
 import { InMemoryKnowledgeBase } from '../knowledge/in-memory-knowledge-base.js';
 import type { EmbeddingsLike } from '../knowledge/knowledge-base.js';
@@ -18,6 +19,12 @@ export interface KnowledgeMemoryBackendOptions {
   readonly memories?: readonly Memory[];
 }
 
+// Every option, typed against KnowledgeMemoryBackendOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<KnowledgeMemoryBackendOptions>({
+  embeddings: true,
+  memories: true,
+});
+
 /**
  * Memories kept in memory and searched with an `InMemoryKnowledgeBase` (hybrid full text +
  * vectors when `embeddings` are given): for browsers, tests, or a process that loads its
@@ -35,6 +42,7 @@ export class KnowledgeMemoryBackend implements MemoryBackend {
   private readonly ready: Promise<unknown>;
 
   constructor(options: KnowledgeMemoryBackendOptions = {}) {
+    checkOptionKeys('KnowledgeMemoryBackend', options, OPTION_KEYS);
     this.kb = new InMemoryKnowledgeBase({
       splitter: false,
       ...(options.embeddings ? { embeddings: options.embeddings } : {}),

@@ -12,6 +12,8 @@ import {
   type ReasoningInput,
   type RuntimeContext,
   textOfMsg,
+  checkOptionKeys,
+  optionKeys,
 } from '@rxscope/core';
 import { checkMemory, type Memory, type MemoryBackend, type MemoryHeader } from './memory-backend.js';
 import { checkMemoryBackend } from './check-memory-backend.js';
@@ -85,6 +87,17 @@ const RECALL = new ContextToken<Promise<readonly Memory[]> | undefined>(
 );
 const TYPES = ['user', 'project', 'feedback', 'reference'];
 
+// Every option, typed against StaticMemoryOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<StaticMemoryOptions>({
+  backend: true,
+  topK: true,
+  writeBack: true,
+  writer: true,
+  onError: true,
+  onWritten: true,
+  key: true,
+});
+
 /**
  * Long-term memory without the agent's involvement (the static mode): when a reply starts, the
  * backend's best matches for the user's input are searched and added as a hint to the first
@@ -115,6 +128,7 @@ export class StaticMemoryMiddleware implements Middleware {
   private readonly writing = new Set<Promise<void>>();
 
   constructor(options: StaticMemoryOptions) {
+    checkOptionKeys('StaticMemoryMiddleware', options, OPTION_KEYS);
     const owner = 'StaticMemoryMiddleware';
     checkMemoryBackend(owner, options?.backend, 'new KnowledgeMemoryBackend({ embeddings })');
     const topK = options.topK ?? 3;

@@ -1,4 +1,5 @@
 /// <reference types="node" />
+import { checkOptionKeys, optionKeys } from '@rxscope/core';
 import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { firstValueFrom } from 'rxjs';
@@ -25,6 +26,11 @@ export interface FileMemoryBackendOptions {
   readonly dir: string;
 }
 
+// Every option, typed against FileMemoryBackendOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<FileMemoryBackendOptions>({
+  dir: true,
+});
+
 /**
  * Memories as Markdown files with YAML front matter (`name`, `description`, `type`), one file
  * per memory, in one folder — readable and editable by people. Writes are atomic; `search` is a
@@ -40,6 +46,7 @@ export class FileMemoryBackend implements MemoryBackend {
   private readonly dir: string;
 
   constructor(options: FileMemoryBackendOptions) {
+    checkOptionKeys('FileMemoryBackend', options, OPTION_KEYS, { foreign: { directory: 'dir', path: 'dir', folder: 'dir' } });
     if (typeof options?.dir !== 'string' || !options.dir)
       throw new TypeError('FileMemoryBackend: dir must be a non-empty path.');
     this.dir = options.dir;

@@ -49,6 +49,8 @@ import {
   type RuntimeContext,
   textOfMsg,
   type Tool,
+  checkOptionKeys,
+  optionKeys,
 } from '@rxscope/core';
 import { citationOf } from '../knowledge/search-knowledge-bases.js';
 import { checkTopK, type KnowledgeBase } from '../knowledge/knowledge-base.js';
@@ -97,6 +99,21 @@ function trailingUserText(messages: readonly Msg[]): string {
   return texts.join('\n');
 }
 
+// Every option, typed against RAGOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<RAGOptions>({
+  knowledgeBases: true,
+  mode: true,
+  persistHint: true,
+  hintTemplate: true,
+  query: true,
+  topK: true,
+  scoreThreshold: true,
+  descriptions: true,
+  toolName: true,
+  rrfK: true,
+  key: true,
+});
+
 /**
  * Retrieval-augmented generation over mounted knowledge bases. See the module documentation.
  */
@@ -114,6 +131,7 @@ export class RAGMiddleware implements Middleware {
   private readonly query: (messages: readonly Msg[]) => string;
 
   constructor(options: RAGOptions) {
+    checkOptionKeys('RAGMiddleware', options, OPTION_KEYS, { foreign: { retriever: 'knowledgeBases', retrievers: 'knowledgeBases', k: 'topK' } });
     const owner = 'RAGMiddleware';
     const bases = options?.knowledgeBases;
     const names = bases && typeof bases === 'object' ? Object.keys(bases) : [];

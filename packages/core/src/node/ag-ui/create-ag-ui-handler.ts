@@ -12,6 +12,7 @@ import { HttpError } from '../sse/http-error.js';
 import { isJsonMediaType } from '../sse/json-content-type.js';
 import { readJsonBody } from '../sse/read-json-body.js';
 import { streamFrames, type StreamAgentEventsOptions, type StreamOutcome } from '../sse/stream-agent-events.js';
+import { checkOptionKeys, optionKeys } from '../../error/check-option-keys.js';
 
 /** Options of {@link createAgUiHandler}. */
 export interface AgUiHandlerOptions extends Omit<StreamAgentEventsOptions, 'sessionId'> {
@@ -22,6 +23,20 @@ export interface AgUiHandlerOptions extends Omit<StreamAgentEventsOptions, 'sess
   /** The largest `RunAgentInput` body accepted, in bytes; a larger one is a 413. Default 8 MiB. */
   readonly maxBodyBytes?: number;
 }
+
+// Every option, typed against AgUiHandlerOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<AgUiHandlerOptions>({
+  agent: true,
+  history: true,
+  maxBodyBytes: true,
+  headers: true,
+  maxQueuedBytes: true,
+  onError: true,
+  heartbeatMs: true,
+  heartbeatComment: true,
+  retryMs: true,
+  scheduler: true,
+});
 
 /**
  * A Node `http` handler that speaks the AG-UI HTTP protocol, so `HttpAgent` of `@ag-ui/client`
@@ -44,6 +59,7 @@ export interface AgUiHandlerOptions extends Omit<StreamAgentEventsOptions, 'sess
 export function createAgUiHandler(
   options: AgUiHandlerOptions,
 ): (req: IncomingMessage, res: ServerResponse) => Promise<StreamOutcome> {
+  checkOptionKeys('createAgUiHandler', options, OPTION_KEYS);
   const {
     agent,
     history,

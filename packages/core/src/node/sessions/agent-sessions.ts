@@ -6,6 +6,7 @@ import type { AgentEvent } from '../../event/events.js';
 import { ReplyTracker } from '../reply-tracker.js';
 import { InMemorySessionEventBus } from './in-memory-session-event-bus.js';
 import type { SessionEventBus, SessionEventsOptions } from './session-event-bus.js';
+import { checkOptionKeys, optionKeys } from '../../error/check-option-keys.js';
 
 /** Options of {@link AgentSessions}. */
 export interface AgentSessionsOptions {
@@ -29,6 +30,14 @@ interface Run {
   readonly done: Promise<void>;
   replyId: string | undefined;
 }
+
+// Every option, typed against AgentSessionsOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<AgentSessionsOptions>({
+  agent: true,
+  bus: true,
+  cancelGraceMs: true,
+  onError: true,
+});
 
 /**
  * Runs **detached** replies for sessions: `start()` subscribes to the session agent's reply
@@ -56,6 +65,7 @@ export class AgentSessions {
   private closing: string | undefined;
 
   constructor(private readonly options: AgentSessionsOptions) {
+    checkOptionKeys('AgentSessions', options, OPTION_KEYS, { foreign: { agentFactory: 'agent', factory: 'agent', createAgent: 'agent' } });
     this.bus = options.bus ?? new InMemorySessionEventBus();
     this.cancelGraceMs = options.cancelGraceMs ?? 5000;
     this.onError = options.onError ?? ((error) => console.error('[rxscope] session reply failed:', error));

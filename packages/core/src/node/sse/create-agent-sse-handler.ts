@@ -5,6 +5,7 @@ import type { AgentEvent } from '../../event/events.js';
 import { requireJsonContentType } from './json-content-type.js';
 import { readJsonBody } from './read-json-body.js';
 import { streamAgentEvents, type StreamAgentEventsOptions, type StreamOutcome } from './stream-agent-events.js';
+import { checkOptionKeys, optionKeys } from '../../error/check-option-keys.js';
 
 /** What the `events` callback of {@link createAgentSseHandler} gets besides the request. */
 export interface AgentSseRequest {
@@ -33,6 +34,19 @@ export interface AgentSseHandlerOptions extends StreamAgentEventsOptions {
   ) => Observable<AgentEvent> | Promise<Observable<AgentEvent>>;
 }
 
+// Every option, typed against AgentSseHandlerOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<AgentSseHandlerOptions>({
+  events: true,
+  headers: true,
+  maxQueuedBytes: true,
+  onError: true,
+  sessionId: true,
+  heartbeatMs: true,
+  heartbeatComment: true,
+  retryMs: true,
+  scheduler: true,
+});
+
 /**
  * A Node `http` request handler that streams the events {@link AgentSseHandlerOptions.events}
  * returns as server-sent events, with {@link streamAgentEvents} (heartbeats, back-pressure,
@@ -51,6 +65,7 @@ export interface AgentSseHandlerOptions extends StreamAgentEventsOptions {
 export function createAgentSseHandler(
   options: AgentSseHandlerOptions,
 ): (req: IncomingMessage, res: ServerResponse) => Promise<StreamOutcome> {
+  checkOptionKeys('createAgentSseHandler', options, OPTION_KEYS);
   const { events, ...streamOptions } = options;
   return (req, res) => {
     const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);

@@ -34,6 +34,8 @@ import {
   type WorkspaceSnapshot,
   type WorkspaceSnapshotOptions,
 } from '../snapshot-workspace.js';
+import { optionKeys } from '@rxscope/core';
+import { refuseUnknownOptions } from '../../options/index.js';
 
 /** Options of {@link WorkspaceSnapshotMiddleware}. */
 export interface WorkspaceSnapshotMiddlewareOptions extends WorkspaceSnapshotOptions {
@@ -42,12 +44,22 @@ export interface WorkspaceSnapshotMiddlewareOptions extends WorkspaceSnapshotOpt
   readonly onError?: (error: unknown) => void;
 }
 
+// Every option, typed against WorkspaceSnapshotMiddlewareOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<WorkspaceSnapshotMiddlewareOptions>({
+  fileSystem: true,
+  onError: true,
+  maxFileBytes: true,
+  maxTotalBytes: true,
+  exclude: true,
+});
+
 /** See the module documentation. */
 export class WorkspaceSnapshotMiddleware implements Middleware {
   readonly key = 'WorkspaceSnapshotMiddleware';
   private readonly onError: (error: unknown) => void;
 
   constructor(private readonly options: WorkspaceSnapshotMiddlewareOptions) {
+    refuseUnknownOptions('WorkspaceSnapshotMiddleware', options, OPTION_KEYS);
     this.onError = options.onError ?? ((e) => console.error('[WorkspaceSnapshotMiddleware]', e));
   }
 
