@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
 import { type HeldLease, type Lease, LeaseBusyError } from '../coordination/lease.js';
 import { optionKeys } from '@rxscope/core';
-import { refuseUnknownOptions } from '../options/index.js';
+import { HarnessOptionError, refuseUnknownOptions } from '../options/index.js';
 
 /**
  * Options of {@link RedisLease}.
@@ -74,7 +74,7 @@ export class RedisLease implements Lease {
   constructor(options: RedisLeaseOptions) {
     refuseUnknownOptions('RedisLease', options, OPTION_KEYS);
     if (!options?.redis || typeof options.redis.set !== 'function')
-      throw new TypeError('RedisLease needs an ioredis client (options.redis: new Redis(url)).');
+      throw new HarnessOptionError('invalid_option', 'RedisLease.redis', 'RedisLease needs an ioredis client (options.redis: new Redis(url)).');
     this.redis = options.redis;
     this.prefix = options.prefix ?? 'rxscope:lease:';
     this.ttlMs = Math.max(100, options.ttlMs ?? 30_000);

@@ -12,7 +12,7 @@ import {
   type MessageBus,
 } from '../bus/message-bus.js';
 import { optionKeys } from '@rxscope/core';
-import { refuseUnknownOptions } from '../options/index.js';
+import { HarnessOptionError, refuseUnknownOptions } from '../options/index.js';
 
 /** Options of {@link RedisMessageBus}. */
 export interface RedisMessageBusOptions {
@@ -104,7 +104,7 @@ export class RedisMessageBus implements MessageBus {
   constructor(options: RedisMessageBusOptions) {
     refuseUnknownOptions('RedisMessageBus', options, OPTION_KEYS);
     if (!options?.redis || typeof options.redis.duplicate !== 'function') {
-      throw new TypeError('RedisMessageBus needs an ioredis client (options.redis: new Redis(url)).');
+      throw new HarnessOptionError('invalid_option', 'RedisMessageBus.redis', 'RedisMessageBus needs an ioredis client (options.redis: new Redis(url)).');
     }
     this.redis = options.redis;
     this.prefix = options.prefix ?? 'rxscope:bus:';

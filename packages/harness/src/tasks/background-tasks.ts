@@ -2,7 +2,7 @@ import { type AgentEvent, newId, optionKeys } from '@rxscope/core';
 import type { Observable } from 'rxjs';
 import type { MessageBus } from '../bus/index.js';
 import { type InboxMessage, pushToInbox } from '../inbox/index.js';
-import { refuseUnknownOptions } from '../options/index.js';
+import { HarnessOptionError, refuseUnknownOptions } from '../options/index.js';
 
 /** Where a background task stands (`queued`: a task on a task queue that waits for a worker). */
 export type TaskStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
@@ -127,7 +127,7 @@ export class BackgroundTasks {
   constructor(options: BackgroundTasksOptions) {
     refuseUnknownOptions('BackgroundTasks', options, OPTION_KEYS);
     if (!options?.bus || typeof options.bus.push !== 'function')
-      throw new TypeError('BackgroundTasks needs a message bus (options.bus).');
+      throw new HarnessOptionError('invalid_option', 'BackgroundTasks.bus', 'BackgroundTasks needs a message bus (options.bus).');
     this.bus = options.bus;
     this.onError = options.onError ?? ((error, what) => console.error(`[rxscope] ${what}:`, error));
     this.maxResultChars = options.maxResultChars ?? 20_000;

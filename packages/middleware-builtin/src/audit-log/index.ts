@@ -35,6 +35,7 @@ import {
   textOfMsg,
   checkOptionKeys,
   optionKeys,
+  OptionsError,
 } from '@rxscope/core';
 import {
   type AuditRecord,
@@ -119,7 +120,7 @@ export class AuditLogMiddleware implements Middleware {
   constructor(options: AuditLogOptions) {
     checkOptionKeys('AuditLogMiddleware', options, OPTION_KEYS);
     if (typeof options?.sink?.write !== 'function') {
-      throw new TypeError(
+      throw new OptionsError('invalid_option', 'AuditLogMiddleware.sink', 
         'AuditLogMiddleware: sink must be an object with a write(record) method, e.g. jsonLinesFileSink(path).',
       );
     }

@@ -1,6 +1,6 @@
 import { MarkdownTextSplitter, type TextSplitter } from '@langchain/textsplitters';
 import { defer, type Observable } from 'rxjs';
-import { newId, checkOptionKeys, optionKeys } from '@rxscope/core';
+import { newId, checkOptionKeys, optionKeys, OptionsError } from '@rxscope/core';
 import {
   checkTopK,
   type KnowledgeAddResult,
@@ -118,12 +118,12 @@ export class VectorStoreKnowledgeBase implements KnowledgeBase {
       typeof options?.store?.similaritySearchWithScore !== 'function' ||
       typeof options.store.addDocuments !== 'function'
     ) {
-      throw new TypeError(
+      throw new OptionsError('invalid_option', 'VectorStoreKnowledgeBase.store', 
         `${owner}: store must be a LangChain VectorStore (with similaritySearchWithScore and addDocuments).`,
       );
     }
     if (options.scores !== undefined && options.scores !== 'similarity' && options.scores !== 'distance') {
-      throw new TypeError(
+      throw new OptionsError('invalid_option', 'VectorStoreKnowledgeBase.scores', 
         `${owner}: scores must be 'similarity' or 'distance', got ${JSON.stringify(options.scores)}.`,
       );
     }
@@ -135,7 +135,7 @@ export class VectorStoreKnowledgeBase implements KnowledgeBase {
       chunkOverlap < 0 ||
       chunkOverlap >= chunkSize
     ) {
-      throw new RangeError(
+      throw new OptionsError('invalid_option', 'VectorStoreKnowledgeBase.chunkOverlap', 
         `${owner}: chunkSize must be a positive integer and chunkOverlap an integer from 0 to chunkSize - 1.`,
       );
     }

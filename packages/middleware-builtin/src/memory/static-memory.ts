@@ -14,6 +14,7 @@ import {
   textOfMsg,
   checkOptionKeys,
   optionKeys,
+  OptionsError,
 } from '@rxscope/core';
 import { checkMemory, type Memory, type MemoryBackend, type MemoryHeader } from './memory-backend.js';
 import { checkMemoryBackend } from './check-memory-backend.js';
@@ -133,10 +134,10 @@ export class StaticMemoryMiddleware implements Middleware {
     checkMemoryBackend(owner, options?.backend, 'new KnowledgeMemoryBackend({ embeddings })');
     const topK = options.topK ?? 3;
     if (!Number.isInteger(topK) || topK < 0)
-      throw new RangeError(`${owner}: topK must be an integer >= 0, got ${topK}.`);
+      throw new OptionsError('invalid_option', 'StaticMemoryMiddleware.topK', `${owner}: topK must be an integer >= 0, got ${topK}.`);
     const writeBack = options.writeBack ?? true;
     if (typeof writeBack !== 'boolean' && typeof writeBack !== 'function')
-      throw new TypeError(`${owner}: writeBack must be true, false or a function.`);
+      throw new OptionsError('invalid_option', 'StaticMemoryMiddleware.writeBack', `${owner}: writeBack must be true, false or a function.`);
     this.key = options.key ?? owner;
     this.backend = options.backend;
     this.topK = topK;

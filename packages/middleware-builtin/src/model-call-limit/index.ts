@@ -27,7 +27,7 @@
  *
  * @module
  */
-import { checkOptionKeys, optionKeys } from '@rxscope/core';
+import { checkOptionKeys, optionKeys, OptionsError } from '@rxscope/core';
 import { concat, defer, EMPTY, from, type Observable, tap } from 'rxjs';
 import type { AgentHandle, AgentEvent, Middleware, Next, ReasoningInput, RuntimeContext } from '@rxscope/core';
 import { checkLimit } from '../internal/check-limit.js';
@@ -92,7 +92,7 @@ export class ModelCallLimitMiddleware implements Middleware {
     this.perReply = checkLimit(owner, 'perReply', options.perReply);
     this.perSession = checkLimit(owner, 'perSession', options.perSession);
     if (this.perReply === Infinity && this.perSession === Infinity)
-      throw new RangeError(`${owner}: set perReply, perSession or both.`);
+      throw new OptionsError('invalid_option', 'ModelCallLimitMiddleware.perReply', `${owner}: set perReply, perSession or both.`);
     this.onLimit = options.onLimit ?? 'finish';
     const hint = options.finishHint;
     this.finishHint = typeof hint === 'string' ? () => hint : (hint ?? defaultFinishHint);

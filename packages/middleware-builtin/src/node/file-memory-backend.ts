@@ -1,5 +1,5 @@
 /// <reference types="node" />
-import { checkOptionKeys, optionKeys } from '@rxscope/core';
+import { checkOptionKeys, optionKeys, OptionsError } from '@rxscope/core';
 import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { firstValueFrom } from 'rxjs';
@@ -48,7 +48,7 @@ export class FileMemoryBackend implements MemoryBackend {
   constructor(options: FileMemoryBackendOptions) {
     checkOptionKeys('FileMemoryBackend', options, OPTION_KEYS, { foreign: { directory: 'dir', path: 'dir', folder: 'dir' } });
     if (typeof options?.dir !== 'string' || !options.dir)
-      throw new TypeError('FileMemoryBackend: dir must be a non-empty path.');
+      throw new OptionsError('invalid_option', 'FileMemoryBackend.dir', 'FileMemoryBackend: dir must be a non-empty path.');
     this.dir = options.dir;
   }
 

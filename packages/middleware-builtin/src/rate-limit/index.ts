@@ -31,7 +31,7 @@
  */
 import { asyncScheduler, concat, Observable, of, type SchedulerLike, Subscription } from 'rxjs';
 import type { AgentHandle, AgentEvent, Middleware, ModelCallInput, Next, RuntimeContext } from '@rxscope/core';
-import { checkOptionKeys, optionKeys } from '@rxscope/core';
+import { checkOptionKeys, optionKeys, OptionsError } from '@rxscope/core';
 import { Gate } from './gate.js';
 
 /** Options of {@link RateLimitMiddleware}. */
@@ -69,7 +69,7 @@ export class RateLimitMiddleware implements Middleware {
     checkOptionKeys('RateLimitMiddleware', options, OPTION_KEYS);
     const maxConcurrent = options.maxConcurrent ?? Number.POSITIVE_INFINITY;
     if (!(maxConcurrent >= 1))
-      throw new RangeError(`RateLimitMiddleware: maxConcurrent must be at least 1, got ${maxConcurrent}.`);
+      throw new OptionsError('invalid_option', 'RateLimitMiddleware.maxConcurrent', `RateLimitMiddleware: maxConcurrent must be at least 1, got ${maxConcurrent}.`);
     this.gate = new Gate(
       Math.floor(maxConcurrent),
       Math.max(0, options.minIntervalMs ?? 0),

@@ -41,6 +41,7 @@ import {
   toErrorInfo,
   checkOptionKeys,
   optionKeys,
+  OptionsError,
 } from '@rxscope/core';
 import { CASSETTE_VERSION, type Cassette, type RecordedModelCall, recordRequest, stableEvents } from './cassette.js';
 
@@ -72,7 +73,7 @@ export class RecordingMiddleware implements Middleware {
   constructor(options: RecordingOptions) {
     checkOptionKeys('RecordingMiddleware', options, OPTION_KEYS);
     if (typeof options?.save !== 'function') {
-      throw new TypeError(
+      throw new OptionsError('invalid_option', 'RecordingMiddleware.save', 
         'RecordingMiddleware: save must be a function receiving each cassette, e.g. cassetteFile(path).',
       );
     }

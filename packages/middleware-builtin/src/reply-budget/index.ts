@@ -27,7 +27,7 @@
  *
  * @module
  */
-import { checkOptionKeys, optionKeys } from '@rxscope/core';
+import { checkOptionKeys, optionKeys, OptionsError } from '@rxscope/core';
 import { defer, type Observable } from 'rxjs';
 import type { AgentHandle, AgentEvent, Middleware, Next, ReasoningInput, RuntimeContext, Usage } from '@rxscope/core';
 import { emitAfter } from '../internal/emit-after.js';
@@ -109,9 +109,9 @@ export class ReplyBudgetMiddleware implements Middleware {
     checkOptionKeys('ReplyBudgetMiddleware', options, OPTION_KEYS);
     const { tokenBudget, warnAt } = options;
     if (!(tokenBudget > 0))
-      throw new RangeError(`ReplyBudgetMiddleware: tokenBudget must be a number > 0, got ${tokenBudget}.`);
+      throw new OptionsError('invalid_option', 'ReplyBudgetMiddleware.tokenBudget', `ReplyBudgetMiddleware: tokenBudget must be a number > 0, got ${tokenBudget}.`);
     if (warnAt !== undefined && !(warnAt > 0 && warnAt < 1)) {
-      throw new RangeError(`ReplyBudgetMiddleware: warnAt must be between 0 and 1 (exclusive), got ${warnAt}.`);
+      throw new OptionsError('invalid_option', 'ReplyBudgetMiddleware.warnAt', `ReplyBudgetMiddleware: warnAt must be between 0 and 1 (exclusive), got ${warnAt}.`);
     }
     this.key = options.key ?? 'ReplyBudgetMiddleware';
     this.budget = tokenBudget;

@@ -1,4 +1,4 @@
-import { checkOptionKeys, optionKeys } from '@rxscope/core';
+import { checkOptionKeys, optionKeys, OptionsError } from '@rxscope/core';
 import OpenAI from 'openai';
 import { Observable } from 'rxjs';
 import type { SpeechOptions, TextToSpeech } from './text-to-speech.js';
@@ -62,7 +62,7 @@ export class OpenAITextToSpeech implements TextToSpeech {
   constructor(options: OpenAITextToSpeechOptions = {}) {
     checkOptionKeys('OpenAITextToSpeech', options, OPTION_KEYS);
     if (options.speed !== undefined && !(options.speed >= 0.25 && options.speed <= 4)) {
-      throw new RangeError(`OpenAITextToSpeech: speed must be between 0.25 and 4, got ${options.speed}.`);
+      throw new OptionsError('invalid_option', 'OpenAITextToSpeech.speed', `OpenAITextToSpeech: speed must be between 0.25 and 4, got ${options.speed}.`);
     }
     this.client =
       options.client ??

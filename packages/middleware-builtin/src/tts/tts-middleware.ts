@@ -36,6 +36,7 @@ import {
   type RuntimeContext,
   checkOptionKeys,
   optionKeys,
+  OptionsError,
 } from '@rxscope/core';
 import { type TextToSpeech, toBase64 } from './text-to-speech.js';
 
@@ -83,9 +84,9 @@ export class TTSMiddleware implements Middleware {
   constructor(options: TTSOptions) {
     checkOptionKeys('TTSMiddleware', options, OPTION_KEYS);
     if (typeof options?.tts?.synthesize !== 'function')
-      throw new TypeError('TTSMiddleware: tts must be a TextToSpeech, e.g. new OpenAITextToSpeech().');
+      throw new OptionsError('invalid_option', 'TTSMiddleware.tts', 'TTSMiddleware: tts must be a TextToSpeech, e.g. new OpenAITextToSpeech().');
     if (options.mode !== undefined && options.mode !== 'batch' && options.mode !== 'realtime') {
-      throw new TypeError(`TTSMiddleware: mode must be 'batch' or 'realtime', got ${JSON.stringify(options.mode)}.`);
+      throw new OptionsError('invalid_option', 'TTSMiddleware.mode', `TTSMiddleware: mode must be 'batch' or 'realtime', got ${JSON.stringify(options.mode)}.`);
     }
     this.tts = options.tts;
     this.mode = options.mode ?? 'batch';

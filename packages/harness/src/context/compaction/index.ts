@@ -53,7 +53,7 @@ import { WORKSPACE_LAYOUT, type WorkspaceFileSystem } from '../../workspace/inde
 import { contextWindowOf } from './context-window.js';
 import { summarize } from './summarize.js';
 import { estimateTokens, type TokenCounter, TokenTally } from './token-count.js';
-import { refuseUnknownOptions } from '../../options/index.js';
+import { HarnessOptionError, refuseUnknownOptions } from '../../options/index.js';
 
 /** Options of {@link CompactionMiddleware}. */
 export interface CompactionOptions {
@@ -116,7 +116,7 @@ export class CompactionMiddleware implements Middleware {
   constructor(options: CompactionOptions) {
     refuseUnknownOptions('CompactionMiddleware', options, OPTION_KEYS);
     if (!options?.fileSystem)
-      throw new TypeError(
+      throw new HarnessOptionError('invalid_option', 'CompactionMiddleware.fileSystem', 
         'CompactionMiddleware needs the workspace fileSystem (the full history is saved there first).',
       );
     for (const k of [

@@ -40,7 +40,7 @@ import {
   optionKeys,
 } from '@rxscope/core';
 import { WORKSPACE_LAYOUT, type WorkspaceFileSystem } from '../../workspace/index.js';
-import { refuseUnknownOptions } from '../../options/index.js';
+import { HarnessOptionError, refuseUnknownOptions } from '../../options/index.js';
 
 /** Options of {@link ToolResultEvictionMiddleware}. */
 export interface ToolResultEvictionOptions {
@@ -96,7 +96,7 @@ export class ToolResultEvictionMiddleware implements Middleware {
   constructor(options: ToolResultEvictionOptions) {
     refuseUnknownOptions('ToolResultEvictionMiddleware', options, OPTION_KEYS);
     if (!options?.fileSystem)
-      throw new TypeError('ToolResultEvictionMiddleware needs the workspace fileSystem (where evicted results go).');
+      throw new HarnessOptionError('invalid_option', 'ToolResultEvictionMiddleware.fileSystem', 'ToolResultEvictionMiddleware needs the workspace fileSystem (where evicted results go).');
     this.fs = options.fileSystem;
     this.maxResultChars = options.maxResultChars ?? 80_000;
     if (!(this.maxResultChars >= 100))

@@ -57,7 +57,7 @@ import {
 } from '@rxscope/core';
 import type { MessageBus } from '../../bus/index.js';
 import { checkInboxMessage, inboxQueueOf, inboxText } from '../inbox-message.js';
-import { refuseUnknownOptions } from '../../options/index.js';
+import { HarnessOptionError, refuseUnknownOptions } from '../../options/index.js';
 
 /**
  * Options of {@link InboxMiddleware}.
@@ -91,7 +91,7 @@ export class InboxMiddleware implements Middleware {
   constructor(options: InboxOptions) {
     refuseUnknownOptions('InboxMiddleware', options, OPTION_KEYS);
     if (!options?.bus || typeof options.bus.drain !== 'function')
-      throw new TypeError('InboxMiddleware needs a message bus (options.bus).');
+      throw new HarnessOptionError('invalid_option', 'InboxMiddleware.bus', 'InboxMiddleware needs a message bus (options.bus).');
     this.bus = options.bus;
     this.onError = options.onError ?? ((error, what) => console.error(`[rxscope] ${what}:`, error));
   }

@@ -38,7 +38,7 @@ import { extractFacts } from '../extract-facts.js';
 import { appendToLedger, dayOf, ledgerPathOf, readText } from '../ledger.js';
 import { WORKSPACE_LAYOUT, type WorkspaceFileSystem } from '../../workspace/index.js';
 import { optionKeys } from '@rxscope/core';
-import { refuseUnknownOptions } from '../../options/index.js';
+import { HarnessOptionError, refuseUnknownOptions } from '../../options/index.js';
 
 /** Options of {@link MemoryFlushMiddleware}. */
 export interface MemoryFlushOptions extends DetachedReport {
@@ -77,7 +77,7 @@ export class MemoryFlushMiddleware implements Middleware {
 
   constructor(private readonly options: MemoryFlushOptions) {
     refuseUnknownOptions('MemoryFlushMiddleware', options, OPTION_KEYS);
-    if (!options?.fileSystem) throw new TypeError('MemoryFlushMiddleware needs the workspace (options.fileSystem).');
+    if (!options?.fileSystem) throw new HarnessOptionError('invalid_option', 'MemoryFlushMiddleware.fileSystem', 'MemoryFlushMiddleware needs the workspace (options.fileSystem).');
     this.work = new DetachedWork('memory flush', options);
     this.timeoutMs = options.timeoutMs ?? 120_000;
     this.now = options.now ?? (() => new Date());

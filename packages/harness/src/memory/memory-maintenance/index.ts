@@ -29,7 +29,7 @@ import { DetachedWork, type DetachedReport } from '../detached-work.js';
 import { dayOf, editSerially, ledgerDayOf, listLedgers, MEMORY_ARCHIVE, readText } from '../ledger.js';
 import { WORKSPACE_LAYOUT, type WorkspaceFileSystem } from '../../workspace/index.js';
 import { optionKeys } from '@rxscope/core';
-import { refuseUnknownOptions } from '../../options/index.js';
+import { HarnessOptionError, refuseUnknownOptions } from '../../options/index.js';
 
 /** Options of {@link MemoryMaintenanceMiddleware}. */
 export interface MemoryMaintenanceOptions extends DetachedReport {
@@ -77,11 +77,11 @@ export class MemoryMaintenanceMiddleware implements Middleware {
   constructor(private readonly options: MemoryMaintenanceOptions) {
     refuseUnknownOptions('MemoryMaintenanceMiddleware', options, OPTION_KEYS);
     if (!options?.fileSystem)
-      throw new TypeError('MemoryMaintenanceMiddleware needs the workspace (options.fileSystem).');
+      throw new HarnessOptionError('invalid_option', 'MemoryMaintenanceMiddleware.fileSystem', 'MemoryMaintenanceMiddleware needs the workspace (options.fileSystem).');
     for (const k of ['intervalMs', 'keepDays', 'maxChars', 'timeoutMs'] as const) {
       const v = options[k];
       if (v !== undefined && (typeof v !== 'number' || !(v >= 0)))
-        throw new TypeError(`MemoryMaintenanceMiddleware: ${k} must be a number >= 0, got ${String(v)}.`);
+        throw new HarnessOptionError('invalid_option', 'MemoryMaintenanceMiddleware', `MemoryMaintenanceMiddleware: ${k} must be a number >= 0, got ${String(v)}.`);
     }
     this.work = new DetachedWork('memory maintenance', options);
     this.intervalMs = options.intervalMs ?? 86_400_000;

@@ -36,7 +36,7 @@ import {
 } from '@rxscope/core';
 import { WORKSPACE_LAYOUT, type WorkspaceFileSystem } from '../../workspace/index.js';
 import { planTools, type PlanTools } from './plan-tools.js';
-import { refuseUnknownOptions } from '../../options/index.js';
+import { HarnessOptionError, refuseUnknownOptions } from '../../options/index.js';
 
 /** Options of {@link PlanModeMiddleware}. */
 export interface PlanModeOptions {
@@ -75,7 +75,7 @@ export class PlanModeMiddleware implements Middleware {
   constructor(options: PlanModeOptions) {
     refuseUnknownOptions('PlanModeMiddleware', options, OPTION_KEYS);
     if (!options?.fileSystem)
-      throw new TypeError('PlanModeMiddleware needs the workspace fileSystem (where plan_write writes the plan).');
+      throw new HarnessOptionError('invalid_option', 'PlanModeMiddleware.fileSystem', 'PlanModeMiddleware needs the workspace fileSystem (where plan_write writes the plan).');
     this.planTools = planTools(options.fileSystem);
     this.names = new Set([this.planTools.enter.name, this.planTools.write.name, this.planTools.exit.name]);
     this.banner = options.banner ?? DEFAULT_BANNER;

@@ -41,7 +41,7 @@ import {
 import type { ExecEvent, Sandbox, SandboxSession } from '../sandbox.js';
 import { SandboxLimitError } from '../sandbox-limit-error.js';
 import type { SandboxLease } from '../sandbox-lease.js';
-import { refuseUnknownOptions } from '../../options/index.js';
+import { HarnessOptionError, refuseUnknownOptions } from '../../options/index.js';
 
 /** Options of {@link SandboxLifecycleMiddleware}. */
 export interface SandboxLifecycleOptions {
@@ -105,12 +105,12 @@ export class SandboxLifecycleMiddleware implements Middleware {
   constructor(options: SandboxLifecycleOptions) {
     refuseUnknownOptions('SandboxLifecycleMiddleware', options, OPTION_KEYS);
     if (!options?.sandbox || typeof options.sandbox.acquire !== 'function') {
-      throw new TypeError(
+      throw new HarnessOptionError('invalid_option', 'SandboxLifecycleMiddleware.sandbox', 
         'SandboxLifecycleMiddleware needs a sandbox (LocalSandbox, BubblewrapSandbox or your own Sandbox).',
       );
     }
     if (typeof options.workspace !== 'string' || options.workspace === '')
-      throw new TypeError('SandboxLifecycleMiddleware needs the workspace path.');
+      throw new HarnessOptionError('invalid_option', 'SandboxLifecycleMiddleware.workspace', 'SandboxLifecycleMiddleware needs the workspace path.');
     this.sandbox = options.sandbox;
     this.workspace = options.workspace;
     this.defaultTimeoutS = options.defaultTimeoutS ?? 120;

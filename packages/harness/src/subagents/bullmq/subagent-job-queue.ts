@@ -14,7 +14,7 @@ import {
   taskInboxOf,
 } from './subagent-job.js';
 import { optionKeys } from '@rxscope/core';
-import { refuseUnknownOptions } from '../../options/index.js';
+import { HarnessOptionError, refuseUnknownOptions } from '../../options/index.js';
 
 /**
  * Options of {@link SubagentJobQueue}.
@@ -74,7 +74,7 @@ export class SubagentJobQueue implements SubagentTaskQueue {
   constructor(options: SubagentJobQueueOptions) {
     refuseUnknownOptions('SubagentJobQueue', options, OPTION_KEYS);
     if (!options?.bus || typeof options.bus.publish !== 'function')
-      throw new TypeError('SubagentJobQueue needs the message bus its workers use (options.bus).');
+      throw new HarnessOptionError('invalid_option', 'SubagentJobQueue.bus', 'SubagentJobQueue needs the message bus its workers use (options.bus).');
     this.bus = options.bus;
     this.queue = new Queue<SubagentJobData, SubagentJobResult>(options.name ?? DEFAULT_SUBAGENT_QUEUE, {
       connection: options.connection,

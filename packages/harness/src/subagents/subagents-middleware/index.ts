@@ -64,7 +64,7 @@ import type { WorkspaceFileSystem } from '../../workspace/index.js';
 import { subagentCatalogue, withCatalogue } from './catalogue.js';
 import { buildSubagent } from './spawn.js';
 import { SUBAGENT_TOOL_NAMES, subagentTools } from './subagent-tools.js';
-import { refuseUnknownOptions } from '../../options/index.js';
+import { HarnessOptionError, refuseUnknownOptions } from '../../options/index.js';
 
 /**
  * Options of {@link SubagentsMiddleware}.
@@ -131,11 +131,11 @@ export class SubagentsMiddleware implements Middleware {
 
   constructor(private readonly options: SubagentsOptions) {
     refuseUnknownOptions('SubagentsMiddleware', options, OPTION_KEYS);
-    if (!options?.fileSystem) throw new TypeError('SubagentsMiddleware needs the workspace (options.fileSystem).');
+    if (!options?.fileSystem) throw new HarnessOptionError('invalid_option', 'SubagentsMiddleware.fileSystem', 'SubagentsMiddleware needs the workspace (options.fileSystem).');
     this.depth = options.depth ?? 0;
     this.maxDepth = options.maxDepth ?? 2;
     if (!Number.isInteger(this.maxDepth) || this.maxDepth < 1)
-      throw new TypeError(`SubagentsMiddleware: maxDepth must be an integer of at least 1, got ${options.maxDepth}.`);
+      throw new HarnessOptionError('invalid_option', 'SubagentsMiddleware.maxDepth', `SubagentsMiddleware: maxDepth must be an integer of at least 1, got ${options.maxDepth}.`);
   }
 
   tools(): readonly Tool[] {

@@ -51,7 +51,7 @@ import {
 } from '@rxscope/core';
 import type { BackgroundTasks } from '../background-tasks.js';
 import { DetachableRun } from './detachable-run.js';
-import { refuseUnknownOptions } from '../../options/index.js';
+import { HarnessOptionError, refuseUnknownOptions } from '../../options/index.js';
 
 /**
  * The tools that manage background work: never sent to the background themselves.
@@ -105,14 +105,14 @@ export class AsyncToolMiddleware implements Middleware {
   constructor(options: AsyncToolOptions) {
     refuseUnknownOptions('AsyncToolMiddleware', options, OPTION_KEYS);
     if (!options?.tasks || typeof options.tasks.track !== 'function') {
-      throw new TypeError(
+      throw new HarnessOptionError('invalid_option', 'AsyncToolMiddleware.tasks', 
         'AsyncToolMiddleware needs the background tasks (options.tasks: new BackgroundTasks({ bus })).',
       );
     }
     this.tasks = options.tasks;
     this.timeoutMs = options.timeoutMs ?? 60_000;
     if (!(this.timeoutMs > 0))
-      throw new TypeError(
+      throw new HarnessOptionError('invalid_option', 'AsyncToolMiddleware.timeoutMs', 
         `AsyncToolMiddleware: timeoutMs must be a positive number of milliseconds, got ${options.timeoutMs}.`,
       );
     this.only = options.tools ? new Set(options.tools) : undefined;

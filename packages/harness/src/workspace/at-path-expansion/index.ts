@@ -35,7 +35,7 @@ import { decodeText, looksBinary } from '../text.js';
 import type { WorkspaceFileSystem } from '../workspace-file-system.js';
 import { WorkspacePathError } from '../workspace-path-error.js';
 import { optionKeys } from '@rxscope/core';
-import { refuseUnknownOptions } from '../../options/index.js';
+import { HarnessOptionError, refuseUnknownOptions } from '../../options/index.js';
 
 /** Options of {@link AtPathExpansionMiddleware}. */
 export interface AtPathExpansionOptions {
@@ -66,7 +66,7 @@ export class AtPathExpansionMiddleware implements Middleware {
 
   constructor(options: AtPathExpansionOptions) {
     refuseUnknownOptions('AtPathExpansionMiddleware', options, OPTION_KEYS);
-    if (!options?.fileSystem) throw new TypeError('AtPathExpansionMiddleware needs the workspace fileSystem.');
+    if (!options?.fileSystem) throw new HarnessOptionError('invalid_option', 'AtPathExpansionMiddleware.fileSystem', 'AtPathExpansionMiddleware needs the workspace fileSystem.');
     this.fs = options.fileSystem;
     this.maxFileChars = options.maxFileChars ?? 20_000;
     this.maxTotalChars = options.maxTotalChars ?? 60_000;

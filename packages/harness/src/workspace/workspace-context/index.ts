@@ -25,7 +25,7 @@ import type { AgentHandle, Middleware, RuntimeContext } from '@rxscope/core';
 import { WORKSPACE_LAYOUT } from '../layout.js';
 import { readConfinedSync } from '../read-confined-sync.js';
 import { optionKeys } from '@rxscope/core';
-import { refuseUnknownOptions } from '../../options/index.js';
+import { HarnessOptionError, refuseUnknownOptions } from '../../options/index.js';
 
 /** Options of {@link WorkspaceContextMiddleware}. */
 export interface WorkspaceContextOptions {
@@ -71,7 +71,7 @@ export class WorkspaceContextMiddleware implements Middleware {
   constructor(options: WorkspaceContextOptions) {
     refuseUnknownOptions('WorkspaceContextMiddleware', options, OPTION_KEYS);
     if (typeof options?.workspace !== 'string' || options.workspace === '')
-      throw new TypeError('WorkspaceContextMiddleware needs the workspace path.');
+      throw new HarnessOptionError('invalid_option', 'WorkspaceContextMiddleware.workspace', 'WorkspaceContextMiddleware needs the workspace path.');
     this.root = options.workspace;
     this.memoryChars = (options.memoryTokens ?? 2000) * 4;
     this.maxAgentsChars = options.maxAgentsChars ?? 20_000;
