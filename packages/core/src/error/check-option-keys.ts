@@ -86,7 +86,7 @@ export function closestOption(key: string, known: Iterable<string>): string | un
     const d = distance(key, k);
     if (!best || d < best.d) best = { key: k, d };
   }
-  return best && best.d <= Math.max(2, Math.floor(key.length / 3)) ? best.key : undefined;
+  return best && best.d <= Math.max(2, Math.ceil(key.length / 3)) ? best.key : undefined;
 }
 
 /** How {@link checkOptionKeys} words and throws a refusal. */
@@ -108,7 +108,8 @@ function what(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value);
-  return typeof value === 'object' ? 'an object' : typeof value === 'function' ? 'a function' : String(value);
+  if (typeof value === 'number' || typeof value === 'boolean') return `${value}`;
+  return typeof value === 'function' ? 'a function' : typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
 /** The rxscope key a foreign spelling stands for, when the refused object knows it. */
@@ -152,7 +153,11 @@ export function checkOptionKeys(
   if (options === undefined) return;
   const fail = how.error ?? ((code, option, message) => new OptionsError(code, option, message));
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    throw fail('invalid_option', owner, `The options of ${owner} must be an object (${known.join(', ')}), got ${what(options)}.`);
+    throw fail(
+      'invalid_option',
+      owner,
+      `The options of ${owner} must be an object (${known.join(', ')}), got ${what(options)}.`,
+    );
   }
   for (const [key, value] of Object.entries(options)) {
     if (value === undefined || known.includes(key)) continue;
@@ -163,6 +168,10 @@ export function checkOptionKeys(
       : guess
         ? `; did you mean "${guess}"?`
         : '.';
-    throw fail('unknown_option', `${owner}.${key}`, `unknown option "${key}" of ${owner}${hint} Known: ${known.join(', ')}.`);
+    throw fail(
+      'unknown_option',
+      `${owner}.${key}`,
+      `unknown option "${key}" of ${owner}${hint} Known: ${known.join(', ')}.`,
+    );
   }
 }

@@ -28,9 +28,11 @@ export type OptionsErrorCode = 'unknown_option' | 'invalid_option';
  * ```
  */
 export class OptionsError extends RxscopeError {
+  /** `OptionsError`, or the name of a package's subclass (`HarnessOptionError`). */
   override readonly name: string = 'OptionsError';
 
   constructor(
+    /** `unknown_option` (a key the owner does not know) or `invalid_option` (a value, or no object). */
     readonly code: OptionsErrorCode,
     /** The option refused, as `owner.key` (`RetryMiddleware.maxRetry`). */
     readonly option: string,

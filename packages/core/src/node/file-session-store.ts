@@ -49,7 +49,9 @@ export class FileSessionStore implements SessionStore {
   private madeDir: Promise<void> | undefined;
 
   constructor(options: FileSessionStoreOptions) {
-    checkOptionKeys('FileSessionStore', options, OPTION_KEYS, { foreign: { directory: 'dir', path: 'dir', folder: 'dir' } });
+    checkOptionKeys('FileSessionStore', options, OPTION_KEYS, {
+      foreign: { directory: 'dir', path: 'dir', folder: 'dir' },
+    });
     this.dir = options.dir;
     this.lockTimeoutMs = options.lockTimeoutMs ?? 5000;
   }

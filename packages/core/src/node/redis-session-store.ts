@@ -64,7 +64,9 @@ export class RedisSessionStore implements SessionStore {
   private readonly ttlSeconds: number;
 
   constructor(options: RedisSessionStoreOptions) {
-    checkOptionKeys('RedisSessionStore', options, OPTION_KEYS, { foreign: { client: 'redis', keyPrefix: 'prefix', ttl: 'ttlSeconds' } });
+    checkOptionKeys('RedisSessionStore', options, OPTION_KEYS, {
+      foreign: { client: 'redis', keyPrefix: 'prefix', ttl: 'ttlSeconds' },
+    });
     this.redis = options.redis;
     this.prefix = options.prefix ?? 'rxscope:store:';
     this.ttlSeconds = Math.max(0, Math.floor(options.ttlSeconds ?? 0));

@@ -25,10 +25,20 @@ describe('defineTool refuses what it cannot use, as OptionsError with a stable c
   it.each([
     ['inputSchema (the AI SDK)', { inputSchema: base.input, execute: (): string => '' }, 'inputSchema', 'input'],
     ['schema (LangChain)', { schema: base.input, execute: (): string => '' }, 'schema', 'input'],
-    ['parameters (OpenAI function tools)', { parameters: base.input, execute: (): string => '' }, 'parameters', 'input'],
+    [
+      'parameters (OpenAI function tools)',
+      { parameters: base.input, execute: (): string => '' },
+      'parameters',
+      'input',
+    ],
     ['func (LangChain)', { input: base.input, func: () => '' }, 'func', 'execute'],
     ['a typo', { input: base.input, execute: (): string => '', readonly: true }, 'readonly', 'readOnly'],
-    ['requireApproval', { input: base.input, execute: (): string => '', requireApproval: true }, 'requireApproval', 'needsApproval'],
+    [
+      'requireApproval',
+      { input: base.input, execute: (): string => '', requireApproval: true },
+      'requireApproval',
+      'needsApproval',
+    ],
   ])('%s names the rxscope spelling', (_label, fields, key, meant) => {
     const { name, description } = base;
     const e = refusal({ name, description, ...fields });
@@ -44,7 +54,10 @@ describe('defineTool refuses what it cannot use, as OptionsError with a stable c
       option: 'defineTool.name',
     });
     expect(refusal({ ...base }).message).toBe('Tool "weather" needs an execute function, or external: true.');
-    expect(refusal({ ...base, execute: 'run' })).toMatchObject({ code: 'invalid_option', option: 'defineTool.execute' });
+    expect(refusal({ ...base, execute: 'run' })).toMatchObject({
+      code: 'invalid_option',
+      option: 'defineTool.execute',
+    });
     expect(refusal('weather').message).toMatch(/^defineTool\(\) takes one object/);
     // A key set to undefined is absent, not a typo.
     expect(() => defineTool({ ...base, execute: (): string => '', ...{ inputSchema: undefined } })).not.toThrow();

@@ -349,7 +349,9 @@ describe('createHarnessAgent: each feature as the model and the user see it', ()
       expect(error).toBeInstanceOf(HarnessOptionError);
       expect(error).toBeInstanceOf(RxscopeError);
       expect(error).toMatchObject({ code: 'unknown_option' });
-      expect((error as Error).message).toContain('unknown option "sysprompt" of createHarnessAgent; did you mean "sysPrompt"?');
+      expect((error as Error).message).toContain(
+        'unknown option "sysprompt" of createHarnessAgent; did you mean "sysPrompt"?',
+      );
       // Nothing was created for the refused agent, but the workspace folder is there for the next one.
       expect(() => createHarnessAgent({ model, workspace: dir.path, sysPrompt: 'ok' })).not.toThrow();
     });

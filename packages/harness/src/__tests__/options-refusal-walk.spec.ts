@@ -42,11 +42,7 @@ import {
   TracingMiddleware,
   UsageMiddleware,
 } from '@rxscope/middleware-builtin';
-import {
-  InMemoryKnowledgeBase,
-  RAGMiddleware,
-  VectorStoreKnowledgeBase,
-} from '@rxscope/middleware-builtin/knowledge';
+import { InMemoryKnowledgeBase, RAGMiddleware, VectorStoreKnowledgeBase } from '@rxscope/middleware-builtin/knowledge';
 import { McpMiddleware, serveAgentOverMcp } from '@rxscope/middleware-builtin/mcp';
 import {
   AgenticMemoryMiddleware,
@@ -129,7 +125,7 @@ const WALK: Readonly<Record<string, Checked | NotChecked>> = {
   AgentToolOptions: callTime('agent.asTool()'),
   AgentShutdownOptions: callTime('agent.shutdown()'),
   HintOptions: callTime('a conversation edit by a middleware'),
-  ModelOptions: { notChecked: "provider settings passed through to the model adapter as they are" },
+  ModelOptions: { notChecked: 'provider settings passed through to the model adapter as they are' },
   CheckOptionKeysOptions: callTime('checkOptionKeys(), for package authors'),
   ModelErrorOptions: { notChecked: 'the fields of an error a model adapter throws' },
   ReplyReducerOptions: callTime('createReplyReducer()'),
@@ -143,7 +139,10 @@ const WALK: Readonly<Record<string, Checked | NotChecked>> = {
   OpenAITestServerOptions: { notChecked: 'the testing kit' },
   RedisTestServerOptions: { notChecked: 'the testing kit' },
   // @rxscope/core/openai, /langchain
-  OpenAIChatModelOptions: { build: (x) => new OpenAIChatModel({ model: 'm', apiKey: 'k', ...base(x) }), key: 'baseURL' },
+  OpenAIChatModelOptions: {
+    build: (x) => new OpenAIChatModel({ model: 'm', apiKey: 'k', ...base(x) }),
+    key: 'baseURL',
+  },
   ToOpenAIMessagesOptions: callTime('toOpenAIMessages()'),
   LangChainChatModelOptions: {
     build: (x) => new LangChainChatModel({ model: new FakeStreamingChatModel({}), ...base(x) }),
@@ -156,13 +155,20 @@ const WALK: Readonly<Record<string, Checked | NotChecked>> = {
   InMemorySessionEventBusOptions: { build: (x) => new InMemorySessionEventBus({ ...base(x) }), key: 'maxSessions' },
   RedisSessionEventBusOptions: { build: (x) => new RedisSessionEventBus({ redis, ...base(x) }), key: 'maxEvents' },
   SessionEventsOptions: callTime('sessions.events()'),
-  AgentSseHandlerOptions: { build: (x) => createAgentSseHandler({ events: () => EMPTY, ...base(x) }), key: 'heartbeatMs' },
+  AgentSseHandlerOptions: {
+    build: (x) => createAgentSseHandler({ events: () => EMPTY, ...base(x) }),
+    key: 'heartbeatMs',
+  },
   StreamAgentEventsOptions: callTime('streamAgentEvents()'),
   ShutdownAgentsOptions: callTime('shutdownAgents()'),
   AgUiHandlerOptions: { build: (x) => createAgUiHandler({ agent, ...base(x) }), key: 'maxBodyBytes' },
   RxscopeAgUiAgentOptions: { build: (x) => new RxscopeAgUiAgent({ agent, ...base(x) }), key: 'threadId' },
   ToAgUiEventsOptions: callTime('the toAgUiEvents() operator'),
-  ReplyQueueOptions: { build: (x) => new ReplyQueue({ connection, ...base(x) }), key: 'defaultJobOptions', noValidBuild: bullmq },
+  ReplyQueueOptions: {
+    build: (x) => new ReplyQueue({ connection, ...base(x) }),
+    key: 'defaultJobOptions',
+    noValidBuild: bullmq,
+  },
   ReplyWorkerOptions: {
     build: (x) => new ReplyWorker({ connection, agent: () => agent, bus: new InMemorySessionEventBus(), ...base(x) }),
     key: 'concurrency',
@@ -220,7 +226,11 @@ const WALK: Readonly<Record<string, Checked | NotChecked>> = {
   },
   OpenAITextToSpeechOptions: { build: (x) => new OpenAITextToSpeech({ apiKey: 'k', ...base(x) }), key: 'voice' },
   SpeechOptions: callTime('textToSpeech.synthesize()'),
-  McpOptions: { build: (x) => McpMiddleware.connect({ servers: {}, ...base(x) }), key: 'closeOnShutdown', noValidBuild: mcp },
+  McpOptions: {
+    build: (x) => McpMiddleware.connect({ servers: {}, ...base(x) }),
+    key: 'closeOnShutdown',
+    noValidBuild: mcp,
+  },
   McpConnectionOptions: { notChecked: 'McpConnection.open(), which McpMiddleware.connect calls with checked options' },
   McpCallOptions: callTime('an MCP tool call'),
   ServeAgentOptions: {
@@ -240,7 +250,11 @@ const WALK: Readonly<Record<string, Checked | NotChecked>> = {
   EditFileOptions: { build: (x) => editFileTool(fileSystem, { ...base(x) }), key: 'maxFileBytes' },
   GrepFilesOptions: { build: (x) => grepFilesTool(fileSystem, { ...base(x) }), key: 'maxMatches' },
   FileTooLargeErrorOptions: { notChecked: 'the fields of an error the workspace throws' },
-  LocalSandboxOptions: { build: (x) => new LocalSandbox({ ...base(x) }), key: 'limits', code: 'sandbox_option_unknown' },
+  LocalSandboxOptions: {
+    build: (x) => new LocalSandbox({ ...base(x) }),
+    key: 'limits',
+    code: 'sandbox_option_unknown',
+  },
   BubblewrapSandboxOptions: {
     build: (x) => new BubblewrapSandbox({ ...base(x) }),
     key: 'readOnlyPaths',
@@ -255,7 +269,10 @@ const WALK: Readonly<Record<string, Checked | NotChecked>> = {
     build: (x) => new WorkspaceContextMiddleware({ workspace: dir.path, ...base(x) }),
     key: 'memoryTokens',
   },
-  AtPathExpansionOptions: { build: (x) => new AtPathExpansionMiddleware({ fileSystem, ...base(x) }), key: 'maxFileChars' },
+  AtPathExpansionOptions: {
+    build: (x) => new AtPathExpansionMiddleware({ fileSystem, ...base(x) }),
+    key: 'maxFileChars',
+  },
   PlanModeOptions: { build: (x) => new PlanModeMiddleware({ fileSystem, ...base(x) }), key: 'banner' },
   TodoListOptions: { build: (x) => new TodoListMiddleware({ ...base(x) }), key: 'maxTodos' },
   CompactionOptions: { build: (x) => new CompactionMiddleware({ fileSystem, ...base(x) }), key: 'triggerTokens' },
@@ -311,7 +328,11 @@ function exportedOptionTypes(): string[] {
       const source = join(packages, name, target.types.replace('./dist/', 'src/').replace(/\.d\.ts$/, '.ts'));
       for (const block of readFileSync(source, 'utf8').matchAll(/export\s+(?:type\s+)?\{([^}]*)\}/g)) {
         for (const item of block[1]!.split(',')) {
-          const exported = item.replace(/^\s*type\s+/, '').split(/\s+as\s+/).pop()!.trim();
+          const exported = item
+            .replace(/^\s*type\s+/, '')
+            .split(/\s+as\s+/)
+            .pop()!
+            .trim();
           if (/Options$/.test(exported) || exported === 'ToolDefinition') names.add(exported);
         }
       }
@@ -346,20 +367,23 @@ describe('every exported options type is walked', () => {
     expect(Object.keys(WALK).filter((name) => !exported.includes(name))).toEqual([]);
   });
 
-  it.each(checked)('%s: an unknown key is refused with a stable code, and a slip gets "did you mean"', async (_name, entry) => {
-    const bogus = await refusal(() => entry.build({ bogusKye: 1 }));
-    expect(bogus.code).toBe(entry.code ?? 'unknown_option');
-    expect(bogus.message).toContain('unknown option "bogusKye"');
-    expect(bogus.message).toContain(`Known: `);
-    expect(bogus.message).toContain(entry.key);
-    const slip = await refusal(() => entry.build({ [misspelt(entry.key)]: 1 }));
-    expect(slip.code).toBe(entry.code ?? 'unknown_option');
-    expect(slip.message).toContain(`unknown option "${misspelt(entry.key)}"`);
-    expect(slip.message).toContain(`did you mean "${entry.key}"?`);
-    // The core's own class where the owner keeps none of its own (the harness's subclasses it).
-    if (!entry.code && !(slip.name === 'ModelError' || slip.name === 'AgentUsageError'))
-      expect(slip).toBeInstanceOf(OptionsError);
-  });
+  it.each(checked)(
+    '%s: an unknown key is refused with a stable code, and a slip gets "did you mean"',
+    async (_name, entry) => {
+      const bogus = await refusal(() => entry.build({ bogusKye: 1 }));
+      expect(bogus.code).toBe(entry.code ?? 'unknown_option');
+      expect(bogus.message).toContain('unknown option "bogusKye"');
+      expect(bogus.message).toContain(`Known: `);
+      expect(bogus.message).toContain(entry.key);
+      const slip = await refusal(() => entry.build({ [misspelt(entry.key)]: 1 }));
+      expect(slip.code).toBe(entry.code ?? 'unknown_option');
+      expect(slip.message).toContain(`unknown option "${misspelt(entry.key)}"`);
+      expect(slip.message).toContain(`did you mean "${entry.key}"?`);
+      // The core's own class where the owner keeps none of its own (the harness's subclasses it).
+      if (!entry.code && !(slip.name === 'ModelError' || slip.name === 'AgentUsageError'))
+        expect(slip).toBeInstanceOf(OptionsError);
+    },
+  );
 
   it.each(checked.filter(([, entry]) => !entry.noValidBuild))(
     '%s: the smallest valid options are accepted (the refusal is the extra key)',
@@ -371,22 +395,35 @@ describe('every exported options type is walked', () => {
 
 describe("other frameworks' spellings name the rxscope one", () => {
   const cases: [string, () => unknown, string, string][] = [
-    ['OpenAIChatModel', () => new OpenAIChatModel({ model: 'm', apiKey: 'k', baseUrl: 'http://x/v1' } as never), 'baseUrl', 'baseURL'],
+    [
+      'OpenAIChatModel',
+      () => new OpenAIChatModel({ model: 'm', apiKey: 'k', baseUrl: 'http://x/v1' } as never),
+      'baseUrl',
+      'baseURL',
+    ],
     ['OpenAIChatModel', () => new OpenAIChatModel({ modelName: 'm', apiKey: 'k' } as never), 'modelName', 'model'],
     ['OpenAITextToSpeech', () => new OpenAITextToSpeech({ baseUrl: 'http://x/v1' } as never), 'baseUrl', 'baseURL'],
     ['Agent', () => new Agent({ model, systemPrompt: 'Be brief.' } as never), 'systemPrompt', 'sysPrompt'],
     ['Agent', () => new Agent({ model, instructions: 'Be brief.' } as never), 'instructions', 'sysPrompt'],
     ['Agent', () => new Agent({ model, maxSteps: 5 } as never), 'maxSteps', 'maxIters'],
-    ['createHarnessAgent', () => createHarnessAgent({ model, workspace: dir.path, maxTurns: 5 } as never), 'maxTurns', 'maxIters'],
-    ['createHarnessAgent', () => createHarnessAgent({ model, workspace: dir.path, system: 'x' } as never), 'system', 'sysPrompt'],
-    ...(['inputSchema', 'schema', 'parameters'] as const).map(
-      (key): [string, () => unknown, string, string] => [
-        'defineTool',
-        () => defineTool({ name: 't', description: 'd', [key]: z.object({}), execute: () => '' } as never),
-        key,
-        'input',
-      ],
-    ),
+    [
+      'createHarnessAgent',
+      () => createHarnessAgent({ model, workspace: dir.path, maxTurns: 5 } as never),
+      'maxTurns',
+      'maxIters',
+    ],
+    [
+      'createHarnessAgent',
+      () => createHarnessAgent({ model, workspace: dir.path, system: 'x' } as never),
+      'system',
+      'sysPrompt',
+    ],
+    ...(['inputSchema', 'schema', 'parameters'] as const).map((key): [string, () => unknown, string, string] => [
+      'defineTool',
+      () => defineTool({ name: 't', description: 'd', [key]: z.object({}), execute: () => '' } as never),
+      key,
+      'input',
+    ]),
     [
       'defineTool',
       () => defineTool({ name: 't', description: 'd', input: z.object({}), func: () => '' } as never),

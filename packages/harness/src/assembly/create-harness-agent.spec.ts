@@ -336,7 +336,7 @@ describe('createHarnessAgent', () => {
   it('a typo is refused with "did you mean" among the harness and the core options', () => {
     const refused = (options: object) => {
       try {
-        createHarnessAgent({ model, workspace: dir.path, ...options } as never);
+        createHarnessAgent({ model, workspace: dir.path, ...options });
       } catch (e) {
         return e as HarnessOptionError;
       }
@@ -377,7 +377,9 @@ describe('createHarnessAgent', () => {
       expect(message).toContain("pass sandbox: 'local'");
       expect(message).toMatch(/scrubbed environment .* but they can read and change every file your user can/);
       // The other choices need no bwrap.
-      expect(() => createHarnessAgent({ ...presets.coding(), model, workspace: dir.path, sandbox: 'local' })).not.toThrow();
+      expect(() =>
+        createHarnessAgent({ ...presets.coding(), model, workspace: dir.path, sandbox: 'local' }),
+      ).not.toThrow();
       expect(() => createHarnessAgent({ ...presets.research(), model, workspace: dir.path })).not.toThrow();
     });
   });

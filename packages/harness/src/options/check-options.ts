@@ -45,7 +45,9 @@ export const aFunction: OptionCheck = (value) =>
 export function checkOptions(owner: string, options: unknown, checks: Readonly<Record<string, OptionCheck>>): void {
   if (options === undefined) return;
   const known = Object.keys(checks);
-  checkOptionKeys(owner, options, known, { error: (code, option, message) => new HarnessOptionError(code, option, message) });
+  checkOptionKeys(owner, options, known, {
+    error: (code, option, message) => new HarnessOptionError(code, option, message),
+  });
   for (const [key, value] of Object.entries(options as object)) {
     if (value === undefined) continue;
     const check = checks[key]!;

@@ -12,7 +12,7 @@ export type HarnessOptionErrorCode = OptionsErrorCode;
 
 /**
  * An options object given to `createHarnessAgent`, a harness tool or the workspace file system
- * was refused (an {@link OptionsError}, so one `instanceof` catches every options refusal): a key
+ * was refused (an `OptionsError` of `@rxscope/core`, so one `instanceof` catches every options refusal): a key
  * it does not know (`unknown_option`, with the closest known key as "did you mean") or a value
  * of the wrong kind (`invalid_option`). Thrown when the tool is built (or the method called), so
  * a typo fails at start-up instead of silently keeping a default.

@@ -74,7 +74,11 @@ export class RedisLease implements Lease {
   constructor(options: RedisLeaseOptions) {
     refuseUnknownOptions('RedisLease', options, OPTION_KEYS);
     if (!options?.redis || typeof options.redis.set !== 'function')
-      throw new HarnessOptionError('invalid_option', 'RedisLease.redis', 'RedisLease needs an ioredis client (options.redis: new Redis(url)).');
+      throw new HarnessOptionError(
+        'invalid_option',
+        'RedisLease.redis',
+        'RedisLease needs an ioredis client (options.redis: new Redis(url)).',
+      );
     this.redis = options.redis;
     this.prefix = options.prefix ?? 'rxscope:lease:';
     this.ttlMs = Math.max(100, options.ttlMs ?? 30_000);

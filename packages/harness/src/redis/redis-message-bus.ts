@@ -104,7 +104,11 @@ export class RedisMessageBus implements MessageBus {
   constructor(options: RedisMessageBusOptions) {
     refuseUnknownOptions('RedisMessageBus', options, OPTION_KEYS);
     if (!options?.redis || typeof options.redis.duplicate !== 'function') {
-      throw new HarnessOptionError('invalid_option', 'RedisMessageBus.redis', 'RedisMessageBus needs an ioredis client (options.redis: new Redis(url)).');
+      throw new HarnessOptionError(
+        'invalid_option',
+        'RedisMessageBus.redis',
+        'RedisMessageBus needs an ioredis client (options.redis: new Redis(url)).',
+      );
     }
     this.redis = options.redis;
     this.prefix = options.prefix ?? 'rxscope:bus:';

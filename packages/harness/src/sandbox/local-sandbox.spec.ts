@@ -89,7 +89,11 @@ describe('local sandbox', () => {
   });
 
   it.each([
-    [{ limts: {} }, 'sandbox_option_unknown', /^unknown option "limts" of LocalSandbox; did you mean "limits"\? Known: /],
+    [
+      { limts: {} },
+      'sandbox_option_unknown',
+      /^unknown option "limts" of LocalSandbox; did you mean "limits"\? Known: /,
+    ],
     [{ processIsolaton: 'auto' }, 'sandbox_option_unknown', /did you mean "processIsolation"/],
     [
       { limits: { memoryByte: 1 } },

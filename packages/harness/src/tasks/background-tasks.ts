@@ -127,7 +127,11 @@ export class BackgroundTasks {
   constructor(options: BackgroundTasksOptions) {
     refuseUnknownOptions('BackgroundTasks', options, OPTION_KEYS);
     if (!options?.bus || typeof options.bus.push !== 'function')
-      throw new HarnessOptionError('invalid_option', 'BackgroundTasks.bus', 'BackgroundTasks needs a message bus (options.bus).');
+      throw new HarnessOptionError(
+        'invalid_option',
+        'BackgroundTasks.bus',
+        'BackgroundTasks needs a message bus (options.bus).',
+      );
     this.bus = options.bus;
     this.onError = options.onError ?? ((error, what) => console.error(`[rxscope] ${what}:`, error));
     this.maxResultChars = options.maxResultChars ?? 20_000;

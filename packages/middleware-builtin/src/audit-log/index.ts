@@ -120,7 +120,9 @@ export class AuditLogMiddleware implements Middleware {
   constructor(options: AuditLogOptions) {
     checkOptionKeys('AuditLogMiddleware', options, OPTION_KEYS);
     if (typeof options?.sink?.write !== 'function') {
-      throw new OptionsError('invalid_option', 'AuditLogMiddleware.sink', 
+      throw new OptionsError(
+        'invalid_option',
+        'AuditLogMiddleware.sink',
         'AuditLogMiddleware: sink must be an object with a write(record) method, e.g. jsonLinesFileSink(path).',
       );
     }

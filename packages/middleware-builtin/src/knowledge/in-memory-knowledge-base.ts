@@ -121,12 +121,20 @@ export class InMemoryKnowledgeBase implements KnowledgeBase {
   private readonly writes = new SerialWrites('InMemoryKnowledgeBase');
 
   constructor(options: InMemoryKnowledgeBaseOptions = {}) {
-    checkOptionKeys('InMemoryKnowledgeBase', options, OPTION_KEYS, { foreign: { embedder: 'embeddings', embedding: 'embeddings' } });
+    checkOptionKeys('InMemoryKnowledgeBase', options, OPTION_KEYS, {
+      foreign: { embedder: 'embeddings', embedding: 'embeddings' },
+    });
     const { chunkSize = 1000, chunkOverlap = 150 } = options;
     if (!Number.isInteger(chunkSize) || chunkSize < 1)
-      throw new OptionsError('invalid_option', 'InMemoryKnowledgeBase.chunkSize', `InMemoryKnowledgeBase: chunkSize must be a positive integer, got ${chunkSize}.`);
+      throw new OptionsError(
+        'invalid_option',
+        'InMemoryKnowledgeBase.chunkSize',
+        `InMemoryKnowledgeBase: chunkSize must be a positive integer, got ${chunkSize}.`,
+      );
     if (!Number.isInteger(chunkOverlap) || chunkOverlap < 0 || chunkOverlap >= chunkSize) {
-      throw new OptionsError('invalid_option', 'InMemoryKnowledgeBase.chunkOverlap', 
+      throw new OptionsError(
+        'invalid_option',
+        'InMemoryKnowledgeBase.chunkOverlap',
         `InMemoryKnowledgeBase: chunkOverlap must be an integer from 0 to chunkSize - 1 (${chunkSize - 1}), got ${chunkOverlap}.`,
       );
     }

@@ -118,12 +118,16 @@ export class VectorStoreKnowledgeBase implements KnowledgeBase {
       typeof options?.store?.similaritySearchWithScore !== 'function' ||
       typeof options.store.addDocuments !== 'function'
     ) {
-      throw new OptionsError('invalid_option', 'VectorStoreKnowledgeBase.store', 
+      throw new OptionsError(
+        'invalid_option',
+        'VectorStoreKnowledgeBase.store',
         `${owner}: store must be a LangChain VectorStore (with similaritySearchWithScore and addDocuments).`,
       );
     }
     if (options.scores !== undefined && options.scores !== 'similarity' && options.scores !== 'distance') {
-      throw new OptionsError('invalid_option', 'VectorStoreKnowledgeBase.scores', 
+      throw new OptionsError(
+        'invalid_option',
+        'VectorStoreKnowledgeBase.scores',
         `${owner}: scores must be 'similarity' or 'distance', got ${JSON.stringify(options.scores)}.`,
       );
     }
@@ -135,7 +139,9 @@ export class VectorStoreKnowledgeBase implements KnowledgeBase {
       chunkOverlap < 0 ||
       chunkOverlap >= chunkSize
     ) {
-      throw new OptionsError('invalid_option', 'VectorStoreKnowledgeBase.chunkOverlap', 
+      throw new OptionsError(
+        'invalid_option',
+        'VectorStoreKnowledgeBase.chunkOverlap',
         `${owner}: chunkSize must be a positive integer and chunkOverlap an integer from 0 to chunkSize - 1.`,
       );
     }

@@ -102,11 +102,14 @@ const OPTION_KEYS = optionKeys<ServeAgentOptions>({ name: true, description: tru
  */
 export async function serveAgentOverMcp(agent: Agent, options: ServeAgentOptions): Promise<ServedAgent> {
   checkOptionKeys('serveAgentOverMcp', options, OPTION_KEYS);
-  const refuse = (key: string, message: string) => new OptionsError('invalid_option', `serveAgentOverMcp.${key}`, message);
-  if (typeof options !== 'object' || options === null) throw refuse('transport', "serveAgentOverMcp needs options: { transport: 'stdio' } or { transport: { port } }.");
+  const refuse = (key: string, message: string) =>
+    new OptionsError('invalid_option', `serveAgentOverMcp.${key}`, message);
+  if (typeof options !== 'object' || options === null)
+    throw refuse('transport', "serveAgentOverMcp needs options: { transport: 'stdio' } or { transport: { port } }.");
   const toolName = options.name ?? agent.name;
   if (!TOOL_NAME.test(toolName)) {
-    throw refuse('name', 
+    throw refuse(
+      'name',
       `serveAgentOverMcp: the name "${toolName}" must be 1-64 letters, digits, "_" or "-" (it names the MCP tool).`,
     );
   }

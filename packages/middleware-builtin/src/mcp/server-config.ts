@@ -72,14 +72,20 @@ const STDIO_KEYS = optionKeys<McpStdioServer>({
   exclude: true,
   timeoutMs: true,
 });
-const HTTP_KEYS = optionKeys<McpHttpServer>({ url: true, headers: true, include: true, exclude: true, timeoutMs: true });
+const HTTP_KEYS = optionKeys<McpHttpServer>({
+  url: true,
+  headers: true,
+  include: true,
+  exclude: true,
+  timeoutMs: true,
+});
 
 /** The config of a server that is reached over HTTP. */
 export const isHttpServer = (config: McpServerConfig): config is McpHttpServer => 'url' in config;
 
 /**
  * Checks one server entry and says exactly what is wrong, before anything is started: an
- * {@link OptionsError} (`unknown_option` for a misspelt key, with "did you mean"; else
+ * `OptionsError` (`@rxscope/core`) (`unknown_option` for a misspelt key, with "did you mean"; else
  * `invalid_option`).
  *
  * @example

@@ -102,9 +102,18 @@ export class AgenticMemoryMiddleware implements Middleware {
     checkMemoryBackend(owner, options?.backend, 'new FileMemoryBackend({ dir })');
     const maxRecall = options.maxRecall ?? 5;
     if (!Number.isInteger(maxRecall) || maxRecall < 0)
-      throw new OptionsError('invalid_option', 'AgenticMemoryMiddleware.maxRecall', `${owner}: maxRecall must be an integer >= 0, got ${maxRecall}.`);
+      throw new OptionsError(
+        'invalid_option',
+        'AgenticMemoryMiddleware.maxRecall',
+        `${owner}: maxRecall must be an integer >= 0, got ${maxRecall}.`,
+      );
     const budget = options.indexTokenBudget ?? 1000;
-    if (!(budget > 0)) throw new OptionsError('invalid_option', 'AgenticMemoryMiddleware.indexTokenBudget', `${owner}: indexTokenBudget must be a number > 0, got ${budget}.`);
+    if (!(budget > 0))
+      throw new OptionsError(
+        'invalid_option',
+        'AgenticMemoryMiddleware.indexTokenBudget',
+        `${owner}: indexTokenBudget must be a number > 0, got ${budget}.`,
+      );
     this.key = options.key ?? owner;
     this.backend = options.backend;
     this.selector = options.selector;

@@ -134,10 +134,18 @@ export class StaticMemoryMiddleware implements Middleware {
     checkMemoryBackend(owner, options?.backend, 'new KnowledgeMemoryBackend({ embeddings })');
     const topK = options.topK ?? 3;
     if (!Number.isInteger(topK) || topK < 0)
-      throw new OptionsError('invalid_option', 'StaticMemoryMiddleware.topK', `${owner}: topK must be an integer >= 0, got ${topK}.`);
+      throw new OptionsError(
+        'invalid_option',
+        'StaticMemoryMiddleware.topK',
+        `${owner}: topK must be an integer >= 0, got ${topK}.`,
+      );
     const writeBack = options.writeBack ?? true;
     if (typeof writeBack !== 'boolean' && typeof writeBack !== 'function')
-      throw new OptionsError('invalid_option', 'StaticMemoryMiddleware.writeBack', `${owner}: writeBack must be true, false or a function.`);
+      throw new OptionsError(
+        'invalid_option',
+        'StaticMemoryMiddleware.writeBack',
+        `${owner}: writeBack must be true, false or a function.`,
+      );
     this.key = options.key ?? owner;
     this.backend = options.backend;
     this.topK = topK;

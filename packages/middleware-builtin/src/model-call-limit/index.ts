@@ -92,7 +92,11 @@ export class ModelCallLimitMiddleware implements Middleware {
     this.perReply = checkLimit(owner, 'perReply', options.perReply);
     this.perSession = checkLimit(owner, 'perSession', options.perSession);
     if (this.perReply === Infinity && this.perSession === Infinity)
-      throw new OptionsError('invalid_option', 'ModelCallLimitMiddleware.perReply', `${owner}: set perReply, perSession or both.`);
+      throw new OptionsError(
+        'invalid_option',
+        'ModelCallLimitMiddleware.perReply',
+        `${owner}: set perReply, perSession or both.`,
+      );
     this.onLimit = options.onLimit ?? 'finish';
     const hint = options.finishHint;
     this.finishHint = typeof hint === 'string' ? () => hint : (hint ?? defaultFinishHint);

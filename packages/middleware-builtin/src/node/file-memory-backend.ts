@@ -46,9 +46,15 @@ export class FileMemoryBackend implements MemoryBackend {
   private readonly dir: string;
 
   constructor(options: FileMemoryBackendOptions) {
-    checkOptionKeys('FileMemoryBackend', options, OPTION_KEYS, { foreign: { directory: 'dir', path: 'dir', folder: 'dir' } });
+    checkOptionKeys('FileMemoryBackend', options, OPTION_KEYS, {
+      foreign: { directory: 'dir', path: 'dir', folder: 'dir' },
+    });
     if (typeof options?.dir !== 'string' || !options.dir)
-      throw new OptionsError('invalid_option', 'FileMemoryBackend.dir', 'FileMemoryBackend: dir must be a non-empty path.');
+      throw new OptionsError(
+        'invalid_option',
+        'FileMemoryBackend.dir',
+        'FileMemoryBackend: dir must be a non-empty path.',
+      );
     this.dir = options.dir;
   }
 

@@ -69,7 +69,11 @@ export class RateLimitMiddleware implements Middleware {
     checkOptionKeys('RateLimitMiddleware', options, OPTION_KEYS);
     const maxConcurrent = options.maxConcurrent ?? Number.POSITIVE_INFINITY;
     if (!(maxConcurrent >= 1))
-      throw new OptionsError('invalid_option', 'RateLimitMiddleware.maxConcurrent', `RateLimitMiddleware: maxConcurrent must be at least 1, got ${maxConcurrent}.`);
+      throw new OptionsError(
+        'invalid_option',
+        'RateLimitMiddleware.maxConcurrent',
+        `RateLimitMiddleware: maxConcurrent must be at least 1, got ${maxConcurrent}.`,
+      );
     this.gate = new Gate(
       Math.floor(maxConcurrent),
       Math.max(0, options.minIntervalMs ?? 0),

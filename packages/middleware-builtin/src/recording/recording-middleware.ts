@@ -73,7 +73,9 @@ export class RecordingMiddleware implements Middleware {
   constructor(options: RecordingOptions) {
     checkOptionKeys('RecordingMiddleware', options, OPTION_KEYS);
     if (typeof options?.save !== 'function') {
-      throw new OptionsError('invalid_option', 'RecordingMiddleware.save', 
+      throw new OptionsError(
+        'invalid_option',
+        'RecordingMiddleware.save',
         'RecordingMiddleware: save must be a function receiving each cassette, e.g. cassetteFile(path).',
       );
     }

@@ -1,5 +1,12 @@
 import { Observable } from 'rxjs';
-import { type ChatModel, checkOptionKeys, type ModelEvent, ModelError, type ModelRequest, optionKeys } from '@rxscope/core';
+import {
+  type ChatModel,
+  checkOptionKeys,
+  type ModelEvent,
+  ModelError,
+  type ModelRequest,
+  optionKeys,
+} from '@rxscope/core';
 import {
   type Cassette,
   checkCassette,

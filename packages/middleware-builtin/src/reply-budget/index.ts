@@ -109,9 +109,17 @@ export class ReplyBudgetMiddleware implements Middleware {
     checkOptionKeys('ReplyBudgetMiddleware', options, OPTION_KEYS);
     const { tokenBudget, warnAt } = options;
     if (!(tokenBudget > 0))
-      throw new OptionsError('invalid_option', 'ReplyBudgetMiddleware.tokenBudget', `ReplyBudgetMiddleware: tokenBudget must be a number > 0, got ${tokenBudget}.`);
+      throw new OptionsError(
+        'invalid_option',
+        'ReplyBudgetMiddleware.tokenBudget',
+        `ReplyBudgetMiddleware: tokenBudget must be a number > 0, got ${tokenBudget}.`,
+      );
     if (warnAt !== undefined && !(warnAt > 0 && warnAt < 1)) {
-      throw new OptionsError('invalid_option', 'ReplyBudgetMiddleware.warnAt', `ReplyBudgetMiddleware: warnAt must be between 0 and 1 (exclusive), got ${warnAt}.`);
+      throw new OptionsError(
+        'invalid_option',
+        'ReplyBudgetMiddleware.warnAt',
+        `ReplyBudgetMiddleware: warnAt must be between 0 and 1 (exclusive), got ${warnAt}.`,
+      );
     }
     this.key = options.key ?? 'ReplyBudgetMiddleware';
     this.budget = tokenBudget;

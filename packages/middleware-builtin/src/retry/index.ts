@@ -147,7 +147,9 @@ export class RetryMiddleware implements Middleware {
   private readonly random: () => number;
 
   constructor(options: RetryOptions = {}) {
-    checkOptionKeys('RetryMiddleware', options, OPTION_KEYS, { foreign: { maxAttempts: 'maxRetries', attempts: 'maxRetries' } });
+    checkOptionKeys('RetryMiddleware', options, OPTION_KEYS, {
+      foreign: { maxAttempts: 'maxRetries', attempts: 'maxRetries' },
+    });
     this.maxRetries = Math.max(0, Math.floor(options.maxRetries ?? 3));
     this.initialDelayMs = Math.max(0, options.initialDelayMs ?? 500);
     this.maxDelayMs = Math.max(this.initialDelayMs, options.maxDelayMs ?? 30_000);

@@ -135,7 +135,11 @@ export class ToolCallLimitMiddleware implements Middleware {
     }));
     const limited = [this.perReply, this.perSession, ...this.perTool.flatMap((t) => [t.perReply, t.perSession])];
     if (limited.every((n) => n === Infinity))
-      throw new OptionsError('invalid_option', 'ToolCallLimitMiddleware.perReply', `${owner}: set at least one limit (perReply, perSession or perTool).`);
+      throw new OptionsError(
+        'invalid_option',
+        'ToolCallLimitMiddleware.perReply',
+        `${owner}: set at least one limit (perReply, perSession or perTool).`,
+      );
     this.onLimit = options.onLimit ?? 'finish';
     this.deniedText = options.deniedText ?? defaultDeniedText;
     this.key = options.key ?? owner;

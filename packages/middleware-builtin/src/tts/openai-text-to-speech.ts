@@ -62,7 +62,11 @@ export class OpenAITextToSpeech implements TextToSpeech {
   constructor(options: OpenAITextToSpeechOptions = {}) {
     checkOptionKeys('OpenAITextToSpeech', options, OPTION_KEYS);
     if (options.speed !== undefined && !(options.speed >= 0.25 && options.speed <= 4)) {
-      throw new OptionsError('invalid_option', 'OpenAITextToSpeech.speed', `OpenAITextToSpeech: speed must be between 0.25 and 4, got ${options.speed}.`);
+      throw new OptionsError(
+        'invalid_option',
+        'OpenAITextToSpeech.speed',
+        `OpenAITextToSpeech: speed must be between 0.25 and 4, got ${options.speed}.`,
+      );
     }
     this.client =
       options.client ??

@@ -84,9 +84,17 @@ export class TTSMiddleware implements Middleware {
   constructor(options: TTSOptions) {
     checkOptionKeys('TTSMiddleware', options, OPTION_KEYS);
     if (typeof options?.tts?.synthesize !== 'function')
-      throw new OptionsError('invalid_option', 'TTSMiddleware.tts', 'TTSMiddleware: tts must be a TextToSpeech, e.g. new OpenAITextToSpeech().');
+      throw new OptionsError(
+        'invalid_option',
+        'TTSMiddleware.tts',
+        'TTSMiddleware: tts must be a TextToSpeech, e.g. new OpenAITextToSpeech().',
+      );
     if (options.mode !== undefined && options.mode !== 'batch' && options.mode !== 'realtime') {
-      throw new OptionsError('invalid_option', 'TTSMiddleware.mode', `TTSMiddleware: mode must be 'batch' or 'realtime', got ${JSON.stringify(options.mode)}.`);
+      throw new OptionsError(
+        'invalid_option',
+        'TTSMiddleware.mode',
+        `TTSMiddleware: mode must be 'batch' or 'realtime', got ${JSON.stringify(options.mode)}.`,
+      );
     }
     this.tts = options.tts;
     this.mode = options.mode ?? 'batch';

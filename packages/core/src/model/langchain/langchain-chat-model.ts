@@ -47,7 +47,9 @@ const KEYS = optionKeys<LangChainChatModelOptions>({
 /** Refuses unknown keys, and a LangChain model given where its options object goes. */
 function checkKeys(options: LangChainChatModelOptions): void {
   const fail = (code: string, message: string) =>
-    new ModelError(`LangChainChatModel: ${message}`, { code: code === 'unknown_option' ? code : 'invalid_configuration' });
+    new ModelError(`LangChainChatModel: ${message}`, {
+      code: code === 'unknown_option' ? code : 'invalid_configuration',
+    });
   const given = options as unknown as { invoke?: unknown } | null;
   if (given && typeof given.invoke === 'function')
     throw fail('invalid_configuration', 'pass the LangChain model as an option: new LangChainChatModel({ model }).');

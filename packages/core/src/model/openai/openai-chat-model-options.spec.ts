@@ -102,13 +102,15 @@ describe('OpenAIChatModel: unknown options are refused, never dropped', () => {
   ])('%s: names the option meant, so the request never goes to the default endpoint', (_label, key, meant) => {
     let error: unknown;
     try {
-      new OpenAIChatModel({ model: 'm', apiKey: 'sk-secret', [key]: 'http://localhost:11434/v1' } as never);
+      new OpenAIChatModel({ model: 'm', apiKey: 'sk-secret', [key]: 'http://localhost:11434/v1' });
     } catch (e) {
       error = e;
     }
     expect(error).toBeInstanceOf(ModelError);
     expect(error).toMatchObject({ code: 'unknown_option', retryable: false });
-    expect((error as Error).message).toContain(`OpenAIChatModel: unknown option "${key}" of OpenAIChatModel; did you mean "${meant}"?`);
+    expect((error as Error).message).toContain(
+      `OpenAIChatModel: unknown option "${key}" of OpenAIChatModel; did you mean "${meant}"?`,
+    );
     expect((error as Error).message).toContain('Known: model, apiKey, baseURL, ');
   });
 });

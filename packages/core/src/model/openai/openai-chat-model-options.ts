@@ -129,7 +129,9 @@ export function checkOpenAIChatModelOptions(options: OpenAIChatModelOptions): vo
   checkOptionKeys('OpenAIChatModel', options, KEYS, {
     foreign: { apiBase: 'baseURL', endpoint: 'baseURL', url: 'baseURL', key: 'apiKey' },
     error: (code, _option, message) =>
-      new ModelError(`OpenAIChatModel: ${message}`, { code: code === 'unknown_option' ? code : 'invalid_configuration' }),
+      new ModelError(`OpenAIChatModel: ${message}`, {
+        code: code === 'unknown_option' ? code : 'invalid_configuration',
+      }),
   });
   const model: unknown = options.model;
   if (typeof model !== 'string' || model.trim() === '') {

@@ -65,7 +65,9 @@ export class AgentSessions {
   private closing: string | undefined;
 
   constructor(private readonly options: AgentSessionsOptions) {
-    checkOptionKeys('AgentSessions', options, OPTION_KEYS, { foreign: { agentFactory: 'agent', factory: 'agent', createAgent: 'agent' } });
+    checkOptionKeys('AgentSessions', options, OPTION_KEYS, {
+      foreign: { agentFactory: 'agent', factory: 'agent', createAgent: 'agent' },
+    });
     this.bus = options.bus ?? new InMemorySessionEventBus();
     this.cancelGraceMs = options.cancelGraceMs ?? 5000;
     this.onError = options.onError ?? ((error) => console.error('[rxscope] session reply failed:', error));

@@ -116,7 +116,9 @@ export class CompactionMiddleware implements Middleware {
   constructor(options: CompactionOptions) {
     refuseUnknownOptions('CompactionMiddleware', options, OPTION_KEYS);
     if (!options?.fileSystem)
-      throw new HarnessOptionError('invalid_option', 'CompactionMiddleware.fileSystem', 
+      throw new HarnessOptionError(
+        'invalid_option',
+        'CompactionMiddleware.fileSystem',
         'CompactionMiddleware needs the workspace fileSystem (the full history is saved there first).',
       );
     for (const k of [

@@ -96,7 +96,11 @@ export class ToolResultEvictionMiddleware implements Middleware {
   constructor(options: ToolResultEvictionOptions) {
     refuseUnknownOptions('ToolResultEvictionMiddleware', options, OPTION_KEYS);
     if (!options?.fileSystem)
-      throw new HarnessOptionError('invalid_option', 'ToolResultEvictionMiddleware.fileSystem', 'ToolResultEvictionMiddleware needs the workspace fileSystem (where evicted results go).');
+      throw new HarnessOptionError(
+        'invalid_option',
+        'ToolResultEvictionMiddleware.fileSystem',
+        'ToolResultEvictionMiddleware needs the workspace fileSystem (where evicted results go).',
+      );
     this.fs = options.fileSystem;
     this.maxResultChars = options.maxResultChars ?? 80_000;
     if (!(this.maxResultChars >= 100))

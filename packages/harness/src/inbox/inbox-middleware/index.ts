@@ -91,7 +91,11 @@ export class InboxMiddleware implements Middleware {
   constructor(options: InboxOptions) {
     refuseUnknownOptions('InboxMiddleware', options, OPTION_KEYS);
     if (!options?.bus || typeof options.bus.drain !== 'function')
-      throw new HarnessOptionError('invalid_option', 'InboxMiddleware.bus', 'InboxMiddleware needs a message bus (options.bus).');
+      throw new HarnessOptionError(
+        'invalid_option',
+        'InboxMiddleware.bus',
+        'InboxMiddleware needs a message bus (options.bus).',
+      );
     this.bus = options.bus;
     this.onError = options.onError ?? ((error, what) => console.error(`[rxscope] ${what}:`, error));
   }

@@ -77,7 +77,12 @@ export class MemoryFlushMiddleware implements Middleware {
 
   constructor(private readonly options: MemoryFlushOptions) {
     refuseUnknownOptions('MemoryFlushMiddleware', options, OPTION_KEYS);
-    if (!options?.fileSystem) throw new HarnessOptionError('invalid_option', 'MemoryFlushMiddleware.fileSystem', 'MemoryFlushMiddleware needs the workspace (options.fileSystem).');
+    if (!options?.fileSystem)
+      throw new HarnessOptionError(
+        'invalid_option',
+        'MemoryFlushMiddleware.fileSystem',
+        'MemoryFlushMiddleware needs the workspace (options.fileSystem).',
+      );
     this.work = new DetachedWork('memory flush', options);
     this.timeoutMs = options.timeoutMs ?? 120_000;
     this.now = options.now ?? (() => new Date());

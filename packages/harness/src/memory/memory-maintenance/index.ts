@@ -77,11 +77,19 @@ export class MemoryMaintenanceMiddleware implements Middleware {
   constructor(private readonly options: MemoryMaintenanceOptions) {
     refuseUnknownOptions('MemoryMaintenanceMiddleware', options, OPTION_KEYS);
     if (!options?.fileSystem)
-      throw new HarnessOptionError('invalid_option', 'MemoryMaintenanceMiddleware.fileSystem', 'MemoryMaintenanceMiddleware needs the workspace (options.fileSystem).');
+      throw new HarnessOptionError(
+        'invalid_option',
+        'MemoryMaintenanceMiddleware.fileSystem',
+        'MemoryMaintenanceMiddleware needs the workspace (options.fileSystem).',
+      );
     for (const k of ['intervalMs', 'keepDays', 'maxChars', 'timeoutMs'] as const) {
       const v = options[k];
       if (v !== undefined && (typeof v !== 'number' || !(v >= 0)))
-        throw new HarnessOptionError('invalid_option', 'MemoryMaintenanceMiddleware', `MemoryMaintenanceMiddleware: ${k} must be a number >= 0, got ${String(v)}.`);
+        throw new HarnessOptionError(
+          'invalid_option',
+          'MemoryMaintenanceMiddleware',
+          `MemoryMaintenanceMiddleware: ${k} must be a number >= 0, got ${String(v)}.`,
+        );
     }
     this.work = new DetachedWork('memory maintenance', options);
     this.intervalMs = options.intervalMs ?? 86_400_000;

@@ -75,7 +75,11 @@ export class PlanModeMiddleware implements Middleware {
   constructor(options: PlanModeOptions) {
     refuseUnknownOptions('PlanModeMiddleware', options, OPTION_KEYS);
     if (!options?.fileSystem)
-      throw new HarnessOptionError('invalid_option', 'PlanModeMiddleware.fileSystem', 'PlanModeMiddleware needs the workspace fileSystem (where plan_write writes the plan).');
+      throw new HarnessOptionError(
+        'invalid_option',
+        'PlanModeMiddleware.fileSystem',
+        'PlanModeMiddleware needs the workspace fileSystem (where plan_write writes the plan).',
+      );
     this.planTools = planTools(options.fileSystem);
     this.names = new Set([this.planTools.enter.name, this.planTools.write.name, this.planTools.exit.name]);
     this.banner = options.banner ?? DEFAULT_BANNER;

@@ -105,12 +105,18 @@ export class SandboxLifecycleMiddleware implements Middleware {
   constructor(options: SandboxLifecycleOptions) {
     refuseUnknownOptions('SandboxLifecycleMiddleware', options, OPTION_KEYS);
     if (!options?.sandbox || typeof options.sandbox.acquire !== 'function') {
-      throw new HarnessOptionError('invalid_option', 'SandboxLifecycleMiddleware.sandbox', 
+      throw new HarnessOptionError(
+        'invalid_option',
+        'SandboxLifecycleMiddleware.sandbox',
         'SandboxLifecycleMiddleware needs a sandbox (LocalSandbox, BubblewrapSandbox or your own Sandbox).',
       );
     }
     if (typeof options.workspace !== 'string' || options.workspace === '')
-      throw new HarnessOptionError('invalid_option', 'SandboxLifecycleMiddleware.workspace', 'SandboxLifecycleMiddleware needs the workspace path.');
+      throw new HarnessOptionError(
+        'invalid_option',
+        'SandboxLifecycleMiddleware.workspace',
+        'SandboxLifecycleMiddleware needs the workspace path.',
+      );
     this.sandbox = options.sandbox;
     this.workspace = options.workspace;
     this.defaultTimeoutS = options.defaultTimeoutS ?? 120;

@@ -74,7 +74,11 @@ export class SubagentJobQueue implements SubagentTaskQueue {
   constructor(options: SubagentJobQueueOptions) {
     refuseUnknownOptions('SubagentJobQueue', options, OPTION_KEYS);
     if (!options?.bus || typeof options.bus.publish !== 'function')
-      throw new HarnessOptionError('invalid_option', 'SubagentJobQueue.bus', 'SubagentJobQueue needs the message bus its workers use (options.bus).');
+      throw new HarnessOptionError(
+        'invalid_option',
+        'SubagentJobQueue.bus',
+        'SubagentJobQueue needs the message bus its workers use (options.bus).',
+      );
     this.bus = options.bus;
     this.queue = new Queue<SubagentJobData, SubagentJobResult>(options.name ?? DEFAULT_SUBAGENT_QUEUE, {
       connection: options.connection,

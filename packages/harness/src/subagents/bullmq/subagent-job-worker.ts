@@ -140,9 +140,17 @@ export class SubagentJobWorker {
   constructor(private readonly options: SubagentJobWorkerOptions) {
     refuseUnknownOptions('SubagentJobWorker', options, OPTION_KEYS);
     if (!options?.bus || typeof options.bus.push !== 'function')
-      throw new HarnessOptionError('invalid_option', 'SubagentJobWorker.bus', 'SubagentJobWorker needs the message bus of the inboxes (options.bus).');
+      throw new HarnessOptionError(
+        'invalid_option',
+        'SubagentJobWorker.bus',
+        'SubagentJobWorker needs the message bus of the inboxes (options.bus).',
+      );
     if (typeof options.agent !== 'function')
-      throw new HarnessOptionError('invalid_option', 'SubagentJobWorker.agent', 'SubagentJobWorker needs the agent factory (options.agent: (sessionId) => Agent).');
+      throw new HarnessOptionError(
+        'invalid_option',
+        'SubagentJobWorker.agent',
+        'SubagentJobWorker needs the agent factory (options.agent: (sessionId) => Agent).',
+      );
     this.bus = options.bus;
     this.onError = options.onError ?? ((error, what) => console.error(`[rxscope] ${what}:`, error));
     const name = options.name ?? DEFAULT_SUBAGENT_QUEUE;

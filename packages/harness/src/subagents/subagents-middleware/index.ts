@@ -131,11 +131,20 @@ export class SubagentsMiddleware implements Middleware {
 
   constructor(private readonly options: SubagentsOptions) {
     refuseUnknownOptions('SubagentsMiddleware', options, OPTION_KEYS);
-    if (!options?.fileSystem) throw new HarnessOptionError('invalid_option', 'SubagentsMiddleware.fileSystem', 'SubagentsMiddleware needs the workspace (options.fileSystem).');
+    if (!options?.fileSystem)
+      throw new HarnessOptionError(
+        'invalid_option',
+        'SubagentsMiddleware.fileSystem',
+        'SubagentsMiddleware needs the workspace (options.fileSystem).',
+      );
     this.depth = options.depth ?? 0;
     this.maxDepth = options.maxDepth ?? 2;
     if (!Number.isInteger(this.maxDepth) || this.maxDepth < 1)
-      throw new HarnessOptionError('invalid_option', 'SubagentsMiddleware.maxDepth', `SubagentsMiddleware: maxDepth must be an integer of at least 1, got ${options.maxDepth}.`);
+      throw new HarnessOptionError(
+        'invalid_option',
+        'SubagentsMiddleware.maxDepth',
+        `SubagentsMiddleware: maxDepth must be an integer of at least 1, got ${options.maxDepth}.`,
+      );
   }
 
   tools(): readonly Tool[] {

@@ -105,14 +105,18 @@ export class AsyncToolMiddleware implements Middleware {
   constructor(options: AsyncToolOptions) {
     refuseUnknownOptions('AsyncToolMiddleware', options, OPTION_KEYS);
     if (!options?.tasks || typeof options.tasks.track !== 'function') {
-      throw new HarnessOptionError('invalid_option', 'AsyncToolMiddleware.tasks', 
+      throw new HarnessOptionError(
+        'invalid_option',
+        'AsyncToolMiddleware.tasks',
         'AsyncToolMiddleware needs the background tasks (options.tasks: new BackgroundTasks({ bus })).',
       );
     }
     this.tasks = options.tasks;
     this.timeoutMs = options.timeoutMs ?? 60_000;
     if (!(this.timeoutMs > 0))
-      throw new HarnessOptionError('invalid_option', 'AsyncToolMiddleware.timeoutMs', 
+      throw new HarnessOptionError(
+        'invalid_option',
+        'AsyncToolMiddleware.timeoutMs',
         `AsyncToolMiddleware: timeoutMs must be a positive number of milliseconds, got ${options.timeoutMs}.`,
       );
     this.only = options.tools ? new Set(options.tools) : undefined;

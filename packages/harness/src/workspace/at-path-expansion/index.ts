@@ -66,7 +66,12 @@ export class AtPathExpansionMiddleware implements Middleware {
 
   constructor(options: AtPathExpansionOptions) {
     refuseUnknownOptions('AtPathExpansionMiddleware', options, OPTION_KEYS);
-    if (!options?.fileSystem) throw new HarnessOptionError('invalid_option', 'AtPathExpansionMiddleware.fileSystem', 'AtPathExpansionMiddleware needs the workspace fileSystem.');
+    if (!options?.fileSystem)
+      throw new HarnessOptionError(
+        'invalid_option',
+        'AtPathExpansionMiddleware.fileSystem',
+        'AtPathExpansionMiddleware needs the workspace fileSystem.',
+      );
     this.fs = options.fileSystem;
     this.maxFileChars = options.maxFileChars ?? 20_000;
     this.maxTotalChars = options.maxTotalChars ?? 60_000;

@@ -71,7 +71,11 @@ export class WorkspaceContextMiddleware implements Middleware {
   constructor(options: WorkspaceContextOptions) {
     refuseUnknownOptions('WorkspaceContextMiddleware', options, OPTION_KEYS);
     if (typeof options?.workspace !== 'string' || options.workspace === '')
-      throw new HarnessOptionError('invalid_option', 'WorkspaceContextMiddleware.workspace', 'WorkspaceContextMiddleware needs the workspace path.');
+      throw new HarnessOptionError(
+        'invalid_option',
+        'WorkspaceContextMiddleware.workspace',
+        'WorkspaceContextMiddleware needs the workspace path.',
+      );
     this.root = options.workspace;
     this.memoryChars = (options.memoryTokens ?? 2000) * 4;
     this.maxAgentsChars = options.maxAgentsChars ?? 20_000;
