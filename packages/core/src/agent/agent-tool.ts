@@ -6,6 +6,7 @@ import { createReplyReducer } from '../event/reducer.js';
 import { defineTool, type Tool, type ToolContext, type ToolOutput } from '../tool/tool.js';
 import type { ReplyInput } from './agent-options.js';
 import { Relay } from './operator-relay.js';
+import { checkOptionKeys, optionKeys } from '../error/check-option-keys.js';
 import { finalTextOf, type ReplyOptions } from './structured-output.js';
 
 const DEFAULT_INPUT = z.object({ message: z.string().describe('The task or question for the agent, self-contained.') });
@@ -29,6 +30,15 @@ export interface AgentToolOptions<S extends z.ZodType = DefaultAgentToolInput> {
   /** Ask the agent for structured output (see `reply(input, {output})`): the tool result is the value as JSON. */
   readonly output?: z.ZodType;
 }
+
+// Every option, typed against AgentToolOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<AgentToolOptions>({
+  name: true,
+  description: true,
+  input: true,
+  prompt: true,
+  output: true,
+});
 
 /**
  * An agent as a tool of another agent (`agent.asTool()`): each call runs one reply of the agent
@@ -54,6 +64,7 @@ export function agentAsTool<S extends z.ZodType = typeof DEFAULT_INPUT>(
   agent: AgentToolTarget,
   options: AgentToolOptions<S>,
 ): Tool<z.output<S>> {
+  checkOptionKeys('asTool', options, OPTION_KEYS);
   const name = options.name ?? agent.name;
   const schema = (options.input ?? DEFAULT_INPUT) as S;
   const prompt =
