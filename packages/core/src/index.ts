@@ -70,6 +70,10 @@ export { isCancellation, isRetryable, ModelError, toErrorInfo } from './model/mo
 export { modelText } from './model/model-text.js';
 export type { ModelTextRequest } from './model/model-text.js';
 export { RxscopeError } from './error/rxscope-error.js';
+export { OptionsError } from './error/options-error.js';
+export type { OptionsErrorCode } from './error/options-error.js';
+export { checkOptionKeys, closestOption, optionKeys } from './error/check-option-keys.js';
+export type { CheckOptionKeysOptions, OptionKeyRecord } from './error/check-option-keys.js';
 export type { ModelErrorOptions } from './model/model-error.js';
 export { parseRetryAfter, toModelError } from './model/to-model-error.js';
 // The OpenAI and LangChain adapters are the entry points @rxscope/core/openai and

@@ -7,6 +7,7 @@ import { createReplyReducer } from '../event/reducer.js';
 import { defineTool, type Tool, type ToolContext, type ToolOutput } from '../tool/tool.js';
 import type { ReplyInput } from './agent-options.js';
 import { Relay } from './operator-relay.js';
+import { checkOptionKeys, optionKeys } from '../error/check-option-keys.js';
 import { finalTextOf, type ReplyOptions } from './structured-output.js';
 
 const DEFAULT_INPUT = z.object({ message: z.string().describe('The task or question for the agent, self-contained.') });
@@ -30,6 +31,15 @@ export interface AgentToolOptions<S extends StandardSchemaV1 = DefaultAgentToolI
   /** Ask the agent for structured output (see `reply(input, {output})`): the tool result is the value as JSON. */
   readonly output?: StandardSchemaV1;
 }
+
+// Every option, typed against AgentToolOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<AgentToolOptions>({
+  name: true,
+  description: true,
+  input: true,
+  prompt: true,
+  output: true,
+});
 
 /**
  * An agent as a tool of another agent (`agent.asTool()`): each call runs one reply of the agent
@@ -55,6 +65,7 @@ export function agentAsTool<S extends StandardSchemaV1 = typeof DEFAULT_INPUT>(
   agent: AgentToolTarget,
   options: AgentToolOptions<S>,
 ): Tool<StandardSchemaV1.InferOutput<S>> {
+  checkOptionKeys('asTool', options, OPTION_KEYS);
   const name = options.name ?? agent.name;
   const schema = (options.input ?? DEFAULT_INPUT) as S;
   const prompt =

@@ -36,10 +36,14 @@ describe('new Agent(options) checks its options and names the bad one', () => {
   });
 
   it('misspelt or unknown options are refused with the list of known ones', () => {
-    const message = errorOf({ model, systemPrompt: 'Be brief.' }).message;
-    expect(message).toMatch(
-      /^Invalid agent options: unknown option "systemPrompt" \(the system prompt is sysPrompt\)\. Known: name, sysPrompt, model, /,
+    const error = errorOf({ model, systemPrompt: 'Be brief.' });
+    expect(error.message).toMatch(
+      /^Invalid agent options: unknown option "systemPrompt" of Agent; did you mean "sysPrompt"\? \("systemPrompt" is another framework's name for it\) Known: name, sysPrompt, model, /,
     );
+    // Still an AgentUsageError, with the code every refused options key has.
+    expect(error).toMatchObject({ name: 'AgentUsageError', code: 'unknown_option' });
+    expect(errorOf({ model, maxSteps: 3 }).message).toMatch(/"maxSteps" of Agent; did you mean "maxIters"\?/);
+    expect(errorOf({ model, middleware: [] }).message).toMatch(/"middleware" of Agent; did you mean "middlewares"\?/);
     // An option explicitly set to undefined is no typo.
     expect(build({ model, systemPrompt: undefined })).not.toThrow();
   });

@@ -1,4 +1,5 @@
 import type { AgentOptions } from './agent-options.js';
+import { checkOptionKeys, optionKeys } from '../error/check-option-keys.js';
 import { AgentUsageError } from './errors.js';
 
 const HOOKS = [
@@ -13,7 +14,7 @@ const HOOKS = [
   'onConversationCut',
 ] as const;
 // Every option, typed against AgentOptions: adding an option there without listing it here fails to compile.
-const KNOWN: { readonly [K in keyof Required<AgentOptions>]: true } = {
+const OPTIONS = optionKeys<AgentOptions>({
   name: true,
   sysPrompt: true,
   model: true,
@@ -30,8 +31,12 @@ const KNOWN: { readonly [K in keyof Required<AgentOptions>]: true } = {
   whilePending: true,
   store: true,
   onBackgroundError: true,
-};
-const OPTIONS: ReadonlySet<string> = new Set(Object.keys(KNOWN));
+});
+
+/** An unknown key: an AgentUsageError (callers branch on it) with the code every options refusal has. */
+class UnknownAgentOptionError extends AgentUsageError {
+  override readonly code = 'unknown_option';
+}
 
 /** What a value is, for an error message ("a string 'gpt-4o'", "undefined", "an array"). */
 function describe(value: unknown): string {
@@ -195,14 +200,12 @@ export function validateAgentOptions(options: unknown): void {
     fail(`new Agent() takes one options object such as { model, tools, middlewares }, got ${describe(options)}.`);
   }
   const o = options as Record<string, unknown>;
-  const unknown = Object.keys(o).filter((k) => !OPTIONS.has(k) && o[k] !== undefined);
-  if (unknown.length) {
-    const hint =
-      unknown.includes('systemPrompt') || unknown.includes('instructions') ? ' (the system prompt is sysPrompt)' : '';
-    fail(
-      `unknown option${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => JSON.stringify(k)).join(', ')}${hint}. Known: ${[...OPTIONS].join(', ')}.`,
-    );
-  }
+  checkOptionKeys('Agent', o, OPTIONS, {
+    error: (code, _option, message) =>
+      code === 'unknown_option'
+        ? new UnknownAgentOptionError(`Invalid agent options: ${message}`)
+        : new AgentUsageError(`Invalid agent options: ${message}`),
+  });
   checkModel(o['model']);
   checkString('name', o['name'], false);
   checkString('sysPrompt', o['sysPrompt'], true);

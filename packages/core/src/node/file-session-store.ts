@@ -9,6 +9,7 @@ import {
 import { parseAgentState, type AgentStateSnapshot } from '../state/snapshot.js';
 import { acquireFileLock, LockTimeoutError } from './file-lock.js';
 import { SessionSaveError } from './session-save-error.js';
+import { checkOptionKeys, optionKeys } from '../error/check-option-keys.js';
 
 /** Options of {@link FileSessionStore}. */
 export interface FileSessionStoreOptions {
@@ -20,6 +21,12 @@ export interface FileSessionStoreOptions {
 
 /** Names temporary files uniquely within this process (the pid tells processes apart). */
 let tmpCounter = 0;
+
+// Every option, typed against FileSessionStoreOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<FileSessionStoreOptions>({
+  dir: true,
+  lockTimeoutMs: true,
+});
 
 /**
  * A {@link SessionStore} on the file system, safe across processes: every save takes an
@@ -42,6 +49,9 @@ export class FileSessionStore implements SessionStore {
   private madeDir: Promise<void> | undefined;
 
   constructor(options: FileSessionStoreOptions) {
+    checkOptionKeys('FileSessionStore', options, OPTION_KEYS, {
+      foreign: { directory: 'dir', path: 'dir', folder: 'dir' },
+    });
     this.dir = options.dir;
     this.lockTimeoutMs = options.lockTimeoutMs ?? 5000;
   }

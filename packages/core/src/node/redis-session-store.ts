@@ -7,6 +7,7 @@ import {
 } from '../state/session-store.js';
 import { parseAgentState, type AgentStateSnapshot } from '../state/snapshot.js';
 import { SessionSaveError } from './session-save-error.js';
+import { checkOptionKeys, optionKeys } from '../error/check-option-keys.js';
 
 /** Options of {@link RedisSessionStore}. */
 export interface RedisSessionStoreOptions {
@@ -30,6 +31,13 @@ redis.call('HSET', KEYS[1], 'version', version, 'state', ARGV[2])
 local ttl = tonumber(ARGV[3])
 if ttl > 0 then redis.call('EXPIRE', KEYS[1], ttl) else redis.call('PERSIST', KEYS[1]) end
 return {1, version}`;
+
+// Every option, typed against RedisSessionStoreOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<RedisSessionStoreOptions>({
+  redis: true,
+  prefix: true,
+  ttlSeconds: true,
+});
 
 /**
  * A {@link SessionStore} on Redis, for services whose replies run in several processes or on
@@ -56,6 +64,9 @@ export class RedisSessionStore implements SessionStore {
   private readonly ttlSeconds: number;
 
   constructor(options: RedisSessionStoreOptions) {
+    checkOptionKeys('RedisSessionStore', options, OPTION_KEYS, {
+      foreign: { client: 'redis', keyPrefix: 'prefix', ttl: 'ttlSeconds' },
+    });
     this.redis = options.redis;
     this.prefix = options.prefix ?? 'rxscope:store:';
     this.ttlSeconds = Math.max(0, Math.floor(options.ttlSeconds ?? 0));

@@ -5,6 +5,7 @@ import type { ToolResultContent } from '../message/blocks.js';
 import type { ToolSchema } from '../model/chat-model.js';
 import { SchemaError } from './schema-error.js';
 import { assertStandardSchema, jsonSchemaOf, type SchemaOutput } from './standard-schema.js';
+import { checkToolDefinition } from './check-tool-definition.js';
 
 /**
  * What a tool's `execute` may produce, per emitted value: text, a JSON-serialisable value
@@ -107,8 +108,6 @@ export interface Tool<I = any> {
   readonly execute?: (input: I, ctx: ToolContext) => ObservableInput<ToolOutput> | ToolOutput;
 }
 
-const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
-
 /**
  * Defines a tool. Its `input` is any Standard Schema of an object (zod 3.25+ and 4, valibot,
  * arktype) or a plain JSON Schema through `jsonSchemaInput`; `execute` gets the validated
@@ -137,20 +136,7 @@ const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
  * ```
  */
 export function defineTool<S extends StandardSchemaV1>(definition: ToolDefinition<S>): Tool<SchemaOutput<S>> {
-  if (typeof definition !== 'object' || definition === null) {
-    throw new TypeError('defineTool() takes one object: { name, description, input: z.object({...}), execute }.');
-  }
-  if (typeof definition.name !== 'string' || !TOOL_NAME.test(definition.name)) {
-    throw new TypeError(
-      `Invalid tool name ${JSON.stringify(definition.name)}: use 1-64 letters, digits, "_" or "-" (models reject other names).`,
-    );
-  }
-  if (definition.execute !== undefined && typeof definition.execute !== 'function') {
-    throw new TypeError(`Tool "${definition.name}": execute must be a function (input, toolCtx) => result.`);
-  }
-  if (!definition.execute && !definition.external) {
-    throw new TypeError(`Tool "${definition.name}" needs an execute function, or external: true.`);
-  }
+  checkToolDefinition(definition);
   const parameters = argumentsSchema(definition.name, definition.input);
   const readOnly = definition.readOnly ?? false;
   return {

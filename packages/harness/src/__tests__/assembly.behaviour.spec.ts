@@ -3,7 +3,7 @@
 // Options are checked through the public entry point only.
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AgentUsageError, defineTool, RxscopeError, textOfMsg } from '@rxscope/core';
+import { defineTool, RxscopeError, textOfMsg } from '@rxscope/core';
 import { z } from 'zod';
 import { ScriptedChatModel } from '@rxscope/core/testing';
 import {
@@ -346,19 +346,23 @@ describe('createHarnessAgent: each feature as the model and the user see it', ()
 
     it('an unknown top-level key is refused with a stable code, and names the key', () => {
       const error = refusal({ model, workspace: dir.path, sysprompt: 'lower case' } as never);
-      expect(error).toBeInstanceOf(AgentUsageError);
+      expect(error).toBeInstanceOf(HarnessOptionError);
       expect(error).toBeInstanceOf(RxscopeError);
-      expect(error).toMatchObject({ code: 'invalid_use' });
-      expect((error as Error).message).toContain('unknown option "sysprompt"');
+      expect(error).toMatchObject({ code: 'unknown_option' });
+      expect((error as Error).message).toContain(
+        'unknown option "sysprompt" of createHarnessAgent; did you mean "sysPrompt"?',
+      );
       // Nothing was created for the refused agent, but the workspace folder is there for the next one.
       expect(() => createHarnessAgent({ model, workspace: dir.path, sysPrompt: 'ok' })).not.toThrow();
     });
 
-    it('an options object that is not one, or without a model or workspace, is a TypeError saying what is needed', () => {
+    it('an options object that is not one, or without a model or workspace, is an invalid_option saying what is needed', () => {
       expect(() => createHarnessAgent(undefined as never)).toThrow(
         'createHarnessAgent needs an options object ({ model, workspace, ... }).',
       );
-      expect(() => createHarnessAgent('ws' as never)).toThrow(TypeError);
+      expect(() => createHarnessAgent('ws' as never)).toThrow(
+        expect.objectContaining({ name: 'HarnessOptionError', code: 'invalid_option' }) as Error,
+      );
     });
 
     it('a workspace that is a file is refused, and one that is missing is created with its layout', () => {

@@ -227,6 +227,12 @@ describe('BackgroundTasks', () => {
 
   it('refuses to start without a message bus', () => {
     expect(() => new BackgroundTasks({} as never)).toThrow('BackgroundTasks needs a message bus (options.bus).');
-    expect(() => new BackgroundTasks({ bus: {} as never })).toThrow(TypeError);
+    expect(() => new BackgroundTasks({ bus: {} as never })).toThrow(
+      expect.objectContaining({
+        name: 'HarnessOptionError',
+        code: 'invalid_option',
+        option: 'BackgroundTasks.bus',
+      }) as Error,
+    );
   });
 });

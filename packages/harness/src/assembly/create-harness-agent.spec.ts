@@ -1,4 +1,5 @@
-import { Agent, type Middleware } from '@rxscope/core';
+import { Agent, type Middleware, OptionsError, RxscopeError } from '@rxscope/core';
+import type { HarnessOptionError } from '../options/index.js';
 import { ofType, runReply, ScriptedChatModel } from '@rxscope/core/testing';
 import { InMemoryMessageBus } from '../bus/in-memory-message-bus.js';
 import { pushToInbox } from '../inbox/inbox-message.js';
@@ -325,5 +326,66 @@ describe('createHarnessAgent', () => {
       /sandbox must be 'none', 'local', 'bubblewrap'/,
     );
     expect(() => describeHarness(new Agent({ model }))).toThrow(/not built by createHarnessAgent/);
+    for (const bad of [{ workspace: dir.path }, { model }, { model, workspace: dir.path, sandbox: 'docker' }]) {
+      expect(() => createHarnessAgent(bad as never)).toThrow(
+        expect.objectContaining({ name: 'HarnessOptionError', code: 'invalid_option' }) as Error,
+      );
+    }
+  });
+
+  it('a typo is refused with "did you mean" among the harness and the core options', () => {
+    const refused = (options: object) => {
+      try {
+        createHarnessAgent({ model, workspace: dir.path, ...options });
+      } catch (e) {
+        return e as HarnessOptionError;
+      }
+      throw new Error('not refused');
+    };
+    const typo = refused({ compacton: false });
+    expect(typo).toBeInstanceOf(OptionsError);
+    expect(typo).toMatchObject({ code: 'unknown_option', option: 'createHarnessAgent.compacton' });
+    expect(typo.message).toMatch(/^unknown option "compacton" of createHarnessAgent; did you mean "compaction"\?/);
+    // One list: the harness's options and the core's.
+    expect(typo.message).toMatch(/Known: workspace, fileSystem, .*, sandbox, .*, name, sysPrompt, model, .*maxIters/);
+    expect(refused({ instructions: 'Be brief.' }).message).toMatch(/"instructions" .* did you mean "sysPrompt"\?/);
+    expect(refused({ maxSteps: 4 }).message).toMatch(/did you mean "maxIters"\?/);
+  });
+
+  describe('on a machine without bubblewrap (no bwrap on PATH)', () => {
+    const path = process.env['PATH'];
+    let empty: ReturnType<typeof tempDir>;
+    beforeEach(() => {
+      empty = tempDir();
+      process.env['PATH'] = empty.path;
+    });
+    afterEach(() => {
+      process.env['PATH'] = path;
+      empty.cleanup();
+    });
+
+    it("refuses sandbox: 'bubblewrap' when the agent is built, naming sandbox: 'local' and what it protects", () => {
+      let error: unknown;
+      try {
+        createHarnessAgent({ ...presets.coding(), model, workspace: dir.path });
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(RxscopeError);
+      expect(error).toMatchObject({ name: 'SandboxError', code: 'sandbox_unavailable' });
+      const message = (error as Error).message;
+      expect(message).toContain("pass sandbox: 'local'");
+      expect(message).toMatch(/scrubbed environment .* but they can read and change every file your user can/);
+      // The other choices need no bwrap.
+      expect(() =>
+        createHarnessAgent({ ...presets.coding(), model, workspace: dir.path, sandbox: 'local' }),
+      ).not.toThrow();
+      expect(() => createHarnessAgent({ ...presets.research(), model, workspace: dir.path })).not.toThrow();
+    });
+  });
+
+  it("builds sandbox: 'bubblewrap' where bwrap is on PATH (this machine)", () => {
+    const agent = createHarnessAgent({ ...presets.coding(), model, workspace: dir.path });
+    expect(describeHarness(agent).sandbox).toBe('bubblewrap');
   });
 });

@@ -1,10 +1,11 @@
-import { Agent, type Middleware } from '@rxscope/core';
+import { Agent, checkOptionKeys, type Middleware } from '@rxscope/core';
 import { InMemoryMessageBus } from '../bus/index.js';
 import type { AssembledPart, HarnessEnv } from '../harness-part.js';
 import { BackgroundTasks } from '../tasks/index.js';
 import { ensureWorkspace, LocalFileSystem } from '../workspace/index.js';
 import { recordHarness } from './describe-harness.js';
-import { agentOptionsOf } from './harness-option-keys.js';
+import { HarnessOptionError } from '../options/index.js';
+import { agentOptionsOf, ALL_HARNESS_AGENT_KEYS } from './harness-option-keys.js';
 import type { HarnessOptions } from './harness-options.js';
 import { HARNESS_PARTS } from './harness-parts.js';
 
@@ -88,11 +89,17 @@ export function createHarnessAgent(options: HarnessOptions): Agent {
 function checkRequired(
   options: HarnessOptions,
 ): asserts options is HarnessOptions & { readonly model: NonNullable<HarnessOptions['model']> } {
-  if (!options || typeof options !== 'object')
-    throw new TypeError('createHarnessAgent needs an options object ({ model, workspace, ... }).');
-  if (!options.model) throw new TypeError('createHarnessAgent needs a model (options.model).');
+  const refuse = (key: string, message: string) =>
+    new HarnessOptionError('invalid_option', `createHarnessAgent.${key}`, message);
+  if (!options || typeof options !== 'object' || Array.isArray(options))
+    throw refuse('options', 'createHarnessAgent needs an options object ({ model, workspace, ... }).');
+  checkOptionKeys('createHarnessAgent', options, ALL_HARNESS_AGENT_KEYS, {
+    error: (code, option, message) => new HarnessOptionError(code, option, message),
+  });
+  if (!options.model) throw refuse('model', 'createHarnessAgent needs a model (options.model).');
   if (options.workspace === undefined && !options.fileSystem) {
-    throw new TypeError(
+    throw refuse(
+      'workspace',
       'createHarnessAgent needs a workspace folder (options.workspace); it is created with its layout when missing.',
     );
   }

@@ -6,6 +6,7 @@ import type { HarnessOptions } from './harness-options.js';
  *
  * - `coding()`: all file tools, `execute` in a bubblewrap sandbox (asks before each command),
  *   compaction, tool-result eviction, plan mode, the task list, workspace context and `@path`.
+ *   Without `bwrap` (macOS), `createHarnessAgent` refuses it: add `sandbox: 'local'`.
  * - `research()`: read-only file tools, no shell, compaction, eviction, the task list, workspace context
  *   and `@path`; no plan mode (nothing to change).
  * - `minimal()`: workspace context only.

@@ -10,12 +10,19 @@ import {
   type LogReadOptions,
   type MessageBus,
 } from './message-bus.js';
+import { optionKeys } from '@rxscope/core';
+import { refuseUnknownOptions } from '../options/index.js';
 
 /** Options of {@link InMemoryMessageBus}. */
 export interface InMemoryMessageBusOptions {
   /** Entries kept per replay log (the oldest are dropped). Default 1,000. */
   readonly maxLogEntries?: number;
 }
+
+// Every option, typed against InMemoryMessageBusOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<InMemoryMessageBusOptions>({
+  maxLogEntries: true,
+});
 
 /**
  * A {@link MessageBus} in one process. Messages are copied through JSON on the way in, as they
@@ -38,6 +45,7 @@ export class InMemoryMessageBus implements MessageBus {
   private closed = false;
 
   constructor(options: InMemoryMessageBusOptions = {}) {
+    refuseUnknownOptions('InMemoryMessageBus', options, OPTION_KEYS);
     this.maxLogEntries = Math.max(1, options.maxLogEntries ?? 1000);
   }
 

@@ -1,6 +1,7 @@
 import { catchError, EMPTY, from, mergeMap, repeat, type Subscription, timer } from 'rxjs';
-import type { Agent } from '@rxscope/core';
+import { type Agent, optionKeys } from '@rxscope/core';
 import type { MessageBus } from '../bus/index.js';
+import { refuseUnknownOptions } from '../options/index.js';
 import { INBOX_WAKE_CHANNEL, inboxQueueOf, wakeQueueOf } from './inbox-message.js';
 
 /**
@@ -34,6 +35,8 @@ export interface InboxWakeUpsOptions {
   readonly onError?: (error: unknown, what: string) => void;
 }
 
+const OPTION_KEYS = optionKeys<InboxWakeUpsOptions>({ bus: true, sessions: true, onError: true });
+
 /**
  * Wakes idle sessions when something arrives in their inbox: a message pushed with
  * `pushToInbox` (from any process on the bus), or the result of a background task (an async
@@ -59,6 +62,7 @@ export class InboxWakeUps {
   private readonly onError: (error: unknown, what: string) => void;
 
   constructor(private readonly options: InboxWakeUpsOptions) {
+    refuseUnknownOptions('InboxWakeUps', options, OPTION_KEYS);
     if (!options?.bus || typeof options.bus.drain !== 'function')
       throw new TypeError('InboxWakeUps needs a message bus (options.bus).');
     if (!options.sessions || typeof options.sessions.wake !== 'function')

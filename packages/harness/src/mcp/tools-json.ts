@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import picomatch from 'picomatch';
-import type { PermissionRule } from '@rxscope/core';
+import { checkOptionKeys, optionKeys, type PermissionRule } from '@rxscope/core';
 import { McpMiddleware, type McpServerConfig } from '@rxscope/middleware-builtin/mcp';
 
 /**
@@ -49,6 +49,8 @@ export interface LoadWorkspaceMcpOptions {
   readonly file?: string;
 }
 
+const OPTION_KEYS = optionKeys<LoadWorkspaceMcpOptions>({ env: true, file: true });
+
 /**
  * Reads `tools.json` from a workspace and connects its MCP servers. `${NAME}` in any string is
  * replaced from the environment (a missing variable is an error naming it), so tokens stay out
@@ -71,6 +73,7 @@ export async function loadWorkspaceMcp(
   workspace: string,
   options: LoadWorkspaceMcpOptions = {},
 ): Promise<WorkspaceMcp | undefined> {
+  checkOptionKeys('loadWorkspaceMcp', options, OPTION_KEYS);
   const root = resolve(workspace);
   const path = join(root, options.file ?? 'tools.json');
   let text: string;

@@ -5,11 +5,23 @@ import { MemoryMaintenanceMiddleware } from './memory-maintenance/index.js';
 import { memoryGetTool } from './tools/memory-get.js';
 import { memorySaveTool } from './tools/memory-save.js';
 import { memorySearchTool } from './tools/memory-search.js';
+import { optionKeys } from '@rxscope/core';
+import { refuseUnknownOptions } from '../options/index.js';
 
 /** The options the memory parts read. */
 export interface MemoryPartOptions {
   readonly memory?: boolean | HarnessMemoryOptions;
 }
+
+// Every key of `memory: {...}`, typed against HarnessMemoryOptions (a new one must be listed).
+const MEMORY_KEYS = optionKeys<HarnessMemoryOptions>({
+  flush: true,
+  maintenance: true,
+  tools: true,
+  bus: true,
+  onError: true,
+  lease: true,
+});
 
 const FLUSH = 'MemoryFlushMiddleware';
 const MAINTENANCE = 'MemoryMaintenanceMiddleware';
@@ -22,6 +34,7 @@ export const memoryParts: HarnessPartDefinition<MemoryPartOptions> = {
       return [FLUSH, MAINTENANCE, TOOLS].map((name) => offPart(name, 'memory', 'memory is not on'));
     }
     const o: HarnessMemoryOptions = objectOf(options.memory);
+    refuseUnknownOptions('createHarnessAgent memory', o, MEMORY_KEYS);
     const fileSystem = env.fileSystem;
     const report = {
       ...(o.bus ? { bus: o.bus } : {}),

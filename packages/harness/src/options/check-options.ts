@@ -1,3 +1,4 @@
+import { checkOptionKeys } from '@rxscope/core';
 import { HarnessOptionError } from './harness-option-error.js';
 
 /** Checks one option's value: returns what is wrong with it ("must be …"), or undefined. */
@@ -30,31 +31,6 @@ export const aString: OptionCheck = (value) =>
 export const aFunction: OptionCheck = (value) =>
   typeof value === 'function' ? undefined : `must be a function, got ${describe(value)}`;
 
-/** Edit distance of two short strings (option names), case-insensitive. */
-function distance(a: string, b: string): number {
-  const x = a.toLowerCase();
-  const y = b.toLowerCase();
-  let previous = Array.from({ length: y.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= x.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= y.length; j++) {
-      row[j] = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (x[i - 1] === y[j - 1] ? 0 : 1));
-    }
-    previous = row;
-  }
-  return previous[y.length]!;
-}
-
-/** The known key closest to `key`, when it is close enough to be a typo. */
-function closest(key: string, known: readonly string[]): string | undefined {
-  let best: { key: string; d: number } | undefined;
-  for (const k of known) {
-    const d = distance(key, k);
-    if (!best || d < best.d) best = { key: k, d };
-  }
-  return best && best.d <= Math.max(2, Math.floor(key.length / 3)) ? best.key : undefined;
-}
-
 /**
  * Refuses an options object with a key `checks` does not list (naming the closest known key) or
  * a value its check refuses. `undefined` values are taken as absent. Throws a
@@ -69,25 +45,37 @@ function closest(key: string, known: readonly string[]): string | undefined {
 export function checkOptions(owner: string, options: unknown, checks: Readonly<Record<string, OptionCheck>>): void {
   if (options === undefined) return;
   const known = Object.keys(checks);
-  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    throw new HarnessOptionError(
-      'invalid_option',
-      owner,
-      `The options of ${owner} must be an object (${known.join(', ')}), got ${describe(options)}.`,
-    );
-  }
-  for (const [key, value] of Object.entries(options)) {
+  checkOptionKeys(owner, options, known, {
+    error: (code, option, message) => new HarnessOptionError(code, option, message),
+  });
+  for (const [key, value] of Object.entries(options as object)) {
     if (value === undefined) continue;
-    const check = Object.prototype.hasOwnProperty.call(checks, key) ? checks[key] : undefined;
-    if (!check) {
-      const guess = closest(key, known);
-      throw new HarnessOptionError(
-        'unknown_option',
-        `${owner}.${key}`,
-        `unknown option "${key}" of ${owner}${guess ? `; did you mean "${guess}"?` : '.'} Known: ${known.join(', ')}.`,
-      );
-    }
+    const check = checks[key]!;
     const problem = check(value);
     if (problem) throw new HarnessOptionError('invalid_option', `${owner}.${key}`, `${owner}: ${key} ${problem}.`);
   }
+}
+
+/**
+ * Refuses an options object with a key `known` does not list, in the core's refusal style
+ * (`checkOptionKeys`: the closest known key as "did you mean", the known keys), as a
+ * {@link HarnessOptionError} with code `unknown_option` (`invalid_option` when it is not an
+ * object). For the harness's middlewares, whose values their own constructors check.
+ *
+ * @example
+ * ```ts
+ * refuseUnknownOptions('TodoListMiddleware', { maxTodo: 5 }, ['maxTodos']);
+ * // HarnessOptionError: unknown option "maxTodo" of TodoListMiddleware; did you mean "maxTodos"? Known: maxTodos.
+ * ```
+ */
+export function refuseUnknownOptions(
+  owner: string,
+  options: unknown,
+  known: readonly string[],
+  foreign?: Readonly<Record<string, string>>,
+): void {
+  checkOptionKeys(owner, options, known, {
+    ...(foreign ? { foreign } : {}),
+    error: (code, option, message) => new HarnessOptionError(code, option, message),
+  });
 }

@@ -1,4 +1,4 @@
-import { RxscopeError } from '@rxscope/core';
+import { OptionsError, type OptionsErrorCode } from '@rxscope/core';
 
 /**
  * Why an options object was refused.
@@ -8,10 +8,11 @@ import { RxscopeError } from '@rxscope/core';
  * const isTypo = (code: HarnessOptionErrorCode) => code === 'unknown_option'; // a misspelt key
  * ```
  */
-export type HarnessOptionErrorCode = 'unknown_option' | 'invalid_option';
+export type HarnessOptionErrorCode = OptionsErrorCode;
 
 /**
- * An options object given to a harness tool or to the workspace file system was refused: a key
+ * An options object given to `createHarnessAgent`, a harness tool or the workspace file system
+ * was refused (an `OptionsError` of `@rxscope/core`, so one `instanceof` catches every options refusal): a key
  * it does not know (`unknown_option`, with the closest known key as "did you mean") or a value
  * of the wrong kind (`invalid_option`). Thrown when the tool is built (or the method called), so
  * a typo fails at start-up instead of silently keeping a default.
@@ -25,15 +26,10 @@ export type HarnessOptionErrorCode = 'unknown_option' | 'invalid_option';
  * }
  * ```
  */
-export class HarnessOptionError extends RxscopeError {
-  override readonly name = 'HarnessOptionError';
+export class HarnessOptionError extends OptionsError {
+  override readonly name: string = 'HarnessOptionError';
 
-  constructor(
-    readonly code: HarnessOptionErrorCode,
-    /** The option refused, as `owner.key` (`grepFilesTool.maxMatchs`). */
-    readonly option: string,
-    message: string,
-  ) {
-    super(message);
+  constructor(code: HarnessOptionErrorCode, option: string, message: string) {
+    super(code, option, message);
   }
 }

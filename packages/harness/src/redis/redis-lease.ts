@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
 import { type HeldLease, type Lease, LeaseBusyError } from '../coordination/lease.js';
+import { optionKeys } from '@rxscope/core';
+import { HarnessOptionError, refuseUnknownOptions } from '../options/index.js';
 
 /**
  * Options of {@link RedisLease}.
@@ -32,6 +34,16 @@ if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 if ARGV[2] == '0' then redis.call('DEL', KEYS[1]) else redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return 1`;
 
+// Every option, typed against RedisLeaseOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<RedisLeaseOptions>({
+  redis: true,
+  prefix: true,
+  ttlMs: true,
+  renewEveryMs: true,
+  waitMs: true,
+  retryEveryMs: true,
+});
+
 /**
  * A {@link Lease} on Redis: a key per lease (`SET NX PX`), renewed by its holder every
  * `renewEveryMs` and expiring `ttlMs` after the last renewal, so a holder that dies frees it
@@ -60,8 +72,13 @@ export class RedisLease implements Lease {
   private readonly retryEveryMs: number;
 
   constructor(options: RedisLeaseOptions) {
+    refuseUnknownOptions('RedisLease', options, OPTION_KEYS);
     if (!options?.redis || typeof options.redis.set !== 'function')
-      throw new TypeError('RedisLease needs an ioredis client (options.redis: new Redis(url)).');
+      throw new HarnessOptionError(
+        'invalid_option',
+        'RedisLease.redis',
+        'RedisLease needs an ioredis client (options.redis: new Redis(url)).',
+      );
     this.redis = options.redis;
     this.prefix = options.prefix ?? 'rxscope:lease:';
     this.ttlMs = Math.max(100, options.ttlMs ?? 30_000);

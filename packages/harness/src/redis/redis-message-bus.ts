@@ -11,6 +11,8 @@ import {
   type LogReadOptions,
   type MessageBus,
 } from '../bus/message-bus.js';
+import { optionKeys } from '@rxscope/core';
+import { HarnessOptionError, refuseUnknownOptions } from '../options/index.js';
 
 /** Options of {@link RedisMessageBus}. */
 export interface RedisMessageBusOptions {
@@ -61,6 +63,14 @@ return id`;
 
 const STREAM_ID = /^\d+-\d+$/;
 
+// Every option, typed against RedisMessageBusOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<RedisMessageBusOptions>({
+  redis: true,
+  prefix: true,
+  maxLogEntries: true,
+  ttlSeconds: true,
+});
+
 /**
  * A {@link MessageBus} on Redis, for several processes: a queue is a Redis stream whose entries
  * a Lua script reads and deletes in one step (each drained once, across processes), with a
@@ -92,8 +102,13 @@ export class RedisMessageBus implements MessageBus {
   private readonly listening = new Set<() => void>();
 
   constructor(options: RedisMessageBusOptions) {
+    refuseUnknownOptions('RedisMessageBus', options, OPTION_KEYS);
     if (!options?.redis || typeof options.redis.duplicate !== 'function') {
-      throw new TypeError('RedisMessageBus needs an ioredis client (options.redis: new Redis(url)).');
+      throw new HarnessOptionError(
+        'invalid_option',
+        'RedisMessageBus.redis',
+        'RedisMessageBus needs an ioredis client (options.redis: new Redis(url)).',
+      );
     }
     this.redis = options.redis;
     this.prefix = options.prefix ?? 'rxscope:bus:';

@@ -2,6 +2,8 @@ import type { Redis } from 'ioredis';
 import { type LeaseBusyError } from '../coordination/lease.js';
 import { SandboxBusyError, type HeldSandboxLease, type SandboxLease } from '../sandbox/sandbox-lease.js';
 import { RedisLease } from './redis-lease.js';
+import { optionKeys } from '@rxscope/core';
+import { refuseUnknownOptions } from '../options/index.js';
 
 /** Options of {@link RedisSandboxLease}. */
 export interface RedisSandboxLeaseOptions {
@@ -33,6 +35,16 @@ class SessionSandboxRedisLease extends RedisLease {
   }
 }
 
+// Every option, typed against RedisSandboxLeaseOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<RedisSandboxLeaseOptions>({
+  redis: true,
+  prefix: true,
+  ttlMs: true,
+  renewEveryMs: true,
+  waitMs: true,
+  retryEveryMs: true,
+});
+
 /**
  * A {@link SandboxLease} on Redis (a {@link RedisLease} per session): a key per session (`SET NX
  * PX`), renewed by its holder every `renewEveryMs` and expiring `ttlMs` after the last renewal,
@@ -55,6 +67,7 @@ export class RedisSandboxLease implements SandboxLease {
   private readonly lease: RedisLease;
 
   constructor(options: RedisSandboxLeaseOptions) {
+    refuseUnknownOptions('RedisSandboxLease', options, OPTION_KEYS);
     this.lease = new SessionSandboxRedisLease({ ...options, prefix: options.prefix ?? 'rxscope:sandbox-lease:' });
   }
 

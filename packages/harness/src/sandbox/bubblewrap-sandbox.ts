@@ -40,7 +40,7 @@ const DEFAULT_SYSTEM_PATHS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64
 const OPTION_KEYS = ['bwrap', 'systemPaths', 'readOnlyPaths', 'hiddenFiles', 'env', 'shell', 'limits'] as const;
 
 function checkOptions(options: BubblewrapSandboxOptions): void {
-  refuseUnknownKeys('BubblewrapSandbox options', options, OPTION_KEYS);
+  refuseUnknownKeys('BubblewrapSandbox', options, OPTION_KEYS);
   const o = options as Record<string, unknown>;
   for (const key of ['bwrap', 'shell'] as const) {
     if (o[key] !== undefined && (typeof o[key] !== 'string' || o[key] === ''))

@@ -89,12 +89,16 @@ describe('local sandbox', () => {
   });
 
   it.each([
-    [{ limts: {} }, 'sandbox_option_unknown', /unknown option "limts" \(did you mean "limits"\?\)/],
+    [
+      { limts: {} },
+      'sandbox_option_unknown',
+      /^unknown option "limts" of LocalSandbox; did you mean "limits"\? Known: /,
+    ],
     [{ processIsolaton: 'auto' }, 'sandbox_option_unknown', /did you mean "processIsolation"/],
     [
       { limits: { memoryByte: 1 } },
       'sandbox_option_unknown',
-      /limits: unknown option "memoryByte" \(did you mean "memoryBytes"\?\)/,
+      /unknown option "memoryByte" of LocalSandbox limits; did you mean "memoryBytes"\?/,
     ],
     [{ limits: { cpuSeconds: 0 } }, 'sandbox_option_invalid', /limits.cpuSeconds must be a positive integer or null/],
     [{ limits: { processes: '20' } }, 'sandbox_option_invalid', /limits.processes must be a positive integer/],

@@ -39,7 +39,7 @@ function invalid(message: string): SandboxError {
 }
 
 function checkOptions(options: LocalSandboxOptions): void {
-  refuseUnknownKeys('LocalSandbox options', options, OPTION_KEYS);
+  refuseUnknownKeys('LocalSandbox', options, OPTION_KEYS);
   if (options.shell !== undefined && (typeof options.shell !== 'string' || options.shell === ''))
     throw invalid(`shell must be the path of a shell such as '/bin/bash', got ${JSON.stringify(options.shell)}.`);
   const env: unknown = options.env;

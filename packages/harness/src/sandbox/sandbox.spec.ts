@@ -205,10 +205,10 @@ describe('bubblewrap isolation', () => {
 
   it('refuses an unknown option, naming the one meant', () => {
     expect(() => new BubblewrapSandbox({ readOnlyPath: ['/opt'] } as never)).toThrow(
-      'BubblewrapSandbox options: unknown option "readOnlyPath" (did you mean "readOnlyPaths"?)',
+      'unknown option "readOnlyPath" of BubblewrapSandbox; did you mean "readOnlyPaths"?',
     );
     expect(() => new BubblewrapSandbox({ limits: { open_files: 10 } } as never)).toThrow(
-      /BubblewrapSandbox limits: unknown option "open_files" \(did you mean "openFiles"\?\)/,
+      /unknown option "open_files" of BubblewrapSandbox limits; did you mean "openFiles"\?/,
     );
   });
 

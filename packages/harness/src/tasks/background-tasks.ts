@@ -1,7 +1,8 @@
-import { type AgentEvent, newId } from '@rxscope/core';
+import { type AgentEvent, newId, optionKeys } from '@rxscope/core';
 import type { Observable } from 'rxjs';
 import type { MessageBus } from '../bus/index.js';
 import { type InboxMessage, pushToInbox } from '../inbox/index.js';
+import { HarnessOptionError, refuseUnknownOptions } from '../options/index.js';
 
 /** Where a background task stands (`queued`: a task on a task queue that waits for a worker). */
 export type TaskStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
@@ -92,6 +93,14 @@ interface Entry {
   readonly stopWaiting: () => void;
 }
 
+// Every option, typed against BackgroundTasksOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<BackgroundTasksOptions>({
+  bus: true,
+  onError: true,
+  maxResultChars: true,
+  keepFinished: true,
+});
+
 /**
  * The background work of a process: tool calls that outlived their timeout
  * (`AsyncToolMiddleware`) and background subagents (`SubagentsMiddleware`). Each task's result
@@ -116,8 +125,13 @@ export class BackgroundTasks {
   private readonly keepFinished: number;
 
   constructor(options: BackgroundTasksOptions) {
+    refuseUnknownOptions('BackgroundTasks', options, OPTION_KEYS);
     if (!options?.bus || typeof options.bus.push !== 'function')
-      throw new TypeError('BackgroundTasks needs a message bus (options.bus).');
+      throw new HarnessOptionError(
+        'invalid_option',
+        'BackgroundTasks.bus',
+        'BackgroundTasks needs a message bus (options.bus).',
+      );
     this.bus = options.bus;
     this.onError = options.onError ?? ((error, what) => console.error(`[rxscope] ${what}:`, error));
     this.maxResultChars = options.maxResultChars ?? 20_000;

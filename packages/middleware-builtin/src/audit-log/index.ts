@@ -33,6 +33,9 @@ import {
   type Next,
   type RuntimeContext,
   textOfMsg,
+  checkOptionKeys,
+  optionKeys,
+  OptionsError,
 } from '@rxscope/core';
 import {
   type AuditRecord,
@@ -96,6 +99,17 @@ const WRITER = new ContextToken<ReplyWriter | undefined>('AuditLogMiddleware.wri
 const textOfOutput = (output: readonly { readonly type: string; readonly text?: string }[]) =>
   output.map((o) => (o.type === 'text' ? (o.text ?? '') : '')).join('');
 
+// Every option, typed against AuditLogOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<AuditLogOptions>({
+  sink: true,
+  actor: true,
+  redactKeys: true,
+  replacement: true,
+  redact: true,
+  onError: true,
+  now: true,
+});
+
 /**
  * An append-only audit trail of every reply. See the module documentation.
  */
@@ -107,8 +121,11 @@ export class AuditLogMiddleware implements Middleware {
   private readonly options: AuditLogOptions;
 
   constructor(options: AuditLogOptions) {
+    checkOptionKeys('AuditLogMiddleware', options, OPTION_KEYS);
     if (typeof options?.sink?.write !== 'function') {
-      throw new TypeError(
+      throw new OptionsError(
+        'invalid_option',
+        'AuditLogMiddleware.sink',
         'AuditLogMiddleware: sink must be an object with a write(record) method, e.g. jsonLinesFileSink(path).',
       );
     }

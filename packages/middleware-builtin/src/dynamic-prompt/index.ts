@@ -30,6 +30,7 @@
  *
  * @module
  */
+import { checkOptionKeys, optionKeys } from '@rxscope/core';
 import {
   catchError,
   defaultIfEmpty,
@@ -120,6 +121,16 @@ export function formatCurrentTime(date: Date, options: CurrentTimeOptions = {}):
   return `${parts.year}-${parts.month}-${parts.day} ${time} (${parts.weekday}), ${zone} (${parts.timeZoneName})`;
 }
 
+// Every option, typed against DynamicPromptOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<DynamicPromptOptions>({
+  sections: true,
+  currentTime: true,
+  timeoutMs: true,
+  format: true,
+  now: true,
+  key: true,
+});
+
 /** Appends computed sections to the system prompt at every reasoning step. See the module documentation. */
 export class DynamicPromptMiddleware implements Middleware {
   readonly key: string;
@@ -128,6 +139,7 @@ export class DynamicPromptMiddleware implements Middleware {
   private readonly format: (title: string, value: string) => string;
 
   constructor(options: DynamicPromptOptions = {}) {
+    checkOptionKeys('DynamicPromptMiddleware', options, OPTION_KEYS);
     this.key = options.key ?? 'DynamicPromptMiddleware';
     this.timeoutMs = options.timeoutMs ?? 2000;
     this.format = options.format ?? ((title, value) => `## ${title}\n${value}`);

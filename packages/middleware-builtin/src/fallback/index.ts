@@ -38,6 +38,8 @@ import {
   type RuntimeContext,
   toErrorInfo,
   isCancellation,
+  checkOptionKeys,
+  optionKeys,
 } from '@rxscope/core';
 import { isStreamedContent, rethrow } from '../retry/streamed.js';
 
@@ -61,6 +63,12 @@ export interface FallbackEventValue {
   readonly error: ReturnType<typeof toErrorInfo>;
 }
 
+// Every option, typed against FallbackOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<FallbackOptions>({
+  models: true,
+  shouldFallback: true,
+});
+
 /**
  * Falls back to the next model of a list when a model call fails (see the module documentation).
  * Stateless: one instance may serve any number of agents and concurrent replies.
@@ -71,6 +79,7 @@ export class FallbackMiddleware implements Middleware {
   private readonly shouldFallback: (error: unknown, model: ChatModel) => boolean;
 
   constructor(options: FallbackOptions = {}) {
+    checkOptionKeys('FallbackMiddleware', options, OPTION_KEYS, { foreign: { fallbacks: 'models' } });
     this.models = [...(options.models ?? [])];
     this.shouldFallback = options.shouldFallback ?? (() => true);
   }

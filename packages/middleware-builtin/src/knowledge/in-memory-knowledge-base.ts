@@ -1,7 +1,7 @@
 import { type AnyOrama, create, insertMultiple, removeMultiple, search as oramaSearch } from '@orama/orama';
 import { MarkdownTextSplitter, type TextSplitter } from '@langchain/textsplitters';
 import { defer, type Observable } from 'rxjs';
-import { newId } from '@rxscope/core';
+import { newId, checkOptionKeys, optionKeys, OptionsError } from '@rxscope/core';
 import {
   checkTopK,
   type EmbeddingsLike,
@@ -81,6 +81,16 @@ const STOP_WORDS = [
   'you',
 ];
 
+// Every option, typed against InMemoryKnowledgeBaseOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<InMemoryKnowledgeBaseOptions>({
+  embeddings: true,
+  chunkSize: true,
+  chunkOverlap: true,
+  splitter: true,
+  hybridWeights: true,
+  stopWords: true,
+});
+
 /**
  * An in-memory knowledge base with hybrid search on Orama: BM25 full text (English stemming)
  * plus vector similarity of LangChain embeddings, merged by Orama's hybrid ranking. Documents are
@@ -114,11 +124,20 @@ export class InMemoryKnowledgeBase implements KnowledgeBase {
   private readonly writes = new SerialWrites('InMemoryKnowledgeBase');
 
   constructor(options: InMemoryKnowledgeBaseOptions = {}) {
+    checkOptionKeys('InMemoryKnowledgeBase', options, OPTION_KEYS, {
+      foreign: { embedder: 'embeddings', embedding: 'embeddings' },
+    });
     const { chunkSize = 1000, chunkOverlap = 150 } = options;
     if (!Number.isInteger(chunkSize) || chunkSize < 1)
-      throw new RangeError(`InMemoryKnowledgeBase: chunkSize must be a positive integer, got ${chunkSize}.`);
+      throw new OptionsError(
+        'invalid_option',
+        'InMemoryKnowledgeBase.chunkSize',
+        `InMemoryKnowledgeBase: chunkSize must be a positive integer, got ${chunkSize}.`,
+      );
     if (!Number.isInteger(chunkOverlap) || chunkOverlap < 0 || chunkOverlap >= chunkSize) {
-      throw new RangeError(
+      throw new OptionsError(
+        'invalid_option',
+        'InMemoryKnowledgeBase.chunkOverlap',
         `InMemoryKnowledgeBase: chunkOverlap must be an integer from 0 to chunkSize - 1 (${chunkSize - 1}), got ${chunkOverlap}.`,
       );
     }

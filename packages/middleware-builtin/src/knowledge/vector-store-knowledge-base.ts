@@ -1,6 +1,6 @@
 import { MarkdownTextSplitter, type TextSplitter } from '@langchain/textsplitters';
 import { defer, type Observable } from 'rxjs';
-import { newId } from '@rxscope/core';
+import { newId, checkOptionKeys, optionKeys, OptionsError } from '@rxscope/core';
 import {
   checkTopK,
   type KnowledgeAddResult,
@@ -72,6 +72,17 @@ const CHUNK_ID = 'rxscopeChunkId';
 // Which add of its document a chunk belongs to: the chunks of an earlier add are superseded.
 const GENERATION = 'rxscopeGeneration';
 
+// Every option, typed against VectorStoreKnowledgeBaseOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<VectorStoreKnowledgeBaseOptions>({
+  store: true,
+  scores: true,
+  storeFilter: true,
+  filterOverfetch: true,
+  chunkSize: true,
+  chunkOverlap: true,
+  splitter: true,
+});
+
 /**
  * Any LangChain `VectorStore` as a {@link KnowledgeBase}, so `RAGMiddleware` can mount a vector
  * database next to (and fused with) other bases. `add` splits documents into chunks (a
@@ -102,17 +113,22 @@ export class VectorStoreKnowledgeBase implements KnowledgeBase {
   private readonly writes = new SerialWrites('VectorStoreKnowledgeBase');
 
   constructor(options: VectorStoreKnowledgeBaseOptions) {
+    checkOptionKeys('VectorStoreKnowledgeBase', options, OPTION_KEYS, { foreign: { vectorStore: 'store' } });
     const owner = 'VectorStoreKnowledgeBase';
     if (
       typeof options?.store?.similaritySearchWithScore !== 'function' ||
       typeof options.store.addDocuments !== 'function'
     ) {
-      throw new TypeError(
+      throw new OptionsError(
+        'invalid_option',
+        'VectorStoreKnowledgeBase.store',
         `${owner}: store must be a LangChain VectorStore (with similaritySearchWithScore and addDocuments).`,
       );
     }
     if (options.scores !== undefined && options.scores !== 'similarity' && options.scores !== 'distance') {
-      throw new TypeError(
+      throw new OptionsError(
+        'invalid_option',
+        'VectorStoreKnowledgeBase.scores',
         `${owner}: scores must be 'similarity' or 'distance', got ${JSON.stringify(options.scores)}.`,
       );
     }
@@ -124,7 +140,9 @@ export class VectorStoreKnowledgeBase implements KnowledgeBase {
       chunkOverlap < 0 ||
       chunkOverlap >= chunkSize
     ) {
-      throw new RangeError(
+      throw new OptionsError(
+        'invalid_option',
+        'VectorStoreKnowledgeBase.chunkOverlap',
         `${owner}: chunkSize must be a positive integer and chunkOverlap an integer from 0 to chunkSize - 1.`,
       );
     }

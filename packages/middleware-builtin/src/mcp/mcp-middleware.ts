@@ -1,5 +1,6 @@
 import { catchError, concat, type Observable, of, throwError } from 'rxjs';
 import type { ActingInput, AgentHandle, AgentEvent, Middleware, Next, RuntimeContext, Tool } from '@rxscope/core';
+import { checkOptionKeys, OptionsError, optionKeys } from '@rxscope/core';
 import { type McpClientInfo, McpConnection, McpServerClosedError } from './connection.js';
 import { mcpTool, mcpToolName, type McpToolOrigin } from './mcp-tool.js';
 import { checkServerConfig, type McpServerConfig } from './server-config.js';
@@ -41,6 +42,16 @@ export interface McpServerDisconnectedValue {
   readonly toolCallId: string;
   readonly reason: string;
 }
+
+// Every option, typed against McpOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<McpOptions>({
+  servers: true,
+  prefix: true,
+  clientInfo: true,
+  onError: true,
+  filter: true,
+  closeOnShutdown: true,
+});
 
 /**
  * Tools from Model Context Protocol servers, for any agent: connect once, then pass the
@@ -89,13 +100,16 @@ export class McpMiddleware implements Middleware {
    * the configuration is wrong (before anything starts).
    */
   static async connect(options: McpOptions): Promise<McpMiddleware> {
+    checkOptionKeys('McpMiddleware.connect', options, OPTION_KEYS, { foreign: { mcpServers: 'servers' } });
     if (
       typeof options !== 'object' ||
       options === null ||
       typeof options.servers !== 'object' ||
       options.servers === null
     ) {
-      throw new TypeError(
+      throw new OptionsError(
+        'invalid_option',
+        'McpMiddleware.connect.servers',
         'McpMiddleware.connect needs { servers: { <name>: { command, args? } | { url, headers? } } }.',
       );
     }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Agent } from '@rxscope/core';
+import { type Agent, checkOptionKeys, OptionsError, optionKeys } from '@rxscope/core';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -115,6 +115,9 @@ function agentServer(agent: Agent, toolName: string, description: string, versio
   return server;
 }
 
+// Every option, typed against ServeAgentOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<ServeAgentOptions>({ name: true, description: true, transport: true, version: true });
+
 /**
  * Serves an agent over the Model Context Protocol, so Claude Desktop, IDEs and other agents can
  * call it: one tool, named after the agent, takes `{message}` and returns the reply's final
@@ -158,9 +161,15 @@ export function serveAgentOverMcp(
  */
 export function serveAgentOverMcp(agent: Agent, options: ServeAgentOptions): Promise<ServedAgent>;
 export async function serveAgentOverMcp(agent: Agent, options: ServeAgentOptions): Promise<ServedAgent> {
+  checkOptionKeys('serveAgentOverMcp', options, OPTION_KEYS);
+  const refuse = (key: string, message: string) =>
+    new OptionsError('invalid_option', `serveAgentOverMcp.${key}`, message);
+  if (typeof options !== 'object' || options === null)
+    throw refuse('transport', "serveAgentOverMcp needs options: { transport: 'stdio' } or { transport: { port } }.");
   const toolName = options.name ?? agent.name;
   if (!TOOL_NAME.test(toolName)) {
-    throw new TypeError(
+    throw refuse(
+      'name',
       `serveAgentOverMcp: the name "${toolName}" must be 1-64 letters, digits, "_" or "-" (it names the MCP tool).`,
     );
   }
@@ -173,8 +182,9 @@ export async function serveAgentOverMcp(agent: Agent, options: ServeAgentOptions
     return { url: undefined, toolName, close: () => server.close() };
   }
   if (typeof options.transport !== 'object' || options.transport === null) {
-    throw new TypeError("serveAgentOverMcp: transport must be 'stdio' or { port?, host?, path? }.");
+    throw refuse('transport', "serveAgentOverMcp: transport must be 'stdio' or { port?, host?, path? }.");
   }
+  checkOptionKeys('serveAgentOverMcp transport', options.transport, ['port', 'host', 'path']);
   return serveHttp(create, toolName, options.transport);
 }
 

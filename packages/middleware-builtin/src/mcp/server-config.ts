@@ -1,3 +1,5 @@
+import { checkOptionKeys, OptionsError, optionKeys } from '@rxscope/core';
+
 /** What every server entry may say besides how to reach it. */
 export interface McpServerCommon {
   /** Only these tools of the server are offered (the server's own names). Default: all. */
@@ -59,11 +61,32 @@ export type McpServerConfig = McpStdioServer | McpHttpServer;
 /** Server names become tool-name prefixes, so they must be valid in a tool name. */
 const SERVER_NAME = /^[a-zA-Z0-9-]([a-zA-Z0-9_-]*[a-zA-Z0-9-])?$/;
 
+// The keys of each kind of entry, typed against its interface (a new field must be listed).
+const STDIO_KEYS = optionKeys<McpStdioServer>({
+  command: true,
+  args: true,
+  env: true,
+  cwd: true,
+  stderr: true,
+  include: true,
+  exclude: true,
+  timeoutMs: true,
+});
+const HTTP_KEYS = optionKeys<McpHttpServer>({
+  url: true,
+  headers: true,
+  include: true,
+  exclude: true,
+  timeoutMs: true,
+});
+
 /** The config of a server that is reached over HTTP. */
 export const isHttpServer = (config: McpServerConfig): config is McpHttpServer => 'url' in config;
 
 /**
- * Checks one server entry and says exactly what is wrong, before anything is started.
+ * Checks one server entry and says exactly what is wrong, before anything is started: an
+ * `OptionsError` (`@rxscope/core`) (`unknown_option` for a misspelt key, with "did you mean"; else
+ * `invalid_option`).
  *
  * @example
  * ```ts
@@ -72,7 +95,7 @@ export const isHttpServer = (config: McpServerConfig): config is McpHttpServer =
  */
 export function checkServerConfig(name: string, config: unknown): asserts config is McpServerConfig {
   const fail = (what: string): never => {
-    throw new TypeError(`MCP server "${name}": ${what}`);
+    throw new OptionsError('invalid_option', `servers.${name}`, `MCP server "${name}": ${what}`);
   };
   if (!SERVER_NAME.test(name) || name.includes('__')) {
     fail('the name must be letters, digits, "-" or "_" (no "__", not at either end): it prefixes tool names.');
@@ -84,6 +107,7 @@ export function checkServerConfig(name: string, config: unknown): asserts config
   const hasUrl = 'url' in c;
   if (hasCommand === hasUrl)
     fail('give exactly one of `command` (a process spoken to over stdio) and `url` (Streamable HTTP).');
+  checkOptionKeys(`MCP server "${name}"`, c, hasCommand ? STDIO_KEYS : HTTP_KEYS);
   if (hasCommand) {
     if (typeof c['command'] !== 'string' || !c['command'].trim()) fail('`command` must be a non-empty string.');
     if (c['args'] !== undefined && !isStringArray(c['args'])) fail('`args` must be an array of strings.');

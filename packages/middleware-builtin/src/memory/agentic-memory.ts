@@ -44,6 +44,9 @@ import {
   type RuntimeContext,
   textOfMsg,
   type Tool,
+  checkOptionKeys,
+  optionKeys,
+  OptionsError,
 } from '@rxscope/core';
 import type { MemoryBackend, MemoryHeader } from './memory-backend.js';
 import { checkMemoryBackend } from './check-memory-backend.js';
@@ -78,6 +81,17 @@ const RECALL = new ContextToken<Promise<RecalledMemories> | undefined>(
 
 const indexLine = (h: MemoryHeader) => `- ${h.name} (${h.type}): ${h.description}`;
 
+// Every option, typed against AgenticMemoryOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<AgenticMemoryOptions>({
+  backend: true,
+  scope: true,
+  selector: true,
+  maxRecall: true,
+  indexTokenBudget: true,
+  tools: true,
+  key: true,
+});
+
 /**
  * Long-term memory the agent curates itself. See the module documentation.
  */
@@ -91,13 +105,23 @@ export class AgenticMemoryMiddleware implements Middleware {
   private readonly scope: MemoryScope;
 
   constructor(options: AgenticMemoryOptions) {
+    checkOptionKeys('AgenticMemoryMiddleware', options, OPTION_KEYS);
     const owner = 'AgenticMemoryMiddleware';
     checkMemoryBackend(owner, options?.backend, 'new FileMemoryBackend({ dir })');
     const maxRecall = options.maxRecall ?? 5;
     if (!Number.isInteger(maxRecall) || maxRecall < 0)
-      throw new RangeError(`${owner}: maxRecall must be an integer >= 0, got ${maxRecall}.`);
+      throw new OptionsError(
+        'invalid_option',
+        'AgenticMemoryMiddleware.maxRecall',
+        `${owner}: maxRecall must be an integer >= 0, got ${maxRecall}.`,
+      );
     const budget = options.indexTokenBudget ?? 1000;
-    if (!(budget > 0)) throw new RangeError(`${owner}: indexTokenBudget must be a number > 0, got ${budget}.`);
+    if (!(budget > 0))
+      throw new OptionsError(
+        'invalid_option',
+        'AgenticMemoryMiddleware.indexTokenBudget',
+        `${owner}: indexTokenBudget must be a number > 0, got ${budget}.`,
+      );
     this.key = options.key ?? owner;
     this.scope = checkMemoryScope(owner, options.scope);
     this.backend = options.backend;

@@ -1,3 +1,4 @@
+import { checkOptionKeys, optionKeys } from '@rxscope/core';
 import { firstValueFrom } from 'rxjs';
 import { InMemoryKnowledgeBase } from '../knowledge/in-memory-knowledge-base.js';
 import type { EmbeddingsLike } from '../knowledge/knowledge-base.js';
@@ -17,6 +18,12 @@ export interface KnowledgeMemoryBackendOptions {
   /** Memories to start with. */
   readonly memories?: readonly Memory[];
 }
+
+// Every option, typed against KnowledgeMemoryBackendOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<KnowledgeMemoryBackendOptions>({
+  embeddings: true,
+  memories: true,
+});
 
 /**
  * Memories kept in memory and searched with an `InMemoryKnowledgeBase` (hybrid full text +
@@ -38,6 +45,7 @@ export class KnowledgeMemoryBackend implements MemoryBackend {
   private readonly scopes = new Map<string, KnowledgeMemoryBackend>();
 
   constructor(options: KnowledgeMemoryBackendOptions = {}) {
+    checkOptionKeys('KnowledgeMemoryBackend', options, OPTION_KEYS);
     this.embeddings = options.embeddings;
     this.kb = new InMemoryKnowledgeBase({
       splitter: false,

@@ -12,6 +12,9 @@ import {
   type ReasoningInput,
   type RuntimeContext,
   textOfMsg,
+  checkOptionKeys,
+  optionKeys,
+  OptionsError,
 } from '@rxscope/core';
 import { checkMemory, type Memory, type MemoryBackend, type MemoryHeader } from './memory-backend.js';
 import { checkMemoryBackend } from './check-memory-backend.js';
@@ -93,6 +96,18 @@ const RECALL = new ContextToken<Promise<readonly Memory[]> | undefined>(
 );
 const TYPES = ['user', 'project', 'feedback', 'reference'];
 
+// Every option, typed against StaticMemoryOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<StaticMemoryOptions>({
+  backend: true,
+  scope: true,
+  topK: true,
+  writeBack: true,
+  writer: true,
+  onError: true,
+  onWritten: true,
+  key: true,
+});
+
 /**
  * Long-term memory without the agent's involvement (the static mode): when a reply starts, the
  * backend's best matches for the user's input are searched and added as a hint to the first
@@ -124,14 +139,23 @@ export class StaticMemoryMiddleware implements Middleware {
   private readonly scope: MemoryScope;
 
   constructor(options: StaticMemoryOptions) {
+    checkOptionKeys('StaticMemoryMiddleware', options, OPTION_KEYS);
     const owner = 'StaticMemoryMiddleware';
     checkMemoryBackend(owner, options?.backend, 'new KnowledgeMemoryBackend({ embeddings })');
     const topK = options.topK ?? 3;
     if (!Number.isInteger(topK) || topK < 0)
-      throw new RangeError(`${owner}: topK must be an integer >= 0, got ${topK}.`);
+      throw new OptionsError(
+        'invalid_option',
+        'StaticMemoryMiddleware.topK',
+        `${owner}: topK must be an integer >= 0, got ${topK}.`,
+      );
     const writeBack = options.writeBack ?? true;
     if (typeof writeBack !== 'boolean' && typeof writeBack !== 'function')
-      throw new TypeError(`${owner}: writeBack must be true, false or a function.`);
+      throw new OptionsError(
+        'invalid_option',
+        'StaticMemoryMiddleware.writeBack',
+        `${owner}: writeBack must be true, false or a function.`,
+      );
     this.key = options.key ?? owner;
     this.scope = checkMemoryScope(owner, options.scope);
     this.backend = options.backend;

@@ -27,6 +27,7 @@
  *
  * @module
  */
+import { checkOptionKeys, optionKeys, OptionsError } from '@rxscope/core';
 import { concat, defer, EMPTY, from, type Observable, tap } from 'rxjs';
 import type { AgentHandle, AgentEvent, Middleware, Next, ReasoningInput, RuntimeContext } from '@rxscope/core';
 import { checkLimit } from '../internal/check-limit.js';
@@ -67,6 +68,15 @@ const defaultFinishHint = (s: ModelCallLimitStatus) =>
   `This is your last model call in this ${s.scope} (limit: ${s.limit} calls). ` +
   'Tools are no longer available: answer now with what you have, and say briefly what is left undone, if anything.';
 
+// Every option, typed against ModelCallLimitOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<ModelCallLimitOptions>({
+  perReply: true,
+  perSession: true,
+  onLimit: true,
+  finishHint: true,
+  key: true,
+});
+
 /** Limits the model calls of a reply and of a session. See the module documentation. */
 export class ModelCallLimitMiddleware implements Middleware {
   readonly key: string;
@@ -77,11 +87,16 @@ export class ModelCallLimitMiddleware implements Middleware {
   private readonly state: ScopedState<ReplyCount, SessionCount>;
 
   constructor(options: ModelCallLimitOptions) {
+    checkOptionKeys('ModelCallLimitMiddleware', options, OPTION_KEYS);
     const owner = 'ModelCallLimitMiddleware';
     this.perReply = checkLimit(owner, 'perReply', options.perReply);
     this.perSession = checkLimit(owner, 'perSession', options.perSession);
     if (this.perReply === Infinity && this.perSession === Infinity)
-      throw new RangeError(`${owner}: set perReply, perSession or both.`);
+      throw new OptionsError(
+        'invalid_option',
+        'ModelCallLimitMiddleware.perReply',
+        `${owner}: set perReply, perSession or both.`,
+      );
     this.onLimit = options.onLimit ?? 'finish';
     const hint = options.finishHint;
     this.finishHint = typeof hint === 'string' ? () => hint : (hint ?? defaultFinishHint);

@@ -1,4 +1,5 @@
 /// <reference types="node" />
+import { checkOptionKeys, optionKeys, OptionsError } from '@rxscope/core';
 import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
@@ -26,6 +27,11 @@ export interface FileMemoryBackendOptions {
   readonly dir: string;
 }
 
+// Every option, typed against FileMemoryBackendOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<FileMemoryBackendOptions>({
+  dir: true,
+});
+
 /**
  * Memories as Markdown files with YAML front matter (`name`, `description`, `type`), one file
  * per memory, in one folder — readable and editable by people. Writes are atomic; `search` is a
@@ -41,8 +47,15 @@ export class FileMemoryBackend implements MemoryBackend {
   private readonly dir: string;
 
   constructor(options: FileMemoryBackendOptions) {
+    checkOptionKeys('FileMemoryBackend', options, OPTION_KEYS, {
+      foreign: { directory: 'dir', path: 'dir', folder: 'dir' },
+    });
     if (typeof options?.dir !== 'string' || !options.dir)
-      throw new TypeError('FileMemoryBackend: dir must be a non-empty path.');
+      throw new OptionsError(
+        'invalid_option',
+        'FileMemoryBackend.dir',
+        'FileMemoryBackend: dir must be a non-empty path.',
+      );
     this.dir = options.dir;
   }
 

@@ -60,6 +60,8 @@ import {
   toErrorInfo,
   closeOpenStream,
   OpenStream,
+  checkOptionKeys,
+  optionKeys,
 } from '@rxscope/core';
 import type { PiiMatch, PiiType } from './detect.js';
 import { RedactionPolicy, StreamRedactor, type PiiStrategy } from './stream.js';
@@ -98,6 +100,16 @@ export interface PiiRedactionOptions {
 
 type StreamedDelta = 'TEXT_BLOCK_DELTA' | 'THINKING_BLOCK_DELTA' | 'TOOL_CALL_DELTA';
 
+// Every option, typed against PiiRedactionOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<PiiRedactionOptions>({
+  types: true,
+  request: true,
+  systemPrompt: true,
+  output: true,
+  hashSalt: true,
+  maxHoldChars: true,
+});
+
 /**
  * Redacts personal data and secrets in model requests and streamed output (see the module
  * documentation). Stateless: one instance may serve any number of agents and concurrent replies.
@@ -111,6 +123,7 @@ export class PiiRedactionMiddleware implements Middleware {
   private readonly maxHold: number;
 
   constructor(options: PiiRedactionOptions = {}) {
+    checkOptionKeys('PiiRedactionMiddleware', options, OPTION_KEYS);
     this.policy = new RedactionPolicy(options.types ?? {}, options.hashSalt ?? '');
     this.request = options.request ?? true;
     this.systemPrompt = options.systemPrompt ?? false;

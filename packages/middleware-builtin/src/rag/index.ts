@@ -49,6 +49,9 @@ import {
   type RuntimeContext,
   textOfMsg,
   type Tool,
+  checkOptionKeys,
+  optionKeys,
+  OptionsError,
 } from '@rxscope/core';
 import { citationOf } from '../knowledge/search-knowledge-bases.js';
 import { checkTopK, type KnowledgeBase } from '../knowledge/knowledge-base.js';
@@ -97,6 +100,21 @@ function trailingUserText(messages: readonly Msg[]): string {
   return texts.join('\n');
 }
 
+// Every option, typed against RAGOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<RAGOptions>({
+  knowledgeBases: true,
+  mode: true,
+  persistHint: true,
+  hintTemplate: true,
+  query: true,
+  topK: true,
+  scoreThreshold: true,
+  descriptions: true,
+  toolName: true,
+  rrfK: true,
+  key: true,
+});
+
 /**
  * Retrieval-augmented generation over mounted knowledge bases. See the module documentation.
  */
@@ -114,28 +132,53 @@ export class RAGMiddleware implements Middleware {
   private readonly query: (messages: readonly Msg[]) => string;
 
   constructor(options: RAGOptions) {
+    checkOptionKeys('RAGMiddleware', options, OPTION_KEYS, {
+      foreign: { retriever: 'knowledgeBases', retrievers: 'knowledgeBases', k: 'topK' },
+    });
     const owner = 'RAGMiddleware';
     const bases = options?.knowledgeBases;
     const names = bases && typeof bases === 'object' ? Object.keys(bases) : [];
     if (!names.length)
-      throw new TypeError(`${owner}: knowledgeBases must name at least one knowledge base, e.g. { handbook: kb }.`);
+      throw new OptionsError(
+        'invalid_option',
+        'RAGMiddleware.knowledgeBases',
+        `${owner}: knowledgeBases must name at least one knowledge base, e.g. { handbook: kb }.`,
+      );
     for (const name of names) {
       if (!BASE_NAME.test(name))
-        throw new TypeError(`${owner}: knowledge base name "${name}" must be 1-64 letters, digits, "_", "-" or ".".`);
+        throw new OptionsError(
+          'invalid_option',
+          'RAGMiddleware.knowledgeBases',
+          `${owner}: knowledge base name "${name}" must be 1-64 letters, digits, "_", "-" or ".".`,
+        );
       const kb = bases[name] as Partial<KnowledgeBase> | undefined;
       if (typeof kb?.search !== 'function')
-        throw new TypeError(`${owner}: knowledgeBases.${name} is not a knowledge base (it has no search method).`);
+        throw new OptionsError(
+          'invalid_option',
+          'RAGMiddleware.knowledgeBases',
+          `${owner}: knowledgeBases.${name} is not a knowledge base (it has no search method).`,
+        );
     }
     if (options.mode !== undefined && options.mode !== 'agentic' && options.mode !== 'static') {
-      throw new TypeError(`${owner}: mode must be 'agentic' or 'static', got ${JSON.stringify(options.mode)}.`);
+      throw new OptionsError(
+        'invalid_option',
+        'RAGMiddleware.mode',
+        `${owner}: mode must be 'agentic' or 'static', got ${JSON.stringify(options.mode)}.`,
+      );
     }
     const template = options.hintTemplate ?? DEFAULT_HINT;
     const slots = template.split('{context}').length - 1;
     if (slots !== 1)
-      throw new TypeError(`${owner}: hintTemplate must contain {context} exactly once (found ${slots}).`);
+      throw new OptionsError(
+        'invalid_option',
+        'RAGMiddleware.hintTemplate',
+        `${owner}: hintTemplate must contain {context} exactly once (found ${slots}).`,
+      );
     for (const name of Object.keys(options.descriptions ?? {})) {
       if (!names.includes(name))
-        throw new TypeError(
+        throw new OptionsError(
+          'invalid_option',
+          'RAGMiddleware.descriptions',
           `${owner}: descriptions.${name} names no mounted knowledge base (mounted: ${names.join(', ')}).`,
         );
     }

@@ -31,6 +31,7 @@
  */
 import { asyncScheduler, concat, Observable, of, type SchedulerLike, Subscription } from 'rxjs';
 import type { AgentHandle, AgentEvent, Middleware, ModelCallInput, Next, RuntimeContext } from '@rxscope/core';
+import { checkOptionKeys, optionKeys, OptionsError } from '@rxscope/core';
 import { Gate } from './gate.js';
 
 /** Options of {@link RateLimitMiddleware}. */
@@ -49,6 +50,13 @@ export interface RateLimitEventValue {
   readonly waitedMs: number;
 }
 
+// Every option, typed against RateLimitOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<RateLimitOptions>({
+  maxConcurrent: true,
+  minIntervalMs: true,
+  scheduler: true,
+});
+
 /**
  * A FIFO gate limiting concurrency and call rate of model calls, shared by every agent using
  * the instance (see the module documentation).
@@ -58,9 +66,14 @@ export class RateLimitMiddleware implements Middleware {
   private readonly gate: Gate;
 
   constructor(options: RateLimitOptions = {}) {
+    checkOptionKeys('RateLimitMiddleware', options, OPTION_KEYS);
     const maxConcurrent = options.maxConcurrent ?? Number.POSITIVE_INFINITY;
     if (!(maxConcurrent >= 1))
-      throw new RangeError(`RateLimitMiddleware: maxConcurrent must be at least 1, got ${maxConcurrent}.`);
+      throw new OptionsError(
+        'invalid_option',
+        'RateLimitMiddleware.maxConcurrent',
+        `RateLimitMiddleware: maxConcurrent must be at least 1, got ${maxConcurrent}.`,
+      );
     this.gate = new Gate(
       Math.floor(maxConcurrent),
       Math.max(0, options.minIntervalMs ?? 0),

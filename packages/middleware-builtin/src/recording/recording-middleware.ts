@@ -39,6 +39,9 @@ import {
   type Next,
   type RuntimeContext,
   toErrorInfo,
+  checkOptionKeys,
+  optionKeys,
+  OptionsError,
 } from '@rxscope/core';
 import { CASSETTE_VERSION, type Cassette, type RecordedModelCall, recordRequest, stableEvents } from './cassette.js';
 
@@ -55,6 +58,11 @@ interface Tape {
 
 const TAPE = new ContextToken<Tape | undefined>('RecordingMiddleware.tape', () => undefined);
 
+// Every option, typed against RecordingOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<RecordingOptions>({
+  save: true,
+});
+
 /**
  * Records replies into cassettes for offline replay. See the module documentation.
  */
@@ -63,8 +71,11 @@ export class RecordingMiddleware implements Middleware {
   private readonly save: RecordingOptions['save'];
 
   constructor(options: RecordingOptions) {
+    checkOptionKeys('RecordingMiddleware', options, OPTION_KEYS);
     if (typeof options?.save !== 'function') {
-      throw new TypeError(
+      throw new OptionsError(
+        'invalid_option',
+        'RecordingMiddleware.save',
         'RecordingMiddleware: save must be a function receiving each cassette, e.g. cassetteFile(path).',
       );
     }

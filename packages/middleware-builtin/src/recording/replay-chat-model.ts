@@ -1,5 +1,12 @@
 import { Observable } from 'rxjs';
-import { type ChatModel, type ModelEvent, ModelError, type ModelRequest } from '@rxscope/core';
+import {
+  type ChatModel,
+  checkOptionKeys,
+  type ModelEvent,
+  ModelError,
+  type ModelRequest,
+  optionKeys,
+} from '@rxscope/core';
 import {
   type Cassette,
   checkCassette,
@@ -41,6 +48,8 @@ export interface ReplayChatModelOptions {
   readonly strict?: boolean;
 }
 
+const OPTION_KEYS = optionKeys<ReplayChatModelOptions>({ normalize: true, strict: true });
+
 /**
  * A chat model that plays back the model calls of a {@link Cassette} in order: each call gets
  * the recorded events (or the recorded failure), after its request was checked against the
@@ -66,6 +75,7 @@ export class ReplayChatModel implements ChatModel {
   private played = 0;
 
   constructor(cassette: Cassette, options: ReplayChatModelOptions = {}) {
+    checkOptionKeys('ReplayChatModel', options, OPTION_KEYS);
     this.cassette = checkCassette(cassette);
     this.modelName = this.cassette.modelCalls[0]?.model ?? 'replay';
     this.provider = this.cassette.modelCalls[0]?.provider ?? 'replay';

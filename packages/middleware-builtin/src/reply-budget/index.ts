@@ -27,6 +27,7 @@
  *
  * @module
  */
+import { checkOptionKeys, optionKeys, OptionsError } from '@rxscope/core';
 import { defer, type Observable } from 'rxjs';
 import type { AgentHandle, AgentEvent, Middleware, Next, ReasoningInput, RuntimeContext, Usage } from '@rxscope/core';
 import { emitAfter } from '../internal/emit-after.js';
@@ -77,6 +78,18 @@ const defaultWarning = (s: ReplyBudgetStatus) =>
   `${Math.round(s.fraction * 100)}% of this reply's token budget is used (${Math.round(s.spent)} of ${s.tokenBudget}). ` +
   'Plan to finish soon and avoid tool calls you do not need.';
 
+// Every option, typed against ReplyBudgetOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<ReplyBudgetOptions>({
+  tokenBudget: true,
+  inputWeight: true,
+  outputWeight: true,
+  cacheReadWeight: true,
+  warnAt: true,
+  warningHint: true,
+  wrapUpHint: true,
+  key: true,
+});
+
 /**
  * A weighted token budget per reply that steers the agent to answer when it is spent.
  * See the module documentation.
@@ -93,11 +106,20 @@ export class ReplyBudgetMiddleware implements Middleware {
   private readonly state: ScopedState<Spending, undefined>;
 
   constructor(options: ReplyBudgetOptions) {
+    checkOptionKeys('ReplyBudgetMiddleware', options, OPTION_KEYS);
     const { tokenBudget, warnAt } = options;
     if (!(tokenBudget > 0))
-      throw new RangeError(`ReplyBudgetMiddleware: tokenBudget must be a number > 0, got ${tokenBudget}.`);
+      throw new OptionsError(
+        'invalid_option',
+        'ReplyBudgetMiddleware.tokenBudget',
+        `ReplyBudgetMiddleware: tokenBudget must be a number > 0, got ${tokenBudget}.`,
+      );
     if (warnAt !== undefined && !(warnAt > 0 && warnAt < 1)) {
-      throw new RangeError(`ReplyBudgetMiddleware: warnAt must be between 0 and 1 (exclusive), got ${warnAt}.`);
+      throw new OptionsError(
+        'invalid_option',
+        'ReplyBudgetMiddleware.warnAt',
+        `ReplyBudgetMiddleware: warnAt must be between 0 and 1 (exclusive), got ${warnAt}.`,
+      );
     }
     this.key = options.key ?? 'ReplyBudgetMiddleware';
     this.budget = tokenBudget;

@@ -67,6 +67,8 @@ import {
   type RuntimeContext,
   type Tool,
   toErrorInfo,
+  checkOptionKeys,
+  optionKeys,
 } from '@rxscope/core';
 import { type Layer, type OnionHook } from '@rxscope/core/internal';
 import { LimitExceededError } from '../limit-exceeded-error.js';
@@ -97,11 +99,14 @@ export interface ResilientOptions {
 const ONION_HOOKS: readonly OnionHook[] = ['onAgent', 'onReasoning', 'onActing', 'onModelCall'];
 const NO_TOOLS: readonly Tool[] = [];
 
+const OPTION_KEYS = optionKeys<ResilientOptions>({ onError: true, event: true, propagate: true });
+
 /**
  * Wraps `middleware` so that its own failures are reported and skipped instead of failing the
  * reply. See the module documentation for the exact semantics.
  */
 export function resilient(middleware: Middleware, options: ResilientOptions = {}): Middleware {
+  checkOptionKeys('resilient', options, OPTION_KEYS);
   const name = middlewareKey(middleware);
   const settings: Settings = {
     name,

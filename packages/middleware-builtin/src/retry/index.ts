@@ -63,6 +63,8 @@ import {
   toErrorInfo,
   isCancellation,
   isRetryable,
+  checkOptionKeys,
+  optionKeys,
 } from '@rxscope/core';
 import { isStreamedContent, rethrow } from './streamed.js';
 
@@ -113,6 +115,20 @@ export interface RetryEventValue {
   readonly error: ReturnType<typeof toErrorInfo>;
 }
 
+// Every option, typed against RetryOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<RetryOptions>({
+  maxRetries: true,
+  initialDelayMs: true,
+  maxDelayMs: true,
+  factor: true,
+  jitter: true,
+  maxRetryAfterMs: true,
+  buffer: true,
+  shouldRetry: true,
+  scheduler: true,
+  random: true,
+});
+
 /**
  * Retries failed model calls with exponential backoff and jitter (see the module documentation).
  * Stateless: one instance may serve any number of agents and concurrent replies.
@@ -131,6 +147,9 @@ export class RetryMiddleware implements Middleware {
   private readonly random: () => number;
 
   constructor(options: RetryOptions = {}) {
+    checkOptionKeys('RetryMiddleware', options, OPTION_KEYS, {
+      foreign: { maxAttempts: 'maxRetries', attempts: 'maxRetries' },
+    });
     this.maxRetries = Math.max(0, Math.floor(options.maxRetries ?? 3));
     this.initialDelayMs = Math.max(0, options.initialDelayMs ?? 500);
     this.maxDelayMs = Math.max(this.initialDelayMs, options.maxDelayMs ?? 30_000);

@@ -61,6 +61,8 @@ import {
   closeOpenStream,
   OpenStream,
   RxscopeError,
+  checkOptionKeys,
+  optionKeys,
 } from '@rxscope/core';
 import { isStreamedContent } from '../retry/streamed.js';
 
@@ -104,6 +106,17 @@ export class ReplyTimeoutError extends RxscopeError {
   }
 }
 
+// Every option, typed against TimeoutOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<TimeoutOptions>({
+  modelCallMs: true,
+  firstTokenMs: true,
+  idleMs: true,
+  toolCallMs: true,
+  replyMs: true,
+  replyGraceMs: true,
+  scheduler: true,
+});
+
 /**
  * Time limits for model calls, tool calls and whole replies (see the module documentation).
  * Stateless: one instance may serve any number of agents and concurrent replies.
@@ -114,6 +127,7 @@ export class TimeoutMiddleware implements Middleware {
   private readonly scheduler: SchedulerLike;
 
   constructor(options: TimeoutOptions = {}) {
+    checkOptionKeys('TimeoutMiddleware', options, OPTION_KEYS);
     this.options = { ...options };
     this.scheduler = options.scheduler ?? asyncScheduler;
   }

@@ -39,6 +39,9 @@ import {
   type Next,
   type ReasoningInput,
   type RuntimeContext,
+  checkOptionKeys,
+  optionKeys,
+  OptionsError,
 } from '@rxscope/core';
 import { ruleMatches } from '@rxscope/core/internal';
 import { checkLimit } from '../internal/check-limit.js';
@@ -100,6 +103,16 @@ const describe = (s: ToolCallLimitStatus) => {
 const defaultDeniedText = (s: ToolCallLimitStatus) =>
   `Tool call limit reached: at most ${describe(s)} (${s.used} made). This call was not executed; do not repeat it.`;
 
+// Every option, typed against ToolCallLimitOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<ToolCallLimitOptions>({
+  perReply: true,
+  perSession: true,
+  perTool: true,
+  onLimit: true,
+  deniedText: true,
+  key: true,
+});
+
 /** Limits the tool calls of a reply and of a session, globally and per tool. See the module documentation. */
 export class ToolCallLimitMiddleware implements Middleware {
   readonly key: string;
@@ -111,6 +124,7 @@ export class ToolCallLimitMiddleware implements Middleware {
   private readonly state: ScopedState<ReplyCounts, Counts>;
 
   constructor(options: ToolCallLimitOptions) {
+    checkOptionKeys('ToolCallLimitMiddleware', options, OPTION_KEYS);
     const owner = 'ToolCallLimitMiddleware';
     this.perReply = checkLimit(owner, 'perReply', options.perReply);
     this.perSession = checkLimit(owner, 'perSession', options.perSession);
@@ -121,7 +135,11 @@ export class ToolCallLimitMiddleware implements Middleware {
     }));
     const limited = [this.perReply, this.perSession, ...this.perTool.flatMap((t) => [t.perReply, t.perSession])];
     if (limited.every((n) => n === Infinity))
-      throw new RangeError(`${owner}: set at least one limit (perReply, perSession or perTool).`);
+      throw new OptionsError(
+        'invalid_option',
+        'ToolCallLimitMiddleware.perReply',
+        `${owner}: set at least one limit (perReply, perSession or perTool).`,
+      );
     this.onLimit = options.onLimit ?? 'finish';
     this.deniedText = options.deniedText ?? defaultDeniedText;
     this.key = options.key ?? owner;

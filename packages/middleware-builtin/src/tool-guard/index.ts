@@ -43,6 +43,8 @@ import {
   type RuntimeContext,
   type Tool,
   type ToolCallBlock,
+  checkOptionKeys,
+  optionKeys,
 } from '@rxscope/core';
 import { ruleMatches, validateToolInput } from '@rxscope/core/internal';
 
@@ -118,6 +120,15 @@ export function confinePath(argument: string, root: string): ToolInputRewrite {
   };
 }
 
+// Every option, typed against ToolGuardOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<ToolGuardOptions>({
+  allow: true,
+  deny: true,
+  rewrite: true,
+  hideDenied: true,
+  key: true,
+});
+
 /** Enforces allow/deny lists and rewrites arguments per tool. See the module documentation. */
 export class ToolGuardMiddleware implements Middleware {
   readonly key: string;
@@ -127,6 +138,7 @@ export class ToolGuardMiddleware implements Middleware {
   private readonly hideDenied: boolean;
 
   constructor(options: ToolGuardOptions = {}) {
+    checkOptionKeys('ToolGuardMiddleware', options, OPTION_KEYS);
     this.key = options.key ?? 'ToolGuardMiddleware';
     this.allow = options.allow;
     this.deny = (options.deny ?? []).map((r) => (typeof r === 'string' ? { tool: r } : r));

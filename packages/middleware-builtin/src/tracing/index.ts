@@ -48,6 +48,8 @@ import {
   type ModelCallInput,
   type Next,
   type RuntimeContext,
+  checkOptionKeys,
+  optionKeys,
 } from '@rxscope/core';
 import { isGeneratedId } from '@rxscope/core/internal';
 import type { Observable } from 'rxjs';
@@ -82,6 +84,13 @@ export interface TracingOptions {
 
 const SCOPE = '@rxscope/middleware-builtin';
 
+// Every option, typed against TracingOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<TracingOptions>({
+  tracerProvider: true,
+  captureContent: true,
+  loggerProvider: true,
+});
+
 /**
  * Traces replies, model calls and tool calls with OpenTelemetry (GenAI semantic conventions).
  * Stateless: one instance may serve any number of agents and concurrent replies; each reply's
@@ -101,6 +110,7 @@ export class TracingMiddleware implements Middleware {
   private readonly replyTrace = new ContextToken<ReplyTrace | undefined>('tracing.reply', () => undefined);
 
   constructor(options: TracingOptions = {}) {
+    checkOptionKeys('TracingMiddleware', options, OPTION_KEYS);
     this.provider = options.tracerProvider;
     this.loggerProvider = options.loggerProvider;
     this.captureContent = options.captureContent ?? false;

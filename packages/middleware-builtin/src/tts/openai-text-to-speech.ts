@@ -1,3 +1,4 @@
+import { checkOptionKeys, optionKeys, OptionsError } from '@rxscope/core';
 import OpenAI from 'openai';
 import { Observable } from 'rxjs';
 import type { SpeechOptions, TextToSpeech } from './text-to-speech.js';
@@ -27,6 +28,17 @@ export interface OpenAITextToSpeechOptions {
   readonly client?: OpenAI;
 }
 
+// Every option, typed against OpenAITextToSpeechOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<OpenAITextToSpeechOptions>({
+  model: true,
+  voice: true,
+  instructions: true,
+  speed: true,
+  apiKey: true,
+  baseURL: true,
+  client: true,
+});
+
 /**
  * Text to speech through an OpenAI-compatible `POST /v1/audio/speech`, on the official `openai`
  * client. The audio body is streamed: chunks are emitted as they arrive, and unsubscribing aborts
@@ -48,8 +60,13 @@ export class OpenAITextToSpeech implements TextToSpeech {
   private readonly speed: number | undefined;
 
   constructor(options: OpenAITextToSpeechOptions = {}) {
+    checkOptionKeys('OpenAITextToSpeech', options, OPTION_KEYS);
     if (options.speed !== undefined && !(options.speed >= 0.25 && options.speed <= 4)) {
-      throw new RangeError(`OpenAITextToSpeech: speed must be between 0.25 and 4, got ${options.speed}.`);
+      throw new OptionsError(
+        'invalid_option',
+        'OpenAITextToSpeech.speed',
+        `OpenAITextToSpeech: speed must be between 0.25 and 4, got ${options.speed}.`,
+      );
     }
     this.client =
       options.client ??

@@ -34,6 +34,9 @@ import {
   newId,
   type Next,
   type RuntimeContext,
+  checkOptionKeys,
+  optionKeys,
+  OptionsError,
 } from '@rxscope/core';
 import { type TextToSpeech, toBase64 } from './text-to-speech.js';
 
@@ -64,6 +67,12 @@ interface Voice {
   carry: Uint8Array;
 }
 
+// Every option, typed against TTSOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<TTSOptions>({
+  tts: true,
+  mode: true,
+});
+
 /**
  * Speaks the agent's text as audio data blocks. See the module documentation.
  */
@@ -73,10 +82,19 @@ export class TTSMiddleware implements Middleware {
   private readonly mode: 'batch' | 'realtime';
 
   constructor(options: TTSOptions) {
+    checkOptionKeys('TTSMiddleware', options, OPTION_KEYS);
     if (typeof options?.tts?.synthesize !== 'function')
-      throw new TypeError('TTSMiddleware: tts must be a TextToSpeech, e.g. new OpenAITextToSpeech().');
+      throw new OptionsError(
+        'invalid_option',
+        'TTSMiddleware.tts',
+        'TTSMiddleware: tts must be a TextToSpeech, e.g. new OpenAITextToSpeech().',
+      );
     if (options.mode !== undefined && options.mode !== 'batch' && options.mode !== 'realtime') {
-      throw new TypeError(`TTSMiddleware: mode must be 'batch' or 'realtime', got ${JSON.stringify(options.mode)}.`);
+      throw new OptionsError(
+        'invalid_option',
+        'TTSMiddleware.mode',
+        `TTSMiddleware: mode must be 'batch' or 'realtime', got ${JSON.stringify(options.mode)}.`,
+      );
     }
     this.tts = options.tts;
     this.mode = options.mode ?? 'batch';

@@ -40,6 +40,8 @@ import {
   type ReasoningInput,
   type RuntimeContext,
   type Usage,
+  checkOptionKeys,
+  optionKeys,
 } from '@rxscope/core';
 import { checkPrices, costOf, priceOf, type PriceTable } from './prices.js';
 
@@ -166,6 +168,14 @@ const totalsOf = (t: UsageTotals): UsageTotals => ({
 
 const ACCOUNT = new ContextToken<ReplyAccount | undefined>('UsageMiddleware.account', () => undefined);
 
+// Every option, typed against UsageOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<UsageOptions>({
+  prices: true,
+  currency: true,
+  now: true,
+  key: true,
+});
+
 /**
  * Tokens, cost and time per reply, per session and per model. See the module documentation.
  */
@@ -176,6 +186,7 @@ export class UsageMiddleware implements Middleware {
   private readonly now: () => number;
 
   constructor(options: UsageOptions = {}) {
+    checkOptionKeys('UsageMiddleware', options, OPTION_KEYS);
     this.key = options.key ?? 'UsageMiddleware';
     this.prices = options.prices ?? {};
     checkPrices('UsageMiddleware', this.prices);

@@ -1,4 +1,4 @@
-import type { Usage } from '@rxscope/core';
+import { OptionsError, type Usage } from '@rxscope/core';
 
 /**
  * The price of one model, per million tokens, in the currency of the price table. Cached input
@@ -28,17 +28,27 @@ const FIELDS = ['input', 'output', 'cacheRead', 'reasoning'] as const;
 export function checkPrices(owner: string, prices: PriceTable): void {
   for (const [model, price] of Object.entries(prices)) {
     if (!price || typeof price !== 'object')
-      throw new TypeError(`${owner}: prices["${model}"] must be an object like { input: 0.15, output: 0.6 }.`);
+      throw new OptionsError(
+        'invalid_option',
+        `${owner}.prices`,
+        `${owner}: prices["${model}"] must be an object like { input: 0.15, output: 0.6 }.`,
+      );
     for (const field of Object.keys(price)) {
       if (!(FIELDS as readonly string[]).includes(field)) {
-        throw new TypeError(`${owner}: prices["${model}"].${field} is not a price field (use ${FIELDS.join(', ')}).`);
+        throw new OptionsError(
+          'invalid_option',
+          `${owner}.prices`,
+          `${owner}: prices["${model}"].${field} is not a price field (use ${FIELDS.join(', ')}).`,
+        );
       }
     }
     for (const field of FIELDS) {
       const value = price[field];
       if (value === undefined && (field === 'cacheRead' || field === 'reasoning')) continue;
       if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-        throw new TypeError(
+        throw new OptionsError(
+          'invalid_option',
+          `${owner}.prices`,
           `${owner}: prices["${model}"].${field} must be a number >= 0 (per million tokens), got ${JSON.stringify(value)}.`,
         );
       }

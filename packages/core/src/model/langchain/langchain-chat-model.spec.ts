@@ -69,6 +69,24 @@ function content(events: readonly ModelEvent[]): unknown[] {
 }
 
 describe('LangChainChatModel', () => {
+  it('refuses an unknown option with "did you mean", and a LangChain model given in place of its options', () => {
+    const fake = new FakeStreamingChatModel({});
+    const refusal = (options: unknown) => {
+      try {
+        new LangChainChatModel(options as never);
+      } catch (e) {
+        return e as ModelError;
+      }
+      throw new Error('not refused');
+    };
+    const typo = refusal({ model: fake, callOption: {} });
+    expect(typo).toBeInstanceOf(ModelError);
+    expect(typo).toMatchObject({ code: 'unknown_option', retryable: false });
+    expect(typo.message).toContain('unknown option "callOption" of LangChainChatModel; did you mean "callOptions"?');
+    expect(refusal(fake)).toMatchObject({ code: 'invalid_configuration' });
+    expect(refusal(fake).message).toContain('new LangChainChatModel({ model })');
+  });
+
   describe('over ChatOpenAI and the OpenAI-compatible test server', () => {
     let server: OpenAITestServer;
     const chat = (options: Partial<ConstructorParameters<typeof ChatOpenAI>[0] & object> = {}) =>

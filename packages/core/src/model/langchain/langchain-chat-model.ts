@@ -5,6 +5,7 @@ import type { ModelEvent, Usage } from '../../event/events.js';
 import { BlockAssembler } from '../block-assembler.js';
 import type { ChatModel, ModelRequest, ModelRequestInfo, ToolChoice } from '../chat-model.js';
 import { ModelError } from '../model-error.js';
+import { checkOptionKeys, optionKeys } from '../../error/check-option-keys.js';
 import { toModelError } from '../to-model-error.js';
 import { withoutCredentials } from '../redact-credentials.js';
 import { langChainCredentials } from './langchain-credentials.js';
@@ -33,6 +34,26 @@ export interface LangChainChatModelOptions {
   readonly streaming?: boolean;
   /** Extra call options for every call (`callbacks`, `tags`, `metadata`, provider options...). */
   readonly callOptions?: Readonly<Record<string, unknown>>;
+}
+
+const KEYS = optionKeys<LangChainChatModelOptions>({
+  model: true,
+  modelName: true,
+  provider: true,
+  streaming: true,
+  callOptions: true,
+});
+
+/** Refuses unknown keys, and a LangChain model given where its options object goes. */
+function checkKeys(options: LangChainChatModelOptions): void {
+  const fail = (code: string, message: string) =>
+    new ModelError(`LangChainChatModel: ${message}`, {
+      code: code === 'unknown_option' ? code : 'invalid_configuration',
+    });
+  const given = options as unknown as { invoke?: unknown } | null;
+  if (given && typeof given.invoke === 'function')
+    throw fail('invalid_configuration', 'pass the LangChain model as an option: new LangChainChatModel({ model }).');
+  checkOptionKeys('LangChainChatModel', options, KEYS, { error: (code, _o, message) => fail(code, message) });
 }
 
 /** Our tool choice in LangChain's convention: `'any'` forces a tool call, a string names the tool. */
@@ -75,6 +96,7 @@ export class LangChainChatModel implements ChatModel {
   private readonly credentials: readonly string[];
 
   constructor(private readonly options: LangChainChatModelOptions) {
+    checkKeys(options);
     this.model = options.model;
     this.credentials = langChainCredentials(options.model);
     const m = options.model as BaseChatModel & { model?: unknown; modelName?: unknown };

@@ -92,6 +92,29 @@ describe('OpenAIChatModel: options are checked at construction', () => {
   });
 });
 
+describe('OpenAIChatModel: unknown options are refused, never dropped', () => {
+  it.each([
+    ['baseUrl (LangChain, the AI SDK)', 'baseUrl', 'baseURL'],
+    ['modelName (LangChain)', 'modelName', 'model'],
+    ['openAIApiKey (LangChain)', 'openAIApiKey', 'apiKey'],
+    ['a typo', 'temprature', 'temperature'],
+    ['max_tokens (the wire name)', 'max_tokens', 'maxTokens'],
+  ])('%s: names the option meant, so the request never goes to the default endpoint', (_label, key, meant) => {
+    let error: unknown;
+    try {
+      new OpenAIChatModel({ model: 'm', apiKey: 'sk-secret', [key]: 'http://localhost:11434/v1' });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ModelError);
+    expect(error).toMatchObject({ code: 'unknown_option', retryable: false });
+    expect((error as Error).message).toContain(
+      `OpenAIChatModel: unknown option "${key}" of OpenAIChatModel; did you mean "${meant}"?`,
+    );
+    expect((error as Error).message).toContain('Known: model, apiKey, baseURL, ');
+  });
+});
+
 describe('OpenAIChatModel over loopback: failures carry their root cause', () => {
   let server: OpenAITestServer;
   beforeEach(async () => {

@@ -1,3 +1,4 @@
+import { checkOptionKeys, optionKeys } from '../../error/check-option-keys.js';
 import { ModelError } from '../model-error.js';
 import type { ClientOptions } from '@langchain/openai';
 
@@ -64,6 +65,27 @@ export interface OpenAIChatModelOptions {
   readonly supportsResponseFormat?: boolean;
 }
 
+// Every option, typed against the interface: adding one there without listing it fails to compile.
+const KEYS = optionKeys<OpenAIChatModelOptions>({
+  model: true,
+  apiKey: true,
+  baseURL: true,
+  temperature: true,
+  topP: true,
+  maxTokens: true,
+  stop: true,
+  seed: true,
+  streaming: true,
+  maxRetries: true,
+  timeout: true,
+  idleTimeoutMs: true,
+  sendReasoning: true,
+  modelKwargs: true,
+  configuration: true,
+  provider: true,
+  supportsResponseFormat: true,
+});
+
 /** The environment, where there is one (the adapter also runs in browser-like test environments). */
 function env(name: string): string | undefined {
   const value = typeof process === 'undefined' ? undefined : process.env[name];
@@ -85,6 +107,8 @@ function hasHeader(headers: unknown, name: string): boolean {
  * `model` would silently send the client's default model). Throws a {@link ModelError} with
  * code `invalid_configuration`.
  *
+ * - no unknown key (code `unknown_option`, with "did you mean": `baseUrl`, LangChain's spelling,
+ *   would otherwise be dropped and the request and the key sent to OpenAI);
  * - `model`: a non-empty string;
  * - a key: `apiKey`, `configuration.apiKey`, an `Authorization`/`api-key` header or the
  *   `OPENAI_API_KEY` environment variable; `apiKey: null` says the server needs none;
@@ -102,6 +126,13 @@ export function checkOpenAIChatModelOptions(options: OpenAIChatModelOptions): vo
       `expected an options object, got ${options === null ? 'null' : typeof options}: new OpenAIChatModel({ model: 'gpt-4o-mini' }).`,
     );
   }
+  checkOptionKeys('OpenAIChatModel', options, KEYS, {
+    foreign: { apiBase: 'baseURL', endpoint: 'baseURL', url: 'baseURL', key: 'apiKey' },
+    error: (code, _option, message) =>
+      new ModelError(`OpenAIChatModel: ${message}`, {
+        code: code === 'unknown_option' ? code : 'invalid_configuration',
+      }),
+  });
   const model: unknown = options.model;
   if (typeof model !== 'string' || model.trim() === '') {
     fail(

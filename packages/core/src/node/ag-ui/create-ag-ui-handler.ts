@@ -14,6 +14,7 @@ import { HttpError } from '../sse/http-error.js';
 import { isJsonMediaType } from '../sse/json-content-type.js';
 import { readJsonBody } from '../sse/read-json-body.js';
 import { streamFrames, type StreamAgentEventsOptions, type StreamOutcome } from '../sse/stream-agent-events.js';
+import { checkOptionKeys, optionKeys } from '../../error/check-option-keys.js';
 
 /** Options of {@link createAgUiHandler}. */
 export interface AgUiHandlerOptions extends Omit<StreamAgentEventsOptions, 'sessionId'> {
@@ -41,6 +42,22 @@ export interface AgUiHandlerOptions extends Omit<StreamAgentEventsOptions, 'sess
   readonly identify?: (req: IncomingMessage) => string | undefined | Promise<string | undefined>;
 }
 
+// Every option, typed against AgUiHandlerOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<AgUiHandlerOptions>({
+  agent: true,
+  shared: true,
+  identify: true,
+  history: true,
+  maxBodyBytes: true,
+  headers: true,
+  maxQueuedBytes: true,
+  onError: true,
+  heartbeatMs: true,
+  heartbeatComment: true,
+  retryMs: true,
+  scheduler: true,
+});
+
 /**
  * A Node `http` handler that speaks the AG-UI HTTP protocol, so `HttpAgent` of `@ag-ui/client`
  * (and any AG-UI frontend built on it) talks to an rxscope agent: it reads a `RunAgentInput`
@@ -63,6 +80,7 @@ export interface AgUiHandlerOptions extends Omit<StreamAgentEventsOptions, 'sess
 export function createAgUiHandler(
   options: AgUiHandlerOptions,
 ): (req: IncomingMessage, res: ServerResponse) => Promise<StreamOutcome> {
+  checkOptionKeys('createAgUiHandler', options, OPTION_KEYS);
   const {
     agent,
     history,

@@ -1,4 +1,5 @@
 import { type ConnectionOptions, Queue, Worker } from 'bullmq';
+import { checkOptionKeys, optionKeys } from '../../error/check-option-keys.js';
 import type { SessionSchedule, SessionScheduler } from '../sessions/schedules/session-schedule.js';
 
 /**
@@ -32,6 +33,14 @@ export interface BullMQSessionSchedulerOptions {
   readonly onError?: (error: unknown) => void;
 }
 
+const OPTION_KEYS = optionKeys<BullMQSessionSchedulerOptions>({
+  connection: true,
+  name: true,
+  prefix: true,
+  concurrency: true,
+  onError: true,
+});
+
 /**
  * Session schedules on BullMQ job schedulers (`upsertJobScheduler`) in Redis: a schedule made in
  * one process is listed and cancelled from any other, survives restarts, and each of its ticks
@@ -53,6 +62,9 @@ export class BullMQSessionScheduler implements SessionScheduler {
   private closing: Promise<void> | undefined;
 
   constructor(private readonly options: BullMQSessionSchedulerOptions) {
+    checkOptionKeys('BullMQSessionScheduler', options, OPTION_KEYS, {
+      foreign: { redis: 'connection', queueName: 'name' },
+    });
     this.queue = new Queue<SessionSchedule>(options.name ?? DEFAULT_SCHEDULE_QUEUE, {
       connection: options.connection,
       ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),

@@ -3,6 +3,7 @@ import { type ConnectionOptions, type Job, type JobsOptions, Queue, QueueEvents 
 import type { ReplyInput } from '../../agent/agent-options.js';
 import { DEFAULT_REPLY_QUEUE, type ReplyJobData, type ReplyJobResult } from './reply-job.js';
 import { SessionTurns } from './session-turns.js';
+import { checkOptionKeys, optionKeys } from '../../error/check-option-keys.js';
 
 /** Options of {@link ReplyQueue}. */
 export interface ReplyQueueOptions {
@@ -15,6 +16,14 @@ export interface ReplyQueueOptions {
   /** Options of every job (`attempts`, `backoff`, `removeOnComplete`...), merged under each `enqueue`'s. */
   readonly defaultJobOptions?: JobsOptions;
 }
+
+// Every option, typed against ReplyQueueOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<ReplyQueueOptions>({
+  connection: true,
+  name: true,
+  prefix: true,
+  defaultJobOptions: true,
+});
 
 /**
  * The producer side of distributed replies: enqueues a session's reply as a BullMQ job that a
@@ -38,6 +47,7 @@ export class ReplyQueue {
   private readonly turns: SessionTurns;
 
   constructor(private readonly options: ReplyQueueOptions) {
+    checkOptionKeys('ReplyQueue', options, OPTION_KEYS, { foreign: { redis: 'connection', queueName: 'name' } });
     this.queue = new Queue<ReplyJobData, ReplyJobResult>(options.name ?? DEFAULT_REPLY_QUEUE, {
       connection: options.connection,
       ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),

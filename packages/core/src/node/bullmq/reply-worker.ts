@@ -9,6 +9,7 @@ import type { SessionEventBus } from '../sessions/session-event-bus.js';
 import { shutdownAgents, type ShutdownAgentsOptions, type ShutdownReport } from '../shutdown-agents.js';
 import { DEFAULT_REPLY_QUEUE, isReplyJobProgress, type ReplyJobData, type ReplyJobResult } from './reply-job.js';
 import { SessionTurns } from './session-turns.js';
+import { checkOptionKeys, optionKeys } from '../../error/check-option-keys.js';
 
 /** Options of {@link ReplyWorker}. */
 export interface ReplyWorkerOptions {
@@ -46,6 +47,21 @@ export interface ReplyWorkerOptions {
   readonly turnPollMs?: number;
 }
 
+// Every option, typed against ReplyWorkerOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<ReplyWorkerOptions>({
+  connection: true,
+  agent: true,
+  bus: true,
+  name: true,
+  prefix: true,
+  concurrency: true,
+  lockDuration: true,
+  stalledInterval: true,
+  maxStalledCount: true,
+  onError: true,
+  turnPollMs: true,
+});
+
 /**
  * Runs the replies enqueued with {@link ReplyQueue} as BullMQ jobs: for each job, a new agent
  * of the session (which loads the session from its store), the reply to the job's input, every
@@ -77,6 +93,7 @@ export class ReplyWorker {
   private closing: string | undefined;
 
   constructor(private readonly options: ReplyWorkerOptions) {
+    checkOptionKeys('ReplyWorker', options, OPTION_KEYS, { foreign: { redis: 'connection', queueName: 'name' } });
     this.onError = options.onError ?? ((error) => console.error('[rxscope] reply job:', error));
     this.worker = new Worker<ReplyJobData, ReplyJobResult>(
       options.name ?? DEFAULT_REPLY_QUEUE,

@@ -19,6 +19,7 @@ import {
 import { wakeSession, type WakeResult } from './wake.js';
 import { InMemorySessionEventBus } from './in-memory-session-event-bus.js';
 import type { SessionEventBus, SessionEventsOptions } from './session-event-bus.js';
+import { checkOptionKeys, optionKeys } from '../../error/check-option-keys.js';
 
 /** Options of {@link AgentSessions}. */
 export interface AgentSessionsOptions {
@@ -66,6 +67,17 @@ interface Run {
   replyId: string | undefined;
 }
 
+// Every option, typed against AgentSessionsOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<AgentSessionsOptions>({
+  agent: true,
+  store: true,
+  wakeUps: true,
+  scheduler: true,
+  bus: true,
+  cancelGraceMs: true,
+  onError: true,
+});
+
 /**
  * Runs **detached** replies for sessions: `start()` subscribes to the session agent's reply
  * itself and appends every event to the session's {@link SessionEventBus}, so the reply keeps
@@ -93,6 +105,9 @@ export class AgentSessions {
   private readonly scheduler: SessionScheduler;
 
   constructor(private readonly options: AgentSessionsOptions) {
+    checkOptionKeys('AgentSessions', options, OPTION_KEYS, {
+      foreign: { agentFactory: 'agent', factory: 'agent', createAgent: 'agent' },
+    });
     this.bus = options.bus ?? new InMemorySessionEventBus();
     this.cancelGraceMs = options.cancelGraceMs ?? 5000;
     this.onError = options.onError ?? ((error) => console.error('[rxscope] session reply failed:', error));

@@ -1,6 +1,7 @@
 import { Observable } from 'rxjs';
 import type { AgentEvent } from '../../event/events.js';
 import { nextOpenReply, replayGapEvent, type SessionEventBus, type SessionEventsOptions } from './session-event-bus.js';
+import { checkOptionKeys, optionKeys } from '../../error/check-option-keys.js';
 
 /** Options of {@link InMemorySessionEventBus}. */
 export interface InMemorySessionEventBusOptions {
@@ -28,6 +29,12 @@ interface SessionLog {
   readonly listeners: Set<(entry: Entry) => void>;
 }
 
+// Every option, typed against InMemorySessionEventBusOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<InMemorySessionEventBusOptions>({
+  maxEvents: true,
+  maxSessions: true,
+});
+
 /**
  * A {@link SessionEventBus} in this process: a bounded replay log per session and synchronous
  * delivery to listeners. For one Node process; use `RedisSessionEventBus` when several serve
@@ -45,6 +52,7 @@ export class InMemorySessionEventBus implements SessionEventBus {
   private readonly logs = new Map<string, SessionLog>();
 
   constructor(options: InMemorySessionEventBusOptions = {}) {
+    checkOptionKeys('InMemorySessionEventBus', options, OPTION_KEYS);
     this.maxEvents = Math.max(1, options.maxEvents ?? 1000);
     this.maxSessions = Math.max(1, options.maxSessions ?? 10_000);
   }

@@ -3,6 +3,7 @@ import { Observable } from 'rxjs';
 import type { AgentEvent } from '../../event/events.js';
 import { compareStreamIds, RedisChannels, type RedisChannelListener } from '../redis/redis-channels.js';
 import { replayGapEvent, type SessionEventBus, type SessionEventsOptions } from './session-event-bus.js';
+import { checkOptionKeys, optionKeys } from '../../error/check-option-keys.js';
 
 /** Options of {@link RedisSessionEventBus}. */
 export interface RedisSessionEventBusOptions {
@@ -50,6 +51,14 @@ end`;
 
 type Entry = [streamId: string, fields: string[]];
 
+// Every option, typed against RedisSessionEventBusOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<RedisSessionEventBusOptions>({
+  redis: true,
+  prefix: true,
+  maxEvents: true,
+  ttlSeconds: true,
+});
+
 /**
  * A {@link SessionEventBus} on Redis, for several Node processes serving the same sessions: a
  * reply running in one process can be streamed by another. Each session's log is a Redis stream
@@ -75,6 +84,7 @@ export class RedisSessionEventBus implements SessionEventBus {
   private readonly channels: RedisChannels;
 
   constructor(options: RedisSessionEventBusOptions) {
+    checkOptionKeys('RedisSessionEventBus', options, OPTION_KEYS);
     this.redis = options.redis;
     this.prefix = options.prefix ?? 'rxscope:session:';
     this.maxEvents = Math.max(1, options.maxEvents ?? 1000);

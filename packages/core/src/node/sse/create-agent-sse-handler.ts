@@ -7,6 +7,7 @@ import type { AgentEvent } from '../../event/events.js';
 import { requireJsonContentType } from './json-content-type.js';
 import { readJsonBody } from './read-json-body.js';
 import { streamAgentEvents, type StreamAgentEventsOptions, type StreamOutcome } from './stream-agent-events.js';
+import { checkOptionKeys, optionKeys } from '../../error/check-option-keys.js';
 
 /** What the `events` callback of {@link createAgentSseHandler} gets besides the request. */
 export interface AgentSseRequest {
@@ -64,6 +65,21 @@ export interface AgentSseHandlerOptions extends Omit<StreamAgentEventsOptions, '
   readonly identify?: (req: IncomingMessage) => string | undefined | Promise<string | undefined>;
 }
 
+// Every option, typed against AgentSseHandlerOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<AgentSseHandlerOptions>({
+  events: true,
+  identify: true,
+  shared: true,
+  headers: true,
+  maxQueuedBytes: true,
+  onError: true,
+  sessionId: true,
+  heartbeatMs: true,
+  heartbeatComment: true,
+  retryMs: true,
+  scheduler: true,
+});
+
 /**
  * A Node `http` request handler that streams the events {@link AgentSseHandlerOptions.events}
  * returns as server-sent events, with {@link streamAgentEvents} (heartbeats, back-pressure,
@@ -88,6 +104,7 @@ export interface AgentSseHandlerOptions extends Omit<StreamAgentEventsOptions, '
 export function createAgentSseHandler(
   options: AgentSseHandlerOptions,
 ): (req: IncomingMessage, res: ServerResponse) => Promise<StreamOutcome> {
+  checkOptionKeys('createAgentSseHandler', options, OPTION_KEYS);
   const { events, sessionId, identify, ...streamOptions } = options;
   return (req, res) => {
     const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);

@@ -13,6 +13,7 @@ import {
   type AgUiHistoryMode,
 } from './ag-ui-run-input.js';
 import { toAgUiEvents } from './to-ag-ui-events.js';
+import { checkOptionKeys, optionKeys } from '../../error/check-option-keys.js';
 
 /** Options of {@link RxscopeAgUiAgent}. */
 export interface RxscopeAgUiAgentOptions extends AgentConfig {
@@ -21,6 +22,18 @@ export interface RxscopeAgUiAgentOptions extends AgentConfig {
   /** How the run's `messages` reach the agent (see {@link AgUiHistoryMode}). Default `'seed'`. */
   readonly history?: AgUiHistoryMode;
 }
+
+// Every option, typed against RxscopeAgUiAgentOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<RxscopeAgUiAgentOptions>({
+  agent: true,
+  history: true,
+  agentId: true,
+  description: true,
+  threadId: true,
+  initialMessages: true,
+  initialState: true,
+  debug: true,
+});
 
 /**
  * An AG-UI agent (`AbstractAgent` of `@ag-ui/client`) that runs an rxscope {@link Agent}, so AG-UI
@@ -60,6 +73,7 @@ export class RxscopeAgUiAgent extends AbstractAgent {
   private readonly history: AgUiHistoryMode;
 
   constructor(options: RxscopeAgUiAgentOptions) {
+    checkOptionKeys('RxscopeAgUiAgent', options, OPTION_KEYS);
     const { agent, history, ...config } = options;
     super(config);
     this.agentOption = agent;

@@ -47,11 +47,13 @@ import {
   type Next,
   type ReasoningInput,
   type RuntimeContext,
+  optionKeys,
 } from '@rxscope/core';
 import { WORKSPACE_LAYOUT, type WorkspaceFileSystem } from '../../workspace/index.js';
 import { contextWindowOf } from './context-window.js';
 import { summarize } from './summarize.js';
 import { estimateTokens, type TokenCounter, TokenTally } from './token-count.js';
+import { HarnessOptionError, refuseUnknownOptions } from '../../options/index.js';
 
 /** Options of {@link CompactionMiddleware}. */
 export interface CompactionOptions {
@@ -88,6 +90,19 @@ export const COMPACTION_SUMMARY = 'rxscope.compactionSummary';
 
 const SUMMARY_HEADER = 'Summary of the earlier conversation (compacted; the full history is saved in ';
 
+// Every option, typed against CompactionOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<CompactionOptions>({
+  fileSystem: true,
+  triggerTokens: true,
+  triggerMessages: true,
+  contextWindow: true,
+  keepTokens: true,
+  keepMessages: true,
+  summaryModel: true,
+  summaryTimeoutMs: true,
+  countTokens: true,
+});
+
 /** See the module documentation. */
 export class CompactionMiddleware implements Middleware {
   readonly key = 'CompactionMiddleware';
@@ -99,8 +114,11 @@ export class CompactionMiddleware implements Middleware {
   private readonly tally = new ContextToken<TokenTally | undefined>('harness.compactionTally', () => undefined);
 
   constructor(options: CompactionOptions) {
+    refuseUnknownOptions('CompactionMiddleware', options, OPTION_KEYS);
     if (!options?.fileSystem)
-      throw new TypeError(
+      throw new HarnessOptionError(
+        'invalid_option',
+        'CompactionMiddleware.fileSystem',
         'CompactionMiddleware needs the workspace fileSystem (the full history is saved there first).',
       );
     for (const k of [

@@ -37,8 +37,10 @@ import {
   type Next,
   type RuntimeContext,
   type ToolResultContent,
+  optionKeys,
 } from '@rxscope/core';
 import { WORKSPACE_LAYOUT, type WorkspaceFileSystem } from '../../workspace/index.js';
+import { HarnessOptionError, refuseUnknownOptions } from '../../options/index.js';
 
 /** Options of {@link ToolResultEvictionMiddleware}. */
 export interface ToolResultEvictionOptions {
@@ -69,6 +71,17 @@ export const FILE_TOOL_NAMES: readonly string[] = [
 
 const POINTER = '[Tool result evicted:';
 
+// Every option, typed against ToolResultEvictionOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<ToolResultEvictionOptions>({
+  fileSystem: true,
+  maxResultChars: true,
+  headChars: true,
+  tailChars: true,
+  exclude: true,
+  maxFiles: true,
+  maxAgeDays: true,
+});
+
 /** See the module documentation. */
 export class ToolResultEvictionMiddleware implements Middleware {
   readonly key = 'ToolResultEvictionMiddleware';
@@ -81,8 +94,13 @@ export class ToolResultEvictionMiddleware implements Middleware {
   private readonly maxAgeMs: number;
 
   constructor(options: ToolResultEvictionOptions) {
+    refuseUnknownOptions('ToolResultEvictionMiddleware', options, OPTION_KEYS);
     if (!options?.fileSystem)
-      throw new TypeError('ToolResultEvictionMiddleware needs the workspace fileSystem (where evicted results go).');
+      throw new HarnessOptionError(
+        'invalid_option',
+        'ToolResultEvictionMiddleware.fileSystem',
+        'ToolResultEvictionMiddleware needs the workspace fileSystem (where evicted results go).',
+      );
     this.fs = options.fileSystem;
     this.maxResultChars = options.maxResultChars ?? 80_000;
     if (!(this.maxResultChars >= 100))

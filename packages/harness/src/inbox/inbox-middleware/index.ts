@@ -53,9 +53,11 @@ import {
   type ReasoningInput,
   type RuntimeContext,
   type StateSlot,
+  optionKeys,
 } from '@rxscope/core';
 import type { MessageBus } from '../../bus/index.js';
 import { checkInboxMessage, inboxQueueOf, inboxText, wakeQueueOf } from '../inbox-message.js';
+import { HarnessOptionError, refuseUnknownOptions } from '../../options/index.js';
 
 /**
  * Options of {@link InboxMiddleware}.
@@ -72,6 +74,12 @@ export interface InboxOptions {
   readonly onError?: (error: unknown, what: string) => void;
 }
 
+// Every option, typed against InboxOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<InboxOptions>({
+  bus: true,
+  onError: true,
+});
+
 /** See the module documentation. */
 export class InboxMiddleware implements Middleware {
   readonly key = 'InboxMiddleware';
@@ -81,8 +89,13 @@ export class InboxMiddleware implements Middleware {
   private readonly taking = new WeakMap<AgentHandle, Promise<void>>();
 
   constructor(options: InboxOptions) {
+    refuseUnknownOptions('InboxMiddleware', options, OPTION_KEYS);
     if (!options?.bus || typeof options.bus.drain !== 'function')
-      throw new TypeError('InboxMiddleware needs a message bus (options.bus).');
+      throw new HarnessOptionError(
+        'invalid_option',
+        'InboxMiddleware.bus',
+        'InboxMiddleware needs a message bus (options.bus).',
+      );
     this.bus = options.bus;
     this.onError = options.onError ?? ((error, what) => console.error(`[rxscope] ${what}:`, error));
   }

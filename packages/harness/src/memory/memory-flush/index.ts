@@ -37,6 +37,8 @@ import { DetachedWork, type DetachedReport } from '../detached-work.js';
 import { extractFacts } from '../extract-facts.js';
 import { appendToLedger, dayOf, ledgerPathOf, readText } from '../ledger.js';
 import { WORKSPACE_LAYOUT, type WorkspaceFileSystem } from '../../workspace/index.js';
+import { optionKeys } from '@rxscope/core';
+import { HarnessOptionError, refuseUnknownOptions } from '../../options/index.js';
 
 /** Options of {@link MemoryFlushMiddleware}. */
 export interface MemoryFlushOptions extends DetachedReport {
@@ -55,6 +57,17 @@ interface FlushState {
   readonly through: string;
 }
 
+// Every option, typed against MemoryFlushOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<MemoryFlushOptions>({
+  fileSystem: true,
+  model: true,
+  timeoutMs: true,
+  now: true,
+  bus: true,
+  onError: true,
+  lease: true,
+});
+
 /** See the module documentation. */
 export class MemoryFlushMiddleware implements Middleware {
   readonly key = 'MemoryFlushMiddleware';
@@ -63,7 +76,13 @@ export class MemoryFlushMiddleware implements Middleware {
   private readonly now: () => Date;
 
   constructor(private readonly options: MemoryFlushOptions) {
-    if (!options?.fileSystem) throw new TypeError('MemoryFlushMiddleware needs the workspace (options.fileSystem).');
+    refuseUnknownOptions('MemoryFlushMiddleware', options, OPTION_KEYS);
+    if (!options?.fileSystem)
+      throw new HarnessOptionError(
+        'invalid_option',
+        'MemoryFlushMiddleware.fileSystem',
+        'MemoryFlushMiddleware needs the workspace (options.fileSystem).',
+      );
     this.work = new DetachedWork('memory flush', options);
     this.timeoutMs = options.timeoutMs ?? 120_000;
     this.now = options.now ?? (() => new Date());

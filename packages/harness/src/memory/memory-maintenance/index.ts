@@ -28,6 +28,8 @@ import { consolidate } from '../consolidate.js';
 import { DetachedWork, type DetachedReport } from '../detached-work.js';
 import { dayOf, editSerially, ledgerDayOf, listLedgers, MEMORY_ARCHIVE, readText } from '../ledger.js';
 import { WORKSPACE_LAYOUT, type WorkspaceFileSystem } from '../../workspace/index.js';
+import { optionKeys } from '@rxscope/core';
+import { HarnessOptionError, refuseUnknownOptions } from '../../options/index.js';
 
 /** Options of {@link MemoryMaintenanceMiddleware}. */
 export interface MemoryMaintenanceOptions extends DetachedReport {
@@ -49,6 +51,20 @@ export interface MemoryMaintenanceOptions extends DetachedReport {
 /** The file holding the time of the last maintenance run. */
 export const MAINTENANCE_FILE = `${WORKSPACE_LAYOUT.memoryDir}/.maintenance.json`;
 
+// Every option, typed against MemoryMaintenanceOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<MemoryMaintenanceOptions>({
+  fileSystem: true,
+  model: true,
+  intervalMs: true,
+  keepDays: true,
+  maxChars: true,
+  timeoutMs: true,
+  now: true,
+  bus: true,
+  onError: true,
+  lease: true,
+});
+
 /** See the module documentation. */
 export class MemoryMaintenanceMiddleware implements Middleware {
   readonly key = 'MemoryMaintenanceMiddleware';
@@ -59,12 +75,21 @@ export class MemoryMaintenanceMiddleware implements Middleware {
   private readonly now: () => Date;
 
   constructor(private readonly options: MemoryMaintenanceOptions) {
+    refuseUnknownOptions('MemoryMaintenanceMiddleware', options, OPTION_KEYS);
     if (!options?.fileSystem)
-      throw new TypeError('MemoryMaintenanceMiddleware needs the workspace (options.fileSystem).');
+      throw new HarnessOptionError(
+        'invalid_option',
+        'MemoryMaintenanceMiddleware.fileSystem',
+        'MemoryMaintenanceMiddleware needs the workspace (options.fileSystem).',
+      );
     for (const k of ['intervalMs', 'keepDays', 'maxChars', 'timeoutMs'] as const) {
       const v = options[k];
       if (v !== undefined && (typeof v !== 'number' || !(v >= 0)))
-        throw new TypeError(`MemoryMaintenanceMiddleware: ${k} must be a number >= 0, got ${String(v)}.`);
+        throw new HarnessOptionError(
+          'invalid_option',
+          'MemoryMaintenanceMiddleware',
+          `MemoryMaintenanceMiddleware: ${k} must be a number >= 0, got ${String(v)}.`,
+        );
     }
     this.work = new DetachedWork('memory maintenance', options);
     this.intervalMs = options.intervalMs ?? 86_400_000;

@@ -32,9 +32,11 @@ import {
   type PermissionMode,
   type RuntimeContext,
   type Tool,
+  optionKeys,
 } from '@rxscope/core';
 import { WORKSPACE_LAYOUT, type WorkspaceFileSystem } from '../../workspace/index.js';
 import { planTools, type PlanTools } from './plan-tools.js';
+import { HarnessOptionError, refuseUnknownOptions } from '../../options/index.js';
 
 /** Options of {@link PlanModeMiddleware}. */
 export interface PlanModeOptions {
@@ -57,6 +59,12 @@ const DEFAULT_BANNER =
   `(${WORKSPACE_LAYOUT.plan}), then call plan_exit to ask the user to approve it. Tools that change files or run ` +
   'commands are denied until the user approves the plan.';
 
+// Every option, typed against PlanModeOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<PlanModeOptions>({
+  fileSystem: true,
+  banner: true,
+});
+
 /** See the module documentation. */
 export class PlanModeMiddleware implements Middleware {
   readonly key = 'PlanModeMiddleware';
@@ -65,8 +73,13 @@ export class PlanModeMiddleware implements Middleware {
   private readonly banner: string;
 
   constructor(options: PlanModeOptions) {
+    refuseUnknownOptions('PlanModeMiddleware', options, OPTION_KEYS);
     if (!options?.fileSystem)
-      throw new TypeError('PlanModeMiddleware needs the workspace fileSystem (where plan_write writes the plan).');
+      throw new HarnessOptionError(
+        'invalid_option',
+        'PlanModeMiddleware.fileSystem',
+        'PlanModeMiddleware needs the workspace fileSystem (where plan_write writes the plan).',
+      );
     this.planTools = planTools(options.fileSystem);
     this.names = new Set([this.planTools.enter.name, this.planTools.write.name, this.planTools.exit.name]);
     this.banner = options.banner ?? DEFAULT_BANNER;

@@ -27,7 +27,9 @@ import {
   type Next,
   type RuntimeContext,
   type Tool,
+  optionKeys,
 } from '@rxscope/core';
+import { refuseUnknownOptions } from '../../options/index.js';
 
 /** One task of the list. */
 export interface Todo {
@@ -43,12 +45,18 @@ export interface TodoListOptions {
 
 const MARK: Record<Todo['status'], string> = { completed: '[x]', in_progress: '[~]', pending: '[ ]' };
 
+// Every option, typed against TodoListOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<TodoListOptions>({
+  maxTodos: true,
+});
+
 /** See the module documentation. */
 export class TodoListMiddleware implements Middleware {
   readonly key = 'TodoListMiddleware';
   private readonly tool: Tool<{ todos: Todo[] }>;
 
   constructor(options: TodoListOptions = {}) {
+    refuseUnknownOptions('TodoListMiddleware', options, OPTION_KEYS);
     const max = options.maxTodos ?? 50;
     this.tool = defineTool({
       name: 'write_todos',

@@ -36,10 +36,12 @@ import {
   type RuntimeContext,
   type Tool,
   type ToolContext,
+  optionKeys,
 } from '@rxscope/core';
 import type { ExecEvent, Sandbox, SandboxSession } from '../sandbox.js';
 import { SandboxLimitError } from '../sandbox-limit-error.js';
 import type { SandboxLease } from '../sandbox-lease.js';
+import { HarnessOptionError, refuseUnknownOptions } from '../../options/index.js';
 
 /** Options of {@link SandboxLifecycleMiddleware}. */
 export interface SandboxLifecycleOptions {
@@ -76,6 +78,19 @@ const executeInput = (maxTimeoutS: number) =>
       .describe('Seconds before the command is killed. Default 120.'),
   });
 
+// Every option, typed against SandboxLifecycleOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<SandboxLifecycleOptions>({
+  sandbox: true,
+  workspace: true,
+  executeTool: true,
+  askPermission: true,
+  defaultTimeoutS: true,
+  maxTimeoutS: true,
+  maxOutputChars: true,
+  lease: true,
+  onReleaseError: true,
+});
+
 /** See the module documentation. */
 export class SandboxLifecycleMiddleware implements Middleware {
   readonly key = 'SandboxLifecycleMiddleware';
@@ -88,13 +103,20 @@ export class SandboxLifecycleMiddleware implements Middleware {
   private readonly lease: SandboxLease | undefined;
 
   constructor(options: SandboxLifecycleOptions) {
+    refuseUnknownOptions('SandboxLifecycleMiddleware', options, OPTION_KEYS);
     if (!options?.sandbox || typeof options.sandbox.acquire !== 'function') {
-      throw new TypeError(
+      throw new HarnessOptionError(
+        'invalid_option',
+        'SandboxLifecycleMiddleware.sandbox',
         'SandboxLifecycleMiddleware needs a sandbox (LocalSandbox, BubblewrapSandbox or your own Sandbox).',
       );
     }
     if (typeof options.workspace !== 'string' || options.workspace === '')
-      throw new TypeError('SandboxLifecycleMiddleware needs the workspace path.');
+      throw new HarnessOptionError(
+        'invalid_option',
+        'SandboxLifecycleMiddleware.workspace',
+        'SandboxLifecycleMiddleware needs the workspace path.',
+      );
     this.sandbox = options.sandbox;
     this.workspace = options.workspace;
     this.defaultTimeoutS = options.defaultTimeoutS ?? 120;

@@ -37,10 +37,12 @@ import {
   type ReasoningInput,
   type RuntimeContext,
   type Tool,
+  optionKeys,
 } from '@rxscope/core';
 import { curateSkills, unmarkStale, type SkillCurationPolicy, type SkillUsage } from '../curate-skills.js';
 import { listSkills, loadSkill, type SkillDefinition } from '../skill-definition.js';
 import type { WorkspaceFileSystem } from '../../workspace/index.js';
+import { refuseUnknownOptions } from '../../options/index.js';
 
 /** Options of {@link SkillCuratorMiddleware}. */
 export interface SkillCuratorOptions extends SkillCurationPolicy {
@@ -64,6 +66,17 @@ export interface SkillCuratorState {
 const SKILLS = new ContextToken<Promise<SkillDefinition[]> | undefined>('skills of this reply', () => undefined);
 const CURATED = new ContextToken<boolean>('skills curated in this reply', () => false);
 
+// Every option, typed against SkillCuratorOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<SkillCuratorOptions>({
+  fileSystem: true,
+  curateEveryHours: true,
+  maxListed: true,
+  now: true,
+  onError: true,
+  staleAfterDays: true,
+  archiveAfterDays: true,
+});
+
 /** See the module documentation. */
 export class SkillCuratorMiddleware implements Middleware {
   readonly key = 'SkillCuratorMiddleware';
@@ -72,6 +85,7 @@ export class SkillCuratorMiddleware implements Middleware {
   private readonly onError: (error: unknown) => void;
 
   constructor(private readonly options: SkillCuratorOptions) {
+    refuseUnknownOptions('SkillCuratorMiddleware', options, OPTION_KEYS);
     this.now = options.now ?? Date.now;
     this.onError = options.onError ?? ((e) => console.error('[SkillCuratorMiddleware]', e));
     const fs = options.fileSystem;

@@ -13,6 +13,8 @@ import {
   type SubagentJobResult,
   taskInboxOf,
 } from './subagent-job.js';
+import { optionKeys } from '@rxscope/core';
+import { HarnessOptionError, refuseUnknownOptions } from '../../options/index.js';
 
 /**
  * Options of {@link SubagentJobQueue}.
@@ -34,6 +36,15 @@ export interface SubagentJobQueueOptions {
   /** Options of every job (`attempts`, `backoff`, `removeOnComplete: {age}`...). */
   readonly defaultJobOptions?: JobsOptions;
 }
+
+// Every option, typed against SubagentJobQueueOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<SubagentJobQueueOptions>({
+  connection: true,
+  bus: true,
+  name: true,
+  prefix: true,
+  defaultJobOptions: true,
+});
 
 /**
  * Background subagents as BullMQ jobs on Redis: give it to `SubagentsMiddleware` (`taskQueue`)
@@ -61,8 +72,13 @@ export class SubagentJobQueue implements SubagentTaskQueue {
   private readonly bus: MessageBus;
 
   constructor(options: SubagentJobQueueOptions) {
+    refuseUnknownOptions('SubagentJobQueue', options, OPTION_KEYS);
     if (!options?.bus || typeof options.bus.publish !== 'function')
-      throw new TypeError('SubagentJobQueue needs the message bus its workers use (options.bus).');
+      throw new HarnessOptionError(
+        'invalid_option',
+        'SubagentJobQueue.bus',
+        'SubagentJobQueue needs the message bus its workers use (options.bus).',
+      );
     this.bus = options.bus;
     this.queue = new Queue<SubagentJobData, SubagentJobResult>(options.name ?? DEFAULT_SUBAGENT_QUEUE, {
       connection: options.connection,

@@ -1,4 +1,4 @@
-import { type Agent, type AgentEvent, type ToolContext, type ToolOutput } from '@rxscope/core';
+import { type Agent, type AgentEvent, type ToolContext, type ToolOutput, optionKeys } from '@rxscope/core';
 import { type ConnectionOptions, DelayedError, type Job, UnrecoverableError, Worker } from 'bullmq';
 import { concatMap, defer, from, map, type ObservableInput, toArray } from 'rxjs';
 import type { MessageBus } from '../../bus/index.js';
@@ -14,6 +14,7 @@ import {
   type SubagentJobResult,
   taskInboxOf,
 } from './subagent-job.js';
+import { HarnessOptionError, refuseUnknownOptions } from '../../options/index.js';
 
 /**
  * Options of {@link SubagentJobWorker}.
@@ -89,6 +90,21 @@ interface RunningTask {
   readonly ended: Promise<'finished' | 'requeued'>;
 }
 
+// Every option, typed against SubagentJobWorkerOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<SubagentJobWorkerOptions>({
+  connection: true,
+  agent: true,
+  bus: true,
+  name: true,
+  prefix: true,
+  concurrency: true,
+  lockDuration: true,
+  stalledInterval: true,
+  maxStalledCount: true,
+  maxResultChars: true,
+  onError: true,
+});
+
 /**
  * Runs the background subagents enqueued by a {@link SubagentJobQueue}: for each job, the
  * session's agent built by `agent(sessionId)`, the subagent its `SubagentsMiddleware` makes for
@@ -122,10 +138,19 @@ export class SubagentJobWorker {
   private closing: string | undefined;
 
   constructor(private readonly options: SubagentJobWorkerOptions) {
+    refuseUnknownOptions('SubagentJobWorker', options, OPTION_KEYS);
     if (!options?.bus || typeof options.bus.push !== 'function')
-      throw new TypeError('SubagentJobWorker needs the message bus of the inboxes (options.bus).');
+      throw new HarnessOptionError(
+        'invalid_option',
+        'SubagentJobWorker.bus',
+        'SubagentJobWorker needs the message bus of the inboxes (options.bus).',
+      );
     if (typeof options.agent !== 'function')
-      throw new TypeError('SubagentJobWorker needs the agent factory (options.agent: (sessionId) => Agent).');
+      throw new HarnessOptionError(
+        'invalid_option',
+        'SubagentJobWorker.agent',
+        'SubagentJobWorker needs the agent factory (options.agent: (sessionId) => Agent).',
+      );
     this.bus = options.bus;
     this.onError = options.onError ?? ((error, what) => console.error(`[rxscope] ${what}:`, error));
     const name = options.name ?? DEFAULT_SUBAGENT_QUEUE;

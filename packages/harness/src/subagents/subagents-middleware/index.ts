@@ -54,6 +54,7 @@ import {
   type Tool,
   type ToolContext,
   type ToolOutput,
+  optionKeys,
 } from '@rxscope/core';
 import type { PermissionState } from '@rxscope/core';
 import type { BackgroundTasks, TaskInfo } from '../../tasks/index.js';
@@ -63,6 +64,7 @@ import type { WorkspaceFileSystem } from '../../workspace/index.js';
 import { subagentCatalogue, withCatalogue } from './catalogue.js';
 import { buildSubagent } from './spawn.js';
 import { SUBAGENT_TOOL_NAMES, subagentTools } from './subagent-tools.js';
+import { HarnessOptionError, refuseUnknownOptions } from '../../options/index.js';
 
 /**
  * Options of {@link SubagentsMiddleware}.
@@ -106,6 +108,19 @@ interface SpawnInput {
   readonly background?: boolean;
 }
 
+// Every option, typed against SubagentsOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<SubagentsOptions>({
+  fileSystem: true,
+  tasks: true,
+  taskQueue: true,
+  models: true,
+  middlewares: true,
+  generalPurpose: true,
+  maxDepth: true,
+  maxIters: true,
+  depth: true,
+});
+
 /** See the module documentation. */
 export class SubagentsMiddleware implements Middleware {
   readonly key = 'SubagentsMiddleware';
@@ -115,11 +130,21 @@ export class SubagentsMiddleware implements Middleware {
   private nestedLevel: SubagentsMiddleware | undefined;
 
   constructor(private readonly options: SubagentsOptions) {
-    if (!options?.fileSystem) throw new TypeError('SubagentsMiddleware needs the workspace (options.fileSystem).');
+    refuseUnknownOptions('SubagentsMiddleware', options, OPTION_KEYS);
+    if (!options?.fileSystem)
+      throw new HarnessOptionError(
+        'invalid_option',
+        'SubagentsMiddleware.fileSystem',
+        'SubagentsMiddleware needs the workspace (options.fileSystem).',
+      );
     this.depth = options.depth ?? 0;
     this.maxDepth = options.maxDepth ?? 2;
     if (!Number.isInteger(this.maxDepth) || this.maxDepth < 1)
-      throw new TypeError(`SubagentsMiddleware: maxDepth must be an integer of at least 1, got ${options.maxDepth}.`);
+      throw new HarnessOptionError(
+        'invalid_option',
+        'SubagentsMiddleware.maxDepth',
+        `SubagentsMiddleware: maxDepth must be an integer of at least 1, got ${options.maxDepth}.`,
+      );
   }
 
   tools(): readonly Tool[] {

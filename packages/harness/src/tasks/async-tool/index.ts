@@ -47,9 +47,11 @@ import {
   type Next,
   type RuntimeContext,
   type Tool,
+  optionKeys,
 } from '@rxscope/core';
 import type { BackgroundTasks } from '../background-tasks.js';
 import { DetachableRun } from './detachable-run.js';
+import { HarnessOptionError, refuseUnknownOptions } from '../../options/index.js';
 
 /**
  * The tools that manage background work: never sent to the background themselves.
@@ -82,6 +84,15 @@ export interface AsyncToolOptions {
   readonly scheduler?: SchedulerLike;
 }
 
+// Every option, typed against AsyncToolOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<AsyncToolOptions>({
+  tasks: true,
+  timeoutMs: true,
+  tools: true,
+  exclude: true,
+  scheduler: true,
+});
+
 /** See the module documentation. */
 export class AsyncToolMiddleware implements Middleware {
   readonly key = 'AsyncToolMiddleware';
@@ -92,15 +103,20 @@ export class AsyncToolMiddleware implements Middleware {
   private readonly scheduler: SchedulerLike;
 
   constructor(options: AsyncToolOptions) {
+    refuseUnknownOptions('AsyncToolMiddleware', options, OPTION_KEYS);
     if (!options?.tasks || typeof options.tasks.track !== 'function') {
-      throw new TypeError(
+      throw new HarnessOptionError(
+        'invalid_option',
+        'AsyncToolMiddleware.tasks',
         'AsyncToolMiddleware needs the background tasks (options.tasks: new BackgroundTasks({ bus })).',
       );
     }
     this.tasks = options.tasks;
     this.timeoutMs = options.timeoutMs ?? 60_000;
     if (!(this.timeoutMs > 0))
-      throw new TypeError(
+      throw new HarnessOptionError(
+        'invalid_option',
+        'AsyncToolMiddleware.timeoutMs',
         `AsyncToolMiddleware: timeoutMs must be a positive number of milliseconds, got ${options.timeoutMs}.`,
       );
     this.only = options.tools ? new Set(options.tools) : undefined;

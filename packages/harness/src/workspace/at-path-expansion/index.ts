@@ -34,6 +34,8 @@ import type {
 import { decodeText, looksBinary } from '../text.js';
 import type { WorkspaceFileSystem } from '../workspace-file-system.js';
 import { WorkspacePathError } from '../workspace-path-error.js';
+import { optionKeys } from '@rxscope/core';
+import { HarnessOptionError, refuseUnknownOptions } from '../../options/index.js';
 
 /** Options of {@link AtPathExpansionMiddleware}. */
 export interface AtPathExpansionOptions {
@@ -48,6 +50,13 @@ export interface AtPathExpansionOptions {
 // then path characters; trailing punctuation is not part of the path.
 const MENTION = /(^|[\s([{"'`])@([A-Za-z0-9_.~/-][A-Za-z0-9_.~/+\-=,@%]*)/g;
 
+// Every option, typed against AtPathExpansionOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<AtPathExpansionOptions>({
+  fileSystem: true,
+  maxFileChars: true,
+  maxTotalChars: true,
+});
+
 /** See the module documentation. */
 export class AtPathExpansionMiddleware implements Middleware {
   readonly key = 'AtPathExpansionMiddleware';
@@ -56,7 +65,13 @@ export class AtPathExpansionMiddleware implements Middleware {
   private readonly maxTotalChars: number;
 
   constructor(options: AtPathExpansionOptions) {
-    if (!options?.fileSystem) throw new TypeError('AtPathExpansionMiddleware needs the workspace fileSystem.');
+    refuseUnknownOptions('AtPathExpansionMiddleware', options, OPTION_KEYS);
+    if (!options?.fileSystem)
+      throw new HarnessOptionError(
+        'invalid_option',
+        'AtPathExpansionMiddleware.fileSystem',
+        'AtPathExpansionMiddleware needs the workspace fileSystem.',
+      );
     this.fs = options.fileSystem;
     this.maxFileChars = options.maxFileChars ?? 20_000;
     this.maxTotalChars = options.maxTotalChars ?? 60_000;

@@ -24,6 +24,8 @@ import { join } from 'node:path';
 import type { AgentHandle, Middleware, RuntimeContext } from '@rxscope/core';
 import { WORKSPACE_LAYOUT } from '../layout.js';
 import { readConfinedSync } from '../read-confined-sync.js';
+import { optionKeys } from '@rxscope/core';
+import { HarnessOptionError, refuseUnknownOptions } from '../../options/index.js';
 
 /** Options of {@link WorkspaceContextMiddleware}. */
 export interface WorkspaceContextOptions {
@@ -45,6 +47,15 @@ interface Cached {
   readonly text: string;
 }
 
+// Every option, typed against WorkspaceContextOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<WorkspaceContextOptions>({
+  workspace: true,
+  memoryTokens: true,
+  maxAgentsChars: true,
+  maxKnowledgeFiles: true,
+  now: true,
+});
+
 /** See the module documentation. */
 export class WorkspaceContextMiddleware implements Middleware {
   readonly key = 'WorkspaceContextMiddleware';
@@ -58,8 +69,13 @@ export class WorkspaceContextMiddleware implements Middleware {
   private knowledge: { mtimeMs: number; list: string } | undefined;
 
   constructor(options: WorkspaceContextOptions) {
+    refuseUnknownOptions('WorkspaceContextMiddleware', options, OPTION_KEYS);
     if (typeof options?.workspace !== 'string' || options.workspace === '')
-      throw new TypeError('WorkspaceContextMiddleware needs the workspace path.');
+      throw new HarnessOptionError(
+        'invalid_option',
+        'WorkspaceContextMiddleware.workspace',
+        'WorkspaceContextMiddleware needs the workspace path.',
+      );
     this.root = options.workspace;
     this.memoryChars = (options.memoryTokens ?? 2000) * 4;
     this.maxAgentsChars = options.maxAgentsChars ?? 20_000;

@@ -57,6 +57,8 @@ import {
   type SnapshotHistoryLimits,
   type SnapshotState,
 } from './snapshot-history.js';
+import { optionKeys } from '@rxscope/core';
+import { refuseUnknownOptions } from '../../options/index.js';
 
 /** Options of {@link WorkspaceSnapshotMiddleware}. */
 export interface WorkspaceSnapshotMiddlewareOptions extends WorkspaceSnapshotOptions, SnapshotHistoryLimits {
@@ -65,12 +67,24 @@ export interface WorkspaceSnapshotMiddlewareOptions extends WorkspaceSnapshotOpt
   readonly onError?: (error: unknown) => void;
 }
 
+// Every option, typed against WorkspaceSnapshotMiddlewareOptions: adding one there without listing it here fails to compile.
+const OPTION_KEYS = optionKeys<WorkspaceSnapshotMiddlewareOptions>({
+  fileSystem: true,
+  maxHistory: true,
+  maxHistoryBytes: true,
+  onError: true,
+  maxFileBytes: true,
+  maxTotalBytes: true,
+  exclude: true,
+});
+
 /** See the module documentation. */
 export class WorkspaceSnapshotMiddleware implements Middleware {
   readonly key = 'WorkspaceSnapshotMiddleware';
   private readonly onError: (error: unknown) => void;
 
   constructor(private readonly options: WorkspaceSnapshotMiddlewareOptions) {
+    refuseUnknownOptions('WorkspaceSnapshotMiddleware', options, OPTION_KEYS);
     this.onError = options.onError ?? ((e) => console.error('[WorkspaceSnapshotMiddleware]', e));
   }
 
