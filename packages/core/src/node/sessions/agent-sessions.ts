@@ -5,7 +5,6 @@ import { bindAgentToSession } from '../../agent/session-claim.js';
 import { assertSessionOwner, checkUserId } from '../../agent/user-identity.js';
 import { shutdownAgents, type ShutdownAgentsOptions, type ShutdownReport } from '../shutdown-agents.js';
 import type { AgentEvent } from '../../event/events.js';
-import type { SessionStore } from '../../state/session-store.js';
 import { ReplyTracker } from '../reply-tracker.js';
 import { forkSessionAgent, type SessionForkOptions } from './fork-session.js';
 import type { Msg } from '../../message/blocks.js';
@@ -19,45 +18,12 @@ import {
 import { wakeSession, type WakeResult } from './wake.js';
 import { InMemorySessionEventBus } from './in-memory-session-event-bus.js';
 import type { SessionEventBus, SessionEventsOptions } from './session-event-bus.js';
-import { checkOptionKeys, optionKeys } from '../../error/check-option-keys.js';
-
-/** Options of {@link AgentSessions}. */
-export interface AgentSessionsOptions {
-  /** The agent of a session; called once per session (the result is kept). */
-  readonly agent: (sessionId: string) => Agent | Promise<Agent>;
-  /** Where replies' events go. Default: a new `InMemorySessionEventBus`. */
-  readonly bus?: SessionEventBus;
-  /**
-   * How long `cancel()` waits for the interrupted reply to end by itself before cutting it off
-   * (unsubscribing, and appending the closing events and `REPLY_END` itself). Default 5,000 ms.
-   */
-  readonly cancelGraceMs?: number;
-  /** Failures with no caller to report to (the bus failing mid-reply). Default: `console.error`. */
-  readonly onError?: (error: unknown) => void;
-  /**
-   * The session store of the session agents, when they have one: `events(id, { userId })` reads a
-   * session's owner from it when this process's agent of the session has not loaded it yet (the
-   * session was started in another process).
-   */
-  readonly store?: SessionStore;
-  /**
-   * Which sessions take wake-ups (`wake()`: inbox messages, background results, schedules).
-   * Default `true` (all); `false` (none), or a function of the session id.
-   */
-  readonly wakeUps?: boolean | ((sessionId: string) => boolean);
-  /** Where `schedule()` keeps schedules and what fires them. Default: a new `InMemorySessionScheduler`. */
-  readonly scheduler?: SessionScheduler;
-}
-
-/** Who a session call acts for (see `reply(input, { userId })`). */
-export interface SessionUserOptions {
-  /**
-   * The user the call acts for. `start`: the reply's `ctx.userId` (the session's first reply
-   * with one makes that user its owner). `events`: the reader; a session of another user is
-   * refused with a `SessionForbiddenError` (HTTP 403).
-   */
-  readonly userId?: string;
-}
+import { checkOptionKeys } from '../../error/check-option-keys.js';
+import {
+  AGENT_SESSIONS_OPTION_KEYS as OPTION_KEYS,
+  type AgentSessionsOptions,
+  type SessionUserOptions,
+} from './agent-sessions-options.js';
 
 interface Run {
   readonly agent: Agent;
@@ -66,17 +32,6 @@ interface Run {
   readonly done: Promise<void>;
   replyId: string | undefined;
 }
-
-// Every option, typed against AgentSessionsOptions: adding one there without listing it here fails to compile.
-const OPTION_KEYS = optionKeys<AgentSessionsOptions>({
-  agent: true,
-  store: true,
-  wakeUps: true,
-  scheduler: true,
-  bus: true,
-  cancelGraceMs: true,
-  onError: true,
-});
 
 /**
  * Runs **detached** replies for sessions: `start()` subscribes to the session agent's reply
