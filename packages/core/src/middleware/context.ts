@@ -41,6 +41,8 @@ export interface RuntimeContext extends EventFactory {
   readonly agentName: string;
   readonly replyId: string;
   readonly sessionId: string;
+  /** The user the reply runs for (`agent.reply(input, {userId})`); `undefined` when none was given. */
+  readonly userId: string | undefined;
   /** Number of the current reasoning step, from 1 (0 before the first step starts). */
   readonly iteration: number;
   /** Aborted when the reply is cancelled (unsubscribe) or interrupted. */

@@ -694,6 +694,7 @@ function fakeContext(): RuntimeContext {
     agentName: 'a',
     replyId: 'reply_1',
     sessionId: 'session_1',
+    userId: undefined,
     iteration: 1,
     signal: new AbortController().signal,
     get conversation(): never {

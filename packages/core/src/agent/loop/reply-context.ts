@@ -8,6 +8,7 @@ import type { ReplyConversation } from './reply-conversation.js';
 /** The {@link RuntimeContext} of one reply; the loop advances `iteration`. */
 export class ReplyContext implements RuntimeContext {
   iteration = 0;
+  readonly userId: string | undefined = undefined;
   private readonly values = new Map<ContextToken<unknown>, unknown>();
   private readonly origin: EventOrigin;
   /** Set by the loop when the reply starts (contexts built only to stamp events have none). */
