@@ -31,6 +31,21 @@ export type { CostLimitOptions, CostLimitStatus } from './cost-limit/index.js';
 export { InMemoryCostStore } from './cost-limit/cost-store.js';
 export type { CostPeriod, CostStore } from './cost-limit/cost-store.js';
 export { MiddlewareOptionError } from './internal/option-error.js';
+export { GuardrailCheckError, GuardrailMiddleware } from './guardrail/index.js';
+export type {
+  GuardrailCheck,
+  GuardrailCheckContext,
+  GuardrailChecks,
+  GuardrailOptions,
+  GuardrailStage,
+  GuardrailTripped,
+  GuardrailVerdict,
+} from './guardrail/index.js';
+export { denylist, maxLength } from './guardrail/text-checks.js';
+export { moderation } from './guardrail/moderation.js';
+export type { ModerationOptions } from './guardrail/moderation.js';
+export { PROMPT_INJECTION_PROMPT, promptInjection } from './guardrail/prompt-injection.js';
+export type { PromptInjectionOptions } from './guardrail/prompt-injection.js';
 export { resilient } from './resilient/index.js';
 export type { MiddlewareFailure, MiddlewareHook, ResilientOptions } from './resilient/index.js';
 
