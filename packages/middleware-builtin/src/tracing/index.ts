@@ -160,6 +160,7 @@ export class TracingMiddleware implements Middleware {
         context: active,
         recording: false,
         executed: new Set<string>(),
+        paused: new Map(),
       });
       return withContext(next(input), active);
     }
@@ -174,6 +175,7 @@ export class TracingMiddleware implements Middleware {
           context: trace.setSpan(parent, span),
           recording: true,
           executed: new Set<string>(),
+        paused: new Map(),
         };
         ctx.set(this.replyTrace, reply);
         return replySpan(agent, ctx, input, span, reply, this.captureContent, this.key);
