@@ -83,7 +83,9 @@ export function checkCostLimitOptions(options: CostLimitOptions): CheckedCostLim
     checkKeys(`${OWNER}: perUser`, perUser, ['amount', 'per']);
     checkAmount(OWNER, 'perUser.amount', perUser.amount ?? NaN);
     if (perUser.per !== 'day' && perUser.per !== 'month')
-      throw new MiddlewareOptionError(`${OWNER}: perUser.per must be 'day' or 'month', got ${JSON.stringify(perUser.per)}.`);
+      throw new MiddlewareOptionError(
+        `${OWNER}: perUser.per must be 'day' or 'month', got ${JSON.stringify(perUser.per)}.`,
+      );
   }
   if (perReply === undefined && perSession === undefined && perUser === undefined)
     throw new MiddlewareOptionError(`${OWNER}: set perReply, perSession or perUser (amounts in the prices' currency).`);
@@ -94,9 +96,14 @@ export function checkCostLimitOptions(options: CostLimitOptions): CheckedCostLim
     throw new MiddlewareOptionError(`${OWNER}: warnAt must be between 0 and 1 (exclusive), got ${String(warnAt)}.`);
   const onLimit = options.onLimit ?? 'finish';
   if (!['finish', 'ask', 'end'].includes(onLimit))
-    throw new MiddlewareOptionError(`${OWNER}: onLimit must be 'finish', 'ask' or 'end', got ${JSON.stringify(onLimit)}.`);
+    throw new MiddlewareOptionError(
+      `${OWNER}: onLimit must be 'finish', 'ask' or 'end', got ${JSON.stringify(onLimit)}.`,
+    );
   const raiseBy = checkAmount(OWNER, 'raiseBy', options.raiseBy);
-  if (options.store !== undefined && (typeof options.store.add !== 'function' || typeof options.store.get !== 'function'))
+  if (
+    options.store !== undefined &&
+    (typeof options.store.add !== 'function' || typeof options.store.get !== 'function')
+  )
     throw new MiddlewareOptionError(`${OWNER}: store must be a CostStore (add, get), such as RedisCostStore.`);
   return {
     ...(perReply !== undefined && { perReply }),
@@ -119,7 +126,7 @@ function pricesOf(options: CostLimitOptions): { prices: PriceTable; currency: st
       `${OWNER}: prices is required: a price table like { 'gpt-4o-mini*': { input: 0.15, output: 0.6 } } or a UsageMiddleware.`,
     );
   const shared = source instanceof UsageMiddleware;
-  const prices = shared ? source.prices : (source as PriceTable);
+  const prices = shared ? source.prices : source;
   if (!shared) checkPrices(OWNER, prices);
   const currency = options.currency ?? (shared ? source.currency : 'USD');
   if (!isCurrency(currency))

@@ -19,11 +19,10 @@ const usage = { inputTokens: 1000, outputTokens: 0 };
 
 /** Calls `add` until tools are switched off, then answers. */
 const toolHungry = () =>
-  new ScriptedChatModel(
-    (request): ScriptedTurn =>
-      request.toolChoice === 'none'
-        ? { text: 'Wrapped up.', usage }
-        : { toolCalls: [{ name: 'add', input: { a: 1, b: 2 } }], usage },
+  new ScriptedChatModel((request): ScriptedTurn =>
+    request.toolChoice === 'none'
+      ? { text: 'Wrapped up.', usage }
+      : { toolCalls: [{ name: 'add', input: { a: 1, b: 2 } }], usage },
   );
 
 const limited = (options: Partial<CostLimitOptions>, model = toolHungry()) => {
@@ -42,7 +41,9 @@ describe('CostLimitMiddleware', () => {
     expect(model.requests).toHaveLength(3);
     expect(end).toMatchObject({ finishReason: 'stopped', stopReason: { code: 'cost_limit' } });
     expect(end.stopReason!.message).toBe('Cost limit reached: 0.3 of 0.25 USD per reply spent.');
-    expect(limitEvents(events)).toEqual([{ action: 'end', scope: 'reply', limit: 0.25, spent: expect.closeTo(0.3), currency: 'USD' }]);
+    expect(limitEvents(events)).toEqual([
+      { action: 'end', scope: 'reply', limit: 0.25, spent: expect.closeTo(0.3), currency: 'USD' },
+    ]);
     expect(customValues(events, 'cost_limit.warning')).toEqual([
       { scope: 'reply', limit: 0.25, spent: expect.closeTo(0.2), currency: 'USD' },
     ]);
@@ -56,7 +57,9 @@ describe('CostLimitMiddleware', () => {
     expect(model.requests.map((r) => r.toolChoice)).toEqual(['auto', 'auto', 'none']);
     expect(end.finishReason).toBe('completed');
     expect(textOfMsg(agent.context.at(-1)!)).toBe('Wrapped up.');
-    expect(events.find(isEvent('HINT_BLOCK'))!.text).toContain('The cost limit of this reply is reached (0.2 of 0.2 USD)');
+    expect(events.find(isEvent('HINT_BLOCK'))!.text).toContain(
+      'The cost limit of this reply is reached (0.2 of 0.2 USD)',
+    );
     expect(limitEvents(events).map((v) => (v as { action: string }).action)).toEqual(['finish']);
   });
 
@@ -126,19 +129,30 @@ describe('CostLimitMiddleware', () => {
       ]);
 
       // Another agent (as in another process), restored from the saved state, gets the answer.
-      const again = new Agent({ model, tools: [add], middlewares: [limits], state: JSON.parse(JSON.stringify(agent.saveState())) });
+      const again = new Agent({
+        model,
+        tools: [add],
+        middlewares: [limits],
+        state: JSON.parse(JSON.stringify(agent.saveState())),
+      });
       const callId = ask.toolCalls[0]!.id;
       const second = await run(again, {
         type: 'USER_CONFIRM_RESULT',
-        results: [{ toolCallId: callId, confirmed: true, input: { ...ask.toolCalls[0]!.input as object, raiseBy: 0.1 } }],
+        results: [
+          { toolCallId: callId, confirmed: true, input: { ...(ask.toolCalls[0]!.input as object), raiseBy: 0.1 } },
+        ],
       });
       // 0.1 more: one more call (0.3 spent), then the limit asks again.
       expect(model.requests).toHaveLength(3);
       expect(second.end.finishReason).toBe('awaiting_confirmation');
       expect(second.end.replyId).toBe(first.end.replyId);
-      expect(second.events.filter(isEvent('TOOL_RESULT_END')).find((e) => e.toolCallId === callId)?.status).toBe('success');
+      expect(second.events.filter(isEvent('TOOL_RESULT_END')).find((e) => e.toolCallId === callId)?.status).toBe(
+        'success',
+      );
       // The model sees the person's answer.
-      expect(JSON.stringify(model.requests[2]!.messages)).toContain('A person allowed this reply to spend 0.1 USD more.');
+      expect(JSON.stringify(model.requests[2]!.messages)).toContain(
+        'A person allowed this reply to spend 0.1 USD more.',
+      );
     });
 
     it('rejected, the reply ends stopped with code cost_limit', async () => {
@@ -181,7 +195,15 @@ describe('CostLimitMiddleware', () => {
       if (code) expect(e).toMatchObject({ code });
     });
 
-    it('refuses a currency that is not the shared price table\'s', () => {
+    it('ends a reply whose user id is not a non-empty string (invalid_user)', async () => {
+      const model = new ScriptedChatModel(() => ({ text: 'ok', usage }));
+      const limits = new CostLimitMiddleware({ prices, perUser: { amount: 1, per: 'month' }, userOf: () => '' });
+      const { end } = await run(new Agent({ model, middlewares: [limits] }));
+      expect(end).toMatchObject({ finishReason: 'error', error: { code: 'invalid_user' } });
+      expect(model.requests).toHaveLength(0);
+    });
+
+    it("refuses a currency that is not the shared price table's", () => {
       const table = new UsageMiddleware({ prices, currency: 'EUR' });
       expect(refusal({ prices: table, perReply: 1, currency: 'USD' })).toMatchObject({
         code: 'unknown_currency',
@@ -196,7 +218,12 @@ describe('CostLimitMiddleware', () => {
       expect(refused.end).toMatchObject({ finishReason: 'error', error: { code: 'unpriced_model' } });
       expect(refused.end.error!.message).toContain('"gpt-unknown" has no price');
 
-      const limits = new CostLimitMiddleware({ prices, perReply: 0.15, fallbackPrice: { input: 100, output: 0 }, onLimit: 'end' });
+      const limits = new CostLimitMiddleware({
+        prices,
+        perReply: 0.15,
+        fallbackPrice: { input: 100, output: 0 },
+        onLimit: 'end',
+      });
       const agent = new Agent({ model, middlewares: [limits] });
       expect((await run(agent)).end.finishReason).toBe('completed');
       expect((await run(agent)).end.finishReason).toBe('completed'); // per reply: a fresh 0.15

@@ -99,7 +99,11 @@ export class CostLimitMiddleware implements Middleware {
     this.now = options.now ?? Date.now;
     this.store = options.store ?? new InMemoryCostStore(this.now);
     this.userOf = options.userOf ?? ((ctx) => ctx.userId);
-    this.state = new ScopedState(this.key, () => FRESH, () => ({ spent: 0 }));
+    this.state = new ScopedState(
+      this.key,
+      () => FRESH,
+      () => ({ spent: 0 }),
+    );
     this.raiseTool = raiseLimitTool('raise_cost_limit');
   }
 
@@ -119,7 +123,12 @@ export class CostLimitMiddleware implements Middleware {
     return key ? this.store.get(key.key) : 0;
   }
 
-  onModelCall(_agent: AgentHandle, ctx: RuntimeContext, input: ModelCallInput, next: Next<ModelCallInput>): Observable<AgentEvent> {
+  onModelCall(
+    _agent: AgentHandle,
+    ctx: RuntimeContext,
+    input: ModelCallInput,
+    next: Next<ModelCallInput>,
+  ): Observable<AgentEvent> {
     return defer(() => {
       const model = input.model.modelName;
       if (!this.priceOf(model))
@@ -139,14 +148,24 @@ export class CostLimitMiddleware implements Middleware {
     });
   }
 
-  onReasoning(_agent: AgentHandle, ctx: RuntimeContext, input: ReasoningInput, next: Next<ReasoningInput>): Observable<AgentEvent> {
+  onReasoning(
+    _agent: AgentHandle,
+    ctx: RuntimeContext,
+    input: ReasoningInput,
+    next: Next<ReasoningInput>,
+  ): Observable<AgentEvent> {
     const offered = { ...input, tools: input.tools.filter((t) => t.name !== this.raiseTool.name) };
     return defer(() => from(this.reached(ctx))).pipe(
       switchMap((status) => (status ? this.atLimit(ctx, status, offered, next) : next(offered))),
     );
   }
 
-  onActing(_agent: AgentHandle, ctx: RuntimeContext, input: ActingInput, next: Next<ActingInput>): Observable<AgentEvent> {
+  onActing(
+    _agent: AgentHandle,
+    ctx: RuntimeContext,
+    input: ActingInput,
+    next: Next<ActingInput>,
+  ): Observable<AgentEvent> {
     if (input.tool.name !== this.raiseTool.name) return next(input);
     return next(input).pipe(
       tap((e) => {
@@ -159,7 +178,12 @@ export class CostLimitMiddleware implements Middleware {
     );
   }
 
-  private atLimit(ctx: RuntimeContext, status: CostLimitStatus, input: ReasoningInput, next: Next<ReasoningInput>): Observable<AgentEvent> {
+  private atLimit(
+    ctx: RuntimeContext,
+    status: CostLimitStatus,
+    input: ReasoningInput,
+    next: Next<ReasoningInput>,
+  ): Observable<AgentEvent> {
     const s = this.state.reply(ctx);
     const report = (action: string) => ctx.event('CUSTOM', { name: 'cost_limit', value: { action, ...status } });
     const { onLimit } = this.options;
@@ -204,7 +228,7 @@ export class CostLimitMiddleware implements Middleware {
     if (perReply !== undefined) out.push({ scope: 'reply', limit: perReply, spent: replySpent, currency });
     if (perSession !== undefined)
       out.push({ scope: 'session', limit: perSession, spent: this.state.session(ctx).spent, currency });
-    const user = this.userOf(ctx);
+    const user = this.user(ctx);
     if (perUser !== undefined && user !== undefined)
       out.push({ scope: 'user', limit: perUser.amount, spent: userSpent ?? (await this.userSpent(user)), currency });
     return out;
@@ -212,7 +236,7 @@ export class CostLimitMiddleware implements Middleware {
 
   /** Adds one call's cost to the reply, the session and the user; returns the warnings it crossed. */
   private async book(ctx: RuntimeContext, cost: number): Promise<AgentEvent[]> {
-    const user = this.userOf(ctx);
+    const user = this.user(ctx);
     const key = user === undefined ? undefined : this.userKey(user);
     const userSpent = key ? await this.store.add(key.key, cost, key.ttlMs) : undefined;
     const before = this.state.reply(ctx);
@@ -230,6 +254,18 @@ export class CostLimitMiddleware implements Middleware {
     }
     this.state.setReply(ctx, { ...this.state.reply(ctx), spent, warned });
     return events;
+  }
+
+  /** The reply's user: a non-empty string of at most 256 characters, or none. */
+  private user(ctx: RuntimeContext): string | undefined {
+    const user = this.userOf(ctx);
+    if (user === undefined) return undefined;
+    if (typeof user !== 'string' || user === '' || user.length > 256)
+      throw new MiddlewareOptionError(
+        `CostLimitMiddleware: the user id must be a non-empty string of at most 256 characters, got ${JSON.stringify(user)?.slice(0, 80)}.`,
+        'invalid_user',
+      );
+    return user;
   }
 
   private userKey(userId: string): { key: string; ttlMs: number } | undefined {

@@ -1,4 +1,4 @@
-import { defer, from, isObservable, map, Observable, take } from 'rxjs';
+import { catchError, defer, from, isObservable, map, type Observable, take, throwError, throwIfEmpty } from 'rxjs';
 import { RxscopeError, type RuntimeContext } from '@rxscope/core';
 import { MiddlewareOptionError } from '../internal/option-error.js';
 
@@ -94,7 +94,11 @@ export function runCheck(
   }
   const named = (v: unknown): NamedVerdict => {
     if (!v || typeof (v as GuardrailVerdict).tripped !== 'boolean')
-      throw new GuardrailCheckError(check.name, context.stage, `it answered ${JSON.stringify(v)}, not { tripped, reason }`);
+      throw new GuardrailCheckError(
+        check.name,
+        context.stage,
+        `it answered ${JSON.stringify(v)}, not { tripped, reason }`,
+      );
     const { tripped, reason } = v as GuardrailVerdict;
     return { check: check.name, tripped, ...(reason !== undefined && { reason: String(reason) }) };
   };
@@ -103,20 +107,10 @@ export function runCheck(
   return defer(() => source).pipe(
     take(1),
     map(named),
-    (o) =>
-      new Observable<NamedVerdict>((sub) => {
-        let seen = false;
-        return o.subscribe({
-          next: (v) => {
-            seen = true;
-            sub.next(v);
-          },
-          error: (e: unknown) =>
-            sub.error(e instanceof GuardrailCheckError ? e : new GuardrailCheckError(check.name, context.stage, e)),
-          complete: () =>
-            seen ? sub.complete() : sub.error(new GuardrailCheckError(check.name, context.stage, 'it answered nothing')),
-        });
-      }),
+    throwIfEmpty(() => new GuardrailCheckError(check.name, context.stage, 'it answered nothing')),
+    catchError((e: unknown) =>
+      throwError(() => (e instanceof GuardrailCheckError ? e : new GuardrailCheckError(check.name, context.stage, e))),
+    ),
   );
 }
 

@@ -48,7 +48,11 @@ export interface GuardOptions {
   readonly checks: readonly GuardrailCheck[];
   readonly stage: GuardrailStage;
   /** Text checked beside the stream from the start (a parallel input check). */
-  readonly beside?: { readonly text: string; readonly stage: GuardrailStage; readonly checks: readonly GuardrailCheck[] };
+  readonly beside?: {
+    readonly text: string;
+    readonly stage: GuardrailStage;
+    readonly checks: readonly GuardrailCheck[];
+  };
   /** The whole text to check once this event is in (`undefined`: no new text). */
   readonly textAt?: (event: AgentEvent) => string | undefined;
   /** Holds every event back until the stream completed and its text passed (`textOf`). */
@@ -87,40 +91,32 @@ export function guarded(source: Observable<AgentEvent>, o: GuardOptions): Observ
       subs.unsubscribe();
       sub.error(e);
     };
+    /** One round of `checks` on `text`: a trip goes to `trip`, a pass to `passed`. */
+    const round = (checks: readonly GuardrailCheck[], text: string, stage: GuardrailStage, passed: () => void) =>
+      subs.add(
+        firstTrip(checks, text, stage, o.ctx).subscribe({ next: (v) => (v ? trip(v, stage) : passed()), error: fail }),
+      );
     const settle = () => {
       if (ended || !sourceDone || running.size > 0 || waiting.size > 0 || besideRunning) return;
-      if (o.hold) {
-        subs.add(
-          firstTrip(o.checks, o.hold(held), o.stage, o.ctx).subscribe({
-            next: (v) => {
-              if (v) return trip(v, o.stage);
-              ended = true;
-              for (const e of held) sub.next(e);
-              sub.complete();
-            },
-            error: fail,
-          }),
-        );
-        return;
+      if (!o.hold) {
+        ended = true;
+        return sub.complete();
       }
-      ended = true;
-      sub.complete();
+      round(o.checks, o.hold(held), o.stage, () => {
+        ended = true;
+        for (const e of held) sub.next(e);
+        sub.complete();
+      });
     };
     const start = (check: GuardrailCheck, text: string) => {
       running.add(check);
-      subs.add(
-        firstTrip([check], text, o.stage, o.ctx).subscribe({
-          next: (v) => {
-            if (v) return trip(v, o.stage);
-            running.delete(check);
-            const later = waiting.get(check);
-            waiting.delete(check);
-            if (later !== undefined) start(check, later);
-            else settle();
-          },
-          error: fail,
-        }),
-      );
+      round([check], text, o.stage, () => {
+        running.delete(check);
+        const later = waiting.get(check);
+        waiting.delete(check);
+        if (later !== undefined) start(check, later);
+        else settle();
+      });
     };
     /** Checks `text`; true when a synchronous check tripped (the event must not pass). */
     const check = (text: string): boolean => {
@@ -136,19 +132,11 @@ export function guarded(source: Observable<AgentEvent>, o: GuardOptions): Observ
     };
 
     let besideRunning = o.beside !== undefined;
-    if (o.beside) {
-      const { text, stage, checks } = o.beside;
-      subs.add(
-        firstTrip(checks, text, stage, o.ctx).subscribe({
-          next: (v) => {
-            if (v) return trip(v, stage);
-            besideRunning = false;
-            settle();
-          },
-          error: fail,
-        }),
-      );
-    }
+    if (o.beside)
+      round(o.beside.checks, o.beside.text, o.beside.stage, () => {
+        besideRunning = false;
+        settle();
+      });
     if (ended) return subs;
     subs.add(
       source.subscribe({

@@ -111,7 +111,9 @@ export class GuardrailMiddleware implements Middleware {
       throw new MiddlewareOptionError('GuardrailMiddleware: give checks for input, output, toolInput or toolOutput.');
     const mode = options.mode ?? 'parallel';
     if (mode !== 'parallel' && mode !== 'blocking')
-      throw new MiddlewareOptionError(`GuardrailMiddleware: mode must be 'parallel' or 'blocking', got ${JSON.stringify(mode)}.`);
+      throw new MiddlewareOptionError(
+        `GuardrailMiddleware: mode must be 'parallel' or 'blocking', got ${JSON.stringify(mode)}.`,
+      );
     this.mode = mode;
   }
 
@@ -126,7 +128,12 @@ export class GuardrailMiddleware implements Middleware {
     });
   }
 
-  onReasoning(_agent: AgentHandle, ctx: RuntimeContext, input: ReasoningInput, next: Next<ReasoningInput>): Observable<AgentEvent> {
+  onReasoning(
+    _agent: AgentHandle,
+    ctx: RuntimeContext,
+    input: ReasoningInput,
+    next: Next<ReasoningInput>,
+  ): Observable<AgentEvent> {
     return defer(() => {
       const text = ctx.get(INPUT);
       ctx.set(INPUT, undefined);
@@ -139,18 +146,28 @@ export class GuardrailMiddleware implements Middleware {
       const output = this.checks.output;
       if (this.mode === 'parallel') {
         const beside = text !== undefined ? { text, stage: 'input' as const, checks: this.checks.input } : undefined;
-        return guarded(next(input), { ctx, checks: output, stage: 'output', textAt, onTrip, ...(beside && { beside }) });
+        return guarded(next(input), {
+          ctx,
+          checks: output,
+          stage: 'output',
+          textAt,
+          onTrip,
+          ...(beside && { beside }),
+        });
       }
       const run = () =>
         output.length > 0 ? guarded(next(input), { ctx, checks: output, stage: 'output', hold, onTrip }) : next(input);
       if (text === undefined) return run();
-      return firstTrip(this.checks.input, text, 'input', ctx).pipe(
-        concatMap((v) => (v ? onTrip(v, 'input') : run())),
-      );
+      return firstTrip(this.checks.input, text, 'input', ctx).pipe(concatMap((v) => (v ? onTrip(v, 'input') : run())));
     });
   }
 
-  onActing(_agent: AgentHandle, ctx: RuntimeContext, input: ActingInput, next: Next<ActingInput>): Observable<AgentEvent> {
+  onActing(
+    _agent: AgentHandle,
+    ctx: RuntimeContext,
+    input: ActingInput,
+    next: Next<ActingInput>,
+  ): Observable<AgentEvent> {
     const onTrip = (v: NamedVerdict, stage: GuardrailStage) => this.tripped(ctx, v, stage);
     const run = () =>
       this.checks.toolOutput.length > 0

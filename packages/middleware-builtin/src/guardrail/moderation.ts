@@ -44,7 +44,9 @@ export function moderation(options: ModerationOptions = {}): GuardrailCheck {
   checkKeys('moderation', options, ['baseURL', 'apiKey', 'model', 'categories', 'fetch', 'name']);
   const base = (options.baseURL ?? 'https://api.openai.com/v1').replace(/\/+$/, '');
   if (!/^https?:\/\//.test(base))
-    throw new MiddlewareOptionError(`moderation: baseURL must be an http(s) URL such as 'https://api.openai.com/v1', got ${JSON.stringify(base)}.`);
+    throw new MiddlewareOptionError(
+      `moderation: baseURL must be an http(s) URL such as 'https://api.openai.com/v1', got ${JSON.stringify(base)}.`,
+    );
   const model = options.model ?? 'omni-moderation-latest';
   const only = options.categories;
   return {
@@ -58,10 +60,12 @@ export function moderation(options: ModerationOptions = {}): GuardrailCheck {
         body: JSON.stringify({ model, input: text }),
         signal,
       });
-      if (!res.ok) throw new Error(`the moderation endpoint answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
+      if (!res.ok)
+        throw new Error(`the moderation endpoint answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
       const body = (await res.json()) as { results?: readonly ModerationResult[] };
       const result = body.results?.[0];
-      if (!result || typeof result.flagged !== 'boolean') throw new Error('the moderation endpoint answered no results');
+      if (!result || typeof result.flagged !== 'boolean')
+        throw new Error('the moderation endpoint answered no results');
       const flagged = Object.entries(result.categories ?? {})
         .filter(([c, on]) => on && (!only || only.includes(c)))
         .map(([c]) => c);

@@ -66,11 +66,17 @@ export function promptInjection(options: PromptInjectionOptions): GuardrailCheck
           signal,
         })
         .pipe(
-          filter((e: ModelEvent): e is ModelEvent & Pick<AgentEventOf<'TEXT_BLOCK_DELTA'>, 'type' | 'delta'> => e.type === 'TEXT_BLOCK_DELTA'),
+          filter(
+            (e: ModelEvent): e is ModelEvent & Pick<AgentEventOf<'TEXT_BLOCK_DELTA'>, 'type' | 'delta'> =>
+              e.type === 'TEXT_BLOCK_DELTA',
+          ),
           reduce((all, e) => all + e.delta, ''),
           map((answer) => {
             const [first = '', ...rest] = answer.trim().split('\n');
-            const word = first.trim().replace(/[^A-Za-z]/g, '').toUpperCase();
+            const word = first
+              .trim()
+              .replace(/[^A-Za-z]/g, '')
+              .toUpperCase();
             if (word !== 'INJECTION' && word !== 'SAFE')
               throw new Error(`the classifier answered ${JSON.stringify(answer.slice(0, 100))}, not INJECTION or SAFE`);
             const reason = rest.join(' ').trim() || 'classified as a prompt injection';

@@ -13,7 +13,10 @@ const MAX_TERM_LENGTH = 1_000;
  * new GuardrailMiddleware({ output: denylist(['internal use only', /\bAKIA[0-9A-Z]{16}\b/]) });
  * ```
  */
-export function denylist(terms: readonly (string | RegExp)[], options: { readonly name?: string } = {}): GuardrailCheck {
+export function denylist(
+  terms: readonly (string | RegExp)[],
+  options: { readonly name?: string } = {},
+): GuardrailCheck {
   if (!Array.isArray(terms) || terms.length === 0 || terms.length > MAX_TERMS)
     throw new MiddlewareOptionError(`denylist: terms must be a list of 1 to ${MAX_TERMS} strings or RegExps.`);
   const patterns = terms.map((t, i) => {
@@ -48,6 +51,8 @@ export function maxLength(max: number, options: { readonly name?: string } = {})
   return {
     name: options.name ?? 'maxLength',
     check: (text) =>
-      text.length > max ? { tripped: true, reason: `longer than ${max} characters (${text.length})` } : { tripped: false },
+      text.length > max
+        ? { tripped: true, reason: `longer than ${max} characters (${text.length})` }
+        : { tripped: false },
   };
 }

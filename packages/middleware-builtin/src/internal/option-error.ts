@@ -51,6 +51,8 @@ function distance(a: string, b: string): number {
 export function checkAmount(owner: string, name: string, value: unknown): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
-    throw new MiddlewareOptionError(`${owner}: ${name} must be a finite amount >= 0, got ${String(value)}.`);
+    throw new MiddlewareOptionError(
+      `${owner}: ${name} must be a finite amount >= 0, got ${typeof value === 'number' ? String(value) : JSON.stringify(value)}.`,
+    );
   return value;
 }

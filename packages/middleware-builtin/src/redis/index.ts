@@ -3,3 +3,4 @@
 // ioredis: a project without it compiles the root entry with `skipLibCheck: false`.
 export { RedisCostStore } from './redis-cost-store.js';
 export type { RedisCostStoreOptions } from './redis-cost-store.js';
+export type { CostStore } from '../cost-limit/cost-store.js';

@@ -12,7 +12,10 @@ const TSX = require.resolve('tsx/cli');
 
 function runWorker(env: Record<string, string>): Promise<AgentEvent[]> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [TSX, WORKER], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [TSX, WORKER], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
@@ -20,13 +23,19 @@ function runWorker(env: Record<string, string>): Promise<AgentEvent[]> {
     child.on('error', reject);
     child.on('close', (code) =>
       code === 0
-        ? resolve(out.split('\n').filter(Boolean).map((l) => JSON.parse(l) as AgentEvent))
+        ? resolve(
+            out
+              .split('\n')
+              .filter(Boolean)
+              .map((l) => JSON.parse(l) as AgentEvent),
+          )
         : reject(new Error(`worker exited ${code}: ${err}`)),
     );
   });
 }
 
-const endOf = (events: readonly AgentEvent[]) => events.find((e) => e.type === 'REPLY_END') as AgentEvent & { finishReason: string; stopReason?: { code: string } };
+const endOf = (events: readonly AgentEvent[]) =>
+  events.find((e) => e.type === 'REPLY_END') as AgentEvent & { finishReason: string; stopReason?: { code: string } };
 const modelCalls = (events: readonly AgentEvent[]) => events.filter((e) => e.type === 'MODEL_CALL_START').length;
 
 describe('RedisCostStore', () => {

@@ -50,7 +50,13 @@ export class RedisCostStore implements CostStore {
   }
 
   async add(key: string, amount: number, ttlMs: number): Promise<number> {
-    const total = await this.redis.eval(ADD, 1, this.prefix + key, String(amount), String(Math.max(1, Math.ceil(ttlMs))));
+    const total = await this.redis.eval(
+      ADD,
+      1,
+      this.prefix + key,
+      String(amount),
+      String(Math.max(1, Math.ceil(ttlMs))),
+    );
     return Number(total);
   }
 

@@ -175,7 +175,7 @@ export class TracingMiddleware implements Middleware {
           context: trace.setSpan(parent, span),
           recording: true,
           executed: new Set<string>(),
-        paused: new Map(),
+          paused: new Map(),
         };
         ctx.set(this.replyTrace, reply);
         return replySpan(agent, ctx, input, span, reply, this.captureContent, this.key);

@@ -3,7 +3,6 @@
 import { metrics } from '@opentelemetry/api';
 import {
   AggregationTemporality,
-  type Histogram,
   type HistogramMetricData,
   MeterProvider,
   MetricReader,
@@ -46,7 +45,11 @@ describe('TracingMiddleware metrics', () => {
     });
     const reader = new TestReader();
     const meterProvider = new MeterProvider({ readers: [reader] });
-    const agent = new Agent({ name: 'a', model: testServerModel(server), middlewares: [new TracingMiddleware({ meterProvider })] });
+    const agent = new Agent({
+      name: 'a',
+      model: testServerModel(server),
+      middlewares: [new TracingMiddleware({ meterProvider })],
+    });
     await run(agent, 'count');
 
     const got = await histograms(reader);
@@ -63,7 +66,9 @@ describe('TracingMiddleware metrics', () => {
     expect(duration.descriptor.unit).toBe('s');
     const d = point(duration, common)!;
     expect(d.value.count).toBe(1);
-    expect(d.value.buckets.boundaries).toEqual([0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92]);
+    expect(d.value.buckets.boundaries).toEqual([
+      0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92,
+    ]);
     expect(d.attributes[semconv.ATTR_GEN_AI_RESPONSE_MODEL]).toEqual(expect.any(String));
     expect(d.attributes[semconv.ATTR_ERROR_TYPE]).toBeUndefined();
 
@@ -71,7 +76,7 @@ describe('TracingMiddleware metrics', () => {
     expect(tokens.descriptor.unit).toBe('{token}');
     const input = point(tokens, { ...common, [semconv.ATTR_GEN_AI_TOKEN_TYPE]: 'input' })!;
     const output = point(tokens, { ...common, [semconv.ATTR_GEN_AI_TOKEN_TYPE]: 'output' })!;
-    expect([(input.value as Histogram).sum, (output.value as Histogram).sum]).toEqual([12, 3]);
+    expect([input.value.sum, output.value.sum]).toEqual([12, 3]);
     expect(input.value.buckets.boundaries.slice(0, 3)).toEqual([1, 4, 16]);
 
     // Streamed: one first chunk, then the time between each later chunk (3 text chunks: 2).
@@ -80,7 +85,7 @@ describe('TracingMiddleware metrics', () => {
     expect([first.descriptor.unit, perChunk.descriptor.unit]).toEqual(['s', 's']);
     expect(point(first, common)!.value.count).toBe(1);
     expect(point(perChunk, common)!.value.count).toBe(2);
-    expect((point(first, common)!.value as Histogram).sum).toBeLessThanOrEqual((d.value as Histogram).sum!);
+    expect(point(first, common)!.value.sum).toBeLessThanOrEqual(d.value.sum!);
     await meterProvider.shutdown();
   });
 

@@ -40,7 +40,12 @@ export function genAiInstruments(provider: MeterProvider, scope: string): GenAiI
       meter.createHistogram(name, { description, unit, advice: { explicitBucketBoundaries: [...boundaries] } });
     made = {
       duration: histogram(METRIC.duration, 'GenAI operation duration.', 's', BUCKETS.duration),
-      tokenUsage: histogram(METRIC.tokenUsage, 'Number of input and output tokens used.', '{token}', BUCKETS.tokenUsage),
+      tokenUsage: histogram(
+        METRIC.tokenUsage,
+        'Number of input and output tokens used.',
+        '{token}',
+        BUCKETS.tokenUsage,
+      ),
       timeToFirstChunk: histogram(
         METRIC.timeToFirstChunk,
         'Time to receive the first chunk of a streamed response.',
@@ -59,7 +64,12 @@ export function genAiInstruments(provider: MeterProvider, scope: string): GenAiI
   return made;
 }
 
-const CHUNKS = new Set<AgentEvent['type']>(['TEXT_BLOCK_DELTA', 'THINKING_BLOCK_DELTA', 'TOOL_CALL_DELTA', 'DATA_BLOCK_DELTA']);
+const CHUNKS = new Set<AgentEvent['type']>([
+  'TEXT_BLOCK_DELTA',
+  'THINKING_BLOCK_DELTA',
+  'TOOL_CALL_DELTA',
+  'DATA_BLOCK_DELTA',
+]);
 
 /**
  * Records the metrics of each model call (each attempt, from its `MODEL_CALL_START` to its
@@ -102,7 +112,10 @@ export function measured(
             else if (streaming) instruments.timePerOutputChunk.record((t - lastChunk!) / 1000, base);
             lastChunk = t;
           } else if (e.type === 'MODEL_CALL_END' && startedAt !== undefined) {
-            const attributes = { ...base, ...(e.responseModel !== undefined && { [ATTR.responseModel]: e.responseModel }) };
+            const attributes = {
+              ...base,
+              ...(e.responseModel !== undefined && { [ATTR.responseModel]: e.responseModel }),
+            };
             if (e.finishReason === 'error') return finish({ ...attributes, [ATTR.errorType]: errorType(e.error) });
             instruments.tokenUsage.record(e.usage.inputTokens, { ...attributes, 'gen_ai.token.type': 'input' });
             instruments.tokenUsage.record(e.usage.outputTokens, { ...attributes, 'gen_ai.token.type': 'output' });

@@ -56,7 +56,10 @@ describe('TracingMiddleware: execute_tool spans across a pause', () => {
     const suspendedAt = Date.now();
     await sleep(40);
     const second = agentWith(transfer, { amount: 5 }, first.saveState());
-    const resumed = await run(second, { type: 'USER_CONFIRM_RESULT', results: [{ toolCallId: 'c1', confirmed: true }] });
+    const resumed = await run(second, {
+      type: 'USER_CONFIRM_RESULT',
+      results: [{ toolCallId: 'c1', confirmed: true }],
+    });
     expect(resumed.end.finishReason).toBe('completed');
 
     const [span] = toolSpans();
@@ -80,7 +83,10 @@ describe('TracingMiddleware: execute_tool spans across a pause', () => {
     const suspendedAt = Date.now();
     await sleep(40);
     const second = agentWith(lookup, { q: 'x' }, first.saveState());
-    await run(second, { type: 'EXTERNAL_EXECUTION_RESULT', results: [{ toolCallId: 'c1', output: 'no such page', isError: true }] });
+    await run(second, {
+      type: 'EXTERNAL_EXECUTION_RESULT',
+      results: [{ toolCallId: 'c1', output: 'no such page', isError: true }],
+    });
 
     const spans = toolSpans();
     expect(spans).toHaveLength(1);

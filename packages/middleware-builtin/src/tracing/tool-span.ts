@@ -95,6 +95,7 @@ export function externalToolSpan(
     },
     reply.context,
   );
-  if (result.isError === true) markFailed(span, { name: 'ToolError', message: 'the external execution failed', code: 'tool_error' });
+  if (result.isError === true)
+    markFailed(span, { name: 'ToolError', message: 'the external execution failed', code: 'tool_error' });
   span.end();
 }

@@ -10,7 +10,10 @@ describe('the test server: POST /v1/moderations', () => {
         body: JSON.stringify({ model: 'omni-moderation-latest', input: ['I will KILL the process', 'hello there'] }),
       });
       expect(res.status).toBe(200);
-      const body = (await res.json()) as { model: string; results: { flagged: boolean; categories: Record<string, boolean> }[] };
+      const body = (await res.json()) as {
+        model: string;
+        results: { flagged: boolean; categories: Record<string, boolean> }[];
+      };
       expect(body.model).toBe('omni-moderation-latest');
       expect(body.results.map((r) => r.flagged)).toEqual([true, false]);
       expect(body.results[0]!.categories).toMatchObject({ violence: true, harassment: false });
