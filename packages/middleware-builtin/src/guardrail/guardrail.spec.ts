@@ -104,6 +104,19 @@ describe('GuardrailMiddleware', () => {
     expect([passed.end.finishReason, textOf(passed.events)]).toEqual(['completed', 'Hello there.']);
   });
 
+  it('two guardrails in one agent: a parallel one and a blocking one', async () => {
+    const agent = new Agent({
+      model: new ScriptedChatModel([{ text: ['Hello ', 'there.'] }]),
+      middlewares: [
+        new GuardrailMiddleware({ input: maxLength(100) }),
+        new GuardrailMiddleware({ output: denylist(['there']), mode: 'blocking' }),
+      ],
+    });
+    const { events } = await run(agent, 'hi');
+    expect(trips(events)).toEqual([{ check: 'denylist', reason: 'contains a denied term (#1)', stage: 'output' }]);
+    expect(textOf(events)).toBe('');
+  });
+
   it('checks tool arguments before the tool runs, and tool results before anyone sees them', async () => {
     const calls = () =>
       new ScriptedChatModel([{ toolCalls: [{ name: 'add', input: { a: 6, b: 7 } }] }, { text: 'done' }]);

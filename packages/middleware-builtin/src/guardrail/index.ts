@@ -93,7 +93,6 @@ const INPUT = new ContextToken<string | undefined>('GuardrailMiddleware.input', 
 
 /** Guardrails that end a reply on a trip. See the module documentation. */
 export class GuardrailMiddleware implements Middleware {
-  readonly key = 'GuardrailMiddleware';
   private readonly checks: Readonly<Record<GuardrailStage, readonly GuardrailCheck[]>>;
   private readonly mode: 'parallel' | 'blocking';
 
@@ -144,6 +143,7 @@ export class GuardrailMiddleware implements Middleware {
       const hold = (events: readonly AgentEvent[]) =>
         events.flatMap((e) => (e.type === 'TEXT_BLOCK_DELTA' && own(e) ? [e.delta] : [])).join('');
       const output = this.checks.output;
+      if (text === undefined && output.length === 0) return next(input);
       if (this.mode === 'parallel') {
         const beside = text !== undefined ? { text, stage: 'input' as const, checks: this.checks.input } : undefined;
         return guarded(next(input), {
