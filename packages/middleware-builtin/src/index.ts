@@ -1,7 +1,8 @@
 // @rxscope/middleware-builtin — public API: the cross-cutting layers an agent's middlewares are
 // made of (observability, limits, prompts, guards, resilience, data protection, usage, audit).
 // Explicit named exports only; one middleware per folder. Features have their own entry points:
-// /knowledge, /memory, /recording, /tts, /mcp; Node-only helpers are in /node.
+// /knowledge, /memory, /recording, /tts, /mcp; Node-only helpers are in /node, Redis-backed
+// parts (ioredis) in /redis.
 
 // --- observability ---
 export { TracingMiddleware } from './tracing/index.js';
@@ -25,6 +26,26 @@ export type {
 } from './dynamic-prompt/index.js';
 export { clampArgument, confinePath, ToolGuardMiddleware } from './tool-guard/index.js';
 export type { ToolCallInfo, ToolGuardOptions, ToolGuardRule, ToolInputRewrite } from './tool-guard/index.js';
+export { CostLimitMiddleware } from './cost-limit/index.js';
+export type { CostLimitOptions, CostLimitStatus } from './cost-limit/index.js';
+export { InMemoryCostStore } from './cost-limit/cost-store.js';
+export type { CostPeriod, CostStore } from './cost-limit/cost-store.js';
+export { MiddlewareOptionError } from './internal/option-error.js';
+export { GuardrailCheckError, GuardrailMiddleware } from './guardrail/index.js';
+export type {
+  GuardrailCheck,
+  GuardrailCheckContext,
+  GuardrailChecks,
+  GuardrailOptions,
+  GuardrailStage,
+  GuardrailTripped,
+  GuardrailVerdict,
+} from './guardrail/index.js';
+export { denylist, maxLength } from './guardrail/text-checks.js';
+export { moderation } from './guardrail/moderation.js';
+export type { ModerationOptions } from './guardrail/moderation.js';
+export { PROMPT_INJECTION_PROMPT, promptInjection } from './guardrail/prompt-injection.js';
+export type { PromptInjectionOptions } from './guardrail/prompt-injection.js';
 export { resilient } from './resilient/index.js';
 export type { MiddlewareFailure, MiddlewareHook, ResilientOptions } from './resilient/index.js';
 

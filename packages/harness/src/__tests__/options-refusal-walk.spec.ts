@@ -27,11 +27,16 @@ import { OpenAIChatModel } from '@rxscope/core/openai';
 import { ScriptedChatModel } from '@rxscope/core/testing';
 import {
   AuditLogMiddleware,
+  CostLimitMiddleware,
   DynamicPromptMiddleware,
   FallbackMiddleware,
+  GuardrailMiddleware,
+  maxLength,
   memoryAuditSink,
+  moderation,
   ModelCallLimitMiddleware,
   PiiRedactionMiddleware,
+  promptInjection,
   RateLimitMiddleware,
   ReplyBudgetMiddleware,
   resilient,
@@ -50,6 +55,7 @@ import {
   StaticMemoryMiddleware,
 } from '@rxscope/middleware-builtin/memory';
 import { FileMemoryBackend } from '@rxscope/middleware-builtin/node';
+import { RedisCostStore } from '@rxscope/middleware-builtin/redis';
 import { RecordingMiddleware, ReplayChatModel } from '@rxscope/middleware-builtin/recording';
 import { OpenAITextToSpeech, TTSMiddleware } from '@rxscope/middleware-builtin/tts';
 import {
@@ -187,6 +193,11 @@ const WALK: Readonly<Record<string, Checked | NotChecked>> = {
   SessionScheduleOptions: callTime('sessions.schedule(), which checks each field (InvalidScheduleError)'),
   SessionUserOptions: callTime('sessions.start() and sessions.events()'),
   // @rxscope/middleware-builtin and its subpaths
+  CostLimitOptions: { build: (x) => new CostLimitMiddleware({ prices: {}, perReply: 1, ...base(x) }), key: 'perReply' },
+  GuardrailOptions: { build: (x) => new GuardrailMiddleware({ input: [maxLength(10)], ...base(x) }), key: 'output' },
+  ModerationOptions: { build: (x) => moderation({ ...base(x) }), key: 'categories' },
+  PromptInjectionOptions: { build: (x) => promptInjection({ model, ...base(x) }), key: 'prompt' },
+  RedisCostStoreOptions: { build: (x) => new RedisCostStore({ redis, ...base(x) }), key: 'prefix' },
   TracingOptions: { build: (x) => new TracingMiddleware({ ...base(x) }), key: 'captureContent' },
   RetryOptions: { build: (x) => new RetryMiddleware({ ...base(x) }), key: 'maxRetries' },
   FallbackOptions: { build: (x) => new FallbackMiddleware({ models: [model], ...base(x) }), key: 'shouldFallback' },

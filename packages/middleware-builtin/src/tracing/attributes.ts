@@ -56,6 +56,8 @@ export const ATTR = {
   alwaysAllow: 'rxscope.tool_call.always_allow',
   editedInput: 'rxscope.tool_call.edited_input',
   externalError: 'rxscope.tool_call.is_error',
+  toolExternal: 'rxscope.tool.external',
+  toolConfirmed: 'rxscope.tool.confirmed',
 } as const;
 
 /** The log event an operation's failure is reported as (span exception events are deprecated there). */

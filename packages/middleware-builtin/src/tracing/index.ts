@@ -8,6 +8,11 @@
  * (`@opentelemetry/sdk-node`'s `NodeSDK`, or a `TracerProvider` of `@opentelemetry/sdk-trace`)
  * to get spans. Without one, every phase passes through untouched.
  *
+ * It also records the GenAI client metrics of every model call (`gen_ai.client.operation.duration`,
+ * `gen_ai.client.token.usage`, and for streamed requests `gen_ai.client.operation.time_to_first_chunk`
+ * and `time_per_output_chunk`) with the meter provider you pass (`meterProvider`) or the global one;
+ * without a metrics SDK, nothing is measured.
+ *
  * Put it first in `middlewares`, so that its spans cover what the other middlewares do (a chat
  * span then spans every retry of the call; an execute_tool span includes a guard's time).
  *
@@ -32,6 +37,8 @@ import {
   isSpanContextValid,
   type LoggerProvider,
   logs,
+  type MeterProvider,
+  metrics,
   type Span,
   SpanKind,
   type SpanOptions,
@@ -55,6 +62,7 @@ import { isGeneratedId } from '@rxscope/core/internal';
 import type { Observable } from 'rxjs';
 import { ATTR } from './attributes.js';
 import { chatSpan } from './chat-span.js';
+import { genAiInstruments, measured } from './metrics.js';
 import { linkToSuspended, replySpan, type SuspendedSpan } from './reply-span.js';
 import { toolSpan } from './tool-span.js';
 import { type ReplyTrace, traced, withContext } from './traced.js';
@@ -80,6 +88,15 @@ export interface TracingOptions {
    * global logger provider (`logs.setGlobalLoggerProvider`, or the Node SDK's).
    */
   readonly loggerProvider?: LoggerProvider;
+  /**
+   * Where the GenAI client metrics go: `gen_ai.client.operation.duration` (s),
+   * `gen_ai.client.token.usage` ({token}) and, for streamed requests,
+   * `gen_ai.client.operation.time_to_first_chunk` and `time_per_output_chunk` (s), per model
+   * call attempt, with the conventions' attributes and bucket boundaries. Default: the global
+   * meter provider (`metrics.setGlobalMeterProvider`, or the Node SDK's), looked up at every
+   * model call; without one, nothing is measured.
+   */
+  readonly meterProvider?: MeterProvider;
 }
 
 const SCOPE = '@rxscope/middleware-builtin';
@@ -87,6 +104,7 @@ const SCOPE = '@rxscope/middleware-builtin';
 // Every option, typed against TracingOptions: adding one there without listing it here fails to compile.
 const OPTION_KEYS = optionKeys<TracingOptions>({
   tracerProvider: true,
+  meterProvider: true,
   captureContent: true,
   loggerProvider: true,
 });
@@ -105,6 +123,7 @@ export class TracingMiddleware implements Middleware {
   readonly key = 'tracing';
   private readonly provider: TracerProvider | undefined;
   private readonly loggerProvider: LoggerProvider | undefined;
+  private readonly meterProvider: MeterProvider | undefined;
   private readonly captureContent: boolean;
   /** Per-reply data of this instance (a token per instance: two tracing middlewares never mix). */
   private readonly replyTrace = new ContextToken<ReplyTrace | undefined>('tracing.reply', () => undefined);
@@ -113,6 +132,7 @@ export class TracingMiddleware implements Middleware {
     checkOptionKeys('TracingMiddleware', options, OPTION_KEYS);
     this.provider = options.tracerProvider;
     this.loggerProvider = options.loggerProvider;
+    this.meterProvider = options.meterProvider;
     this.captureContent = options.captureContent ?? false;
   }
 
@@ -152,6 +172,7 @@ export class TracingMiddleware implements Middleware {
         context: active,
         recording: false,
         executed: new Set<string>(),
+        paused: new Map(),
       });
       return withContext(next(input), active);
     }
@@ -166,6 +187,7 @@ export class TracingMiddleware implements Middleware {
           context: trace.setSpan(parent, span),
           recording: true,
           executed: new Set<string>(),
+          paused: new Map(),
         };
         ctx.set(this.replyTrace, reply);
         return replySpan(agent, ctx, input, span, reply, this.captureContent, this.key);
@@ -178,8 +200,10 @@ export class TracingMiddleware implements Middleware {
     _agent: AgentHandle,
     ctx: RuntimeContext,
     input: ModelCallInput,
-    next: Next<ModelCallInput>,
+    outer: Next<ModelCallInput>,
   ): Observable<AgentEvent> {
+    const instruments = genAiInstruments(this.meterProvider ?? metrics.getMeterProvider(), SCOPE);
+    const next: Next<ModelCallInput> = instruments ? (i) => measured(outer(i), instruments, i, ctx) : outer;
     const reply = ctx.get(this.replyTrace);
     if (reply === undefined) return next(input);
     if (!reply.recording) return withContext(next(input), reply.context);

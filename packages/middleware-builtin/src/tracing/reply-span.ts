@@ -11,13 +11,16 @@ import {
 } from '@rxscope/core';
 import { ATTR, EVENT, genAiFinishReason, markFailed, reportException, structured } from './attributes.js';
 import { toGenAiMessages, toOutputMessage } from './content.js';
-import type { ReplyTrace, SpanRun } from './traced.js';
+import { externalToolSpan } from './tool-span.js';
+import type { PausedCall, ReplyTrace, SpanRun } from './traced.js';
 
 /** The reply span of a suspended reply, persisted so that the resumed reply links to it. */
 export interface SuspendedSpan {
   readonly traceId: string;
   readonly spanId: string;
   readonly traceFlags: number;
+  /** The calls the reply waits on, since when (their `execute_tool` spans start there). */
+  readonly calls?: readonly PausedCall[];
 }
 
 /** A link to the span of the suspended reply this one resumes (kept in the agent's state; checked, since state is data). */
@@ -49,7 +52,9 @@ export function replySpan(
   stateKey: string,
 ): SpanRun {
   const slot = ctx.state<SuspendedSpan>(stateKey);
-  if (slot.get() !== undefined) slot.delete(); // linked at the span's start, or stale
+  const saved = slot.get();
+  if (saved !== undefined) slot.delete(); // linked at the span's start, or stale
+  if (input.resume) for (const call of pausedCalls(saved)) reply.paused.set(call.id, call);
   if (capture && input.messages.length)
     span.setAttribute(ATTR.inputMessages, structured(toGenAiMessages(input.messages).messages));
   const reducer = capture ? createReplyReducer({ source: agent.name }) : undefined;
@@ -69,6 +74,11 @@ export function replySpan(
         case 'USER_CONFIRM_RESULT':
         case 'EXTERNAL_EXECUTION_RESULT':
           addPauseEvents(span, e, capture, slot);
+          if (e.type === 'EXTERNAL_EXECUTION_RESULT')
+            for (const r of e.results) {
+              const call = reply.paused.get(r.toolCallId);
+              if (call?.kind === 'external') externalToolSpan(ctx, reply, call, r);
+            }
           break;
         case 'TOOL_RESULT_END':
           if (!reply.executed.has(e.toolCallId)) {
@@ -149,7 +159,13 @@ function addPauseEvents(
       }
       // Saved before the agent stores its state, so a resume in another process links too.
       const { traceId, spanId, traceFlags } = span.spanContext();
-      slot.set({ traceId, spanId, traceFlags });
+      const kind = e.type === 'REQUIRE_USER_CONFIRM' ? 'confirm' : 'external';
+      const before = slot.get();
+      const calls = [
+        ...(before?.spanId === spanId ? pausedCalls(before) : []),
+        ...e.toolCalls.map((c) => ({ id: c.id, name: c.name, kind, at: Date.now() }) as const),
+      ];
+      slot.set({ traceId, spanId, traceFlags, calls });
       break;
     }
     case 'USER_CONFIRM_RESULT':
@@ -182,4 +198,18 @@ function replyFinish(reason: string, lastModelCall: string | undefined): string 
   if (reason === 'awaiting_confirmation' || reason === 'awaiting_external_execution') return 'tool_call';
   if (reason === 'max_iters') return lastModelCall ?? 'length';
   return lastModelCall ?? 'stop';
+}
+
+/** The paused calls of a saved span (checked: state is data). */
+function pausedCalls(saved: SuspendedSpan | undefined): PausedCall[] {
+  const calls: unknown = saved?.calls;
+  if (!Array.isArray(calls)) return [];
+  return calls.filter(
+    (c: Partial<PausedCall> | null): c is PausedCall =>
+      typeof c?.id === 'string' &&
+      typeof c.name === 'string' &&
+      (c.kind === 'confirm' || c.kind === 'external') &&
+      typeof c.at === 'number' &&
+      Number.isFinite(c.at),
+  );
 }

@@ -8,12 +8,15 @@ import {
 } from '@rxscope/core';
 import { ATTR, markFailed, reportException, structured } from './attributes.js';
 import { resultText } from './content.js';
-import type { ReplyTrace, SpanRun } from './traced.js';
+import type { PausedCall, ReplyTrace, SpanRun } from './traced.js';
 
 /** The `execute_tool` span of one tool call, a child of the reply span. */
 export function toolSpan(ctx: RuntimeContext, input: ActingInput, reply: ReplyTrace, capture: boolean): SpanRun {
   const { toolCall, tool } = input;
   reply.executed.add(toolCall.id);
+  // A confirmed call: its span covers the wait for the person too.
+  const paused = reply.paused.get(toolCall.id);
+  const confirmed = paused?.kind === 'confirm';
   const span = reply.tracer.startSpan(
     `execute_tool ${tool.name}`,
     {
@@ -27,7 +30,9 @@ export function toolSpan(ctx: RuntimeContext, input: ActingInput, reply: ReplyTr
         [ATTR.agentName]: ctx.agentName,
         ...(reply.conversationId !== undefined ? { [ATTR.conversationId]: reply.conversationId } : {}),
         ...(capture ? { [ATTR.toolArguments]: structured(input.input) } : {}),
+        ...(confirmed ? { [ATTR.toolConfirmed]: true } : {}),
       },
+      ...(confirmed ? { startTime: paused.at } : {}),
     },
     reply.context,
   );
@@ -60,4 +65,37 @@ export function toolSpan(ctx: RuntimeContext, input: ActingInput, reply: ReplyTr
       span.end();
     },
   };
+}
+
+/**
+ * The `execute_tool` span of a call executed outside the agent: from the suspension that handed
+ * it to its executor to the result the resume brought (`rxscope.tool.external`).
+ */
+export function externalToolSpan(
+  ctx: RuntimeContext,
+  reply: ReplyTrace,
+  call: PausedCall,
+  result: { readonly isError?: boolean },
+): void {
+  const span = reply.tracer.startSpan(
+    `execute_tool ${call.name}`,
+    {
+      kind: SpanKind.INTERNAL,
+      startTime: call.at,
+      attributes: {
+        [ATTR.operation]: 'execute_tool',
+        [ATTR.toolName]: call.name,
+        [ATTR.toolCallId]: call.id,
+        [ATTR.toolType]: 'function',
+        [ATTR.agentName]: ctx.agentName,
+        ...(reply.conversationId !== undefined ? { [ATTR.conversationId]: reply.conversationId } : {}),
+        [ATTR.toolExternal]: true,
+        [ATTR.toolStatus]: result.isError === true ? 'error' : 'success',
+      },
+    },
+    reply.context,
+  );
+  if (result.isError === true)
+    markFailed(span, { name: 'ToolError', message: 'the external execution failed', code: 'tool_error' });
+  span.end();
 }

@@ -19,6 +19,16 @@ export interface ReplyTrace {
   readonly recording: boolean;
   /** Tool calls that ran through `onActing` (the reply span notes the others: denied, invalid, external). */
   readonly executed: Set<string>;
+  /** Calls this reply resumes (they waited for a person or an executor): their `execute_tool` spans start at the suspension. */
+  readonly paused: Map<string, PausedCall>;
+}
+
+/** A tool call a suspended reply waits on, kept with the agent's state (epoch ms `at`). */
+export interface PausedCall {
+  readonly id: string;
+  readonly name: string;
+  readonly kind: 'confirm' | 'external';
+  readonly at: number;
 }
 
 /** One run of a traced phase: the span's context, what to do with each event, and how to end. */

@@ -181,8 +181,10 @@ const OPTION_KEYS = optionKeys<UsageOptions>({
  */
 export class UsageMiddleware implements Middleware {
   readonly key: string;
-  private readonly prices: PriceTable;
-  private readonly currency: string;
+  /** The price table (shared with a `CostLimitMiddleware` given this middleware as `prices`). */
+  readonly prices: PriceTable;
+  /** The currency of the prices. */
+  readonly currency: string;
   private readonly now: () => number;
 
   constructor(options: UsageOptions = {}) {

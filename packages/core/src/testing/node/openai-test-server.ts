@@ -4,6 +4,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { embeddingsResponse } from './embeddings-route.js';
+import { moderationResponse } from './moderation-route.js';
 import { DROP, errorOfFault, sendFaultedCompletion, STALL, streamPlan } from './faults.js';
 import { readBody, sendError, sendJson } from './http-exchange.js';
 import {
@@ -73,7 +74,8 @@ export interface OpenAITestServer {
 /**
  * Starts a real `node:http` server on `127.0.0.1` (random port) speaking the OpenAI Chat
  * Completions protocol (and `POST /v1/embeddings` with {@link testEmbedding} vectors, and
- * `POST /v1/audio/speech` with a {@link testSpeechWav} file): `POST /v1/chat/completions`, streaming (SSE `chat.completion.chunk`s,
+ * `POST /v1/audio/speech` with a {@link testSpeechWav} file, and `POST /v1/moderations` flagging
+ * {@link TEST_MODERATION_TERMS}): `POST /v1/chat/completions`, streaming (SSE `chat.completion.chunk`s,
  * tool-call arguments split over several chunks, a usage chunk with empty `choices` when the
  * request asks `stream_options.include_usage`, then `data: [DONE]`) and non-streaming (one
  * `chat.completion`). Turns come from a script (in order; a clear 500 when it runs out) or a
@@ -167,6 +169,8 @@ export async function startOpenAITestServer(options: OpenAITestServerOptions = {
     if (record.method === 'POST' && /\/embeddings\/?$/.test(record.path)) {
       return sendRouteResponse(res, embeddingsResponse(record.body, options.model ?? 'text-embedding-test'), done);
     }
+    if (record.method === 'POST' && /\/moderations\/?$/.test(record.path))
+      return sendRouteResponse(res, moderationResponse(record.body), done);
     if (record.method === 'POST' && /\/audio\/speech\/?$/.test(record.path))
       return sendRouteResponse(res, speechResponse(record.body), done);
     if (record.method !== 'POST' || !/\/chat\/completions\/?$/.test(record.path)) {
@@ -174,7 +178,7 @@ export async function startOpenAITestServer(options: OpenAITestServerOptions = {
         res,
         record,
         404,
-        `OpenAI test server: no route for ${record.method} ${record.path} (it serves POST /v1/chat/completions, /v1/embeddings and /v1/audio/speech).`,
+        `OpenAI test server: no route for ${record.method} ${record.path} (it serves POST /v1/chat/completions, /v1/embeddings, /v1/moderations and /v1/audio/speech).`,
         'invalid_request_error',
         'not_found',
       );
