@@ -30,7 +30,8 @@ import { prepareReplyInput } from './loop/reply-input.js';
 import { resumeOutput } from './loop/resume-validation.js';
 import { sentMessage } from './send-inbox.js';
 import { SessionState } from './session-state.js';
-import { StoreSync } from './store-sync.js';
+import type { StoreSync } from './store-sync.js';
+import { loadFor, storeSyncOf, type JournalSync, type RecoverableReply } from './journal-sync.js';
 import { OUTPUT_TOOL_NAME, StructuredOutput, type ReplyOptions } from './structured-output.js';
 import { systemPromptThrough } from './loop/system-prompt.js';
 import { withTools } from './loop/reply-tools.js';
@@ -73,6 +74,7 @@ export class Agent implements AgentHandle {
   private readonly state: SessionState;
   /** Loads and saves `state` through the session store, when there is one. */
   private readonly sync: StoreSync | undefined;
+  private readonly journal: JournalSync | undefined; // step checkpoints, when the store keeps a journal
   /** The running reply, for `interrupt()` and `shutdown()`. */
   private current: RunningReply | undefined;
   /** Set by `shutdown()`: why the agent takes no new work. */
@@ -100,16 +102,8 @@ export class Agent implements AgentHandle {
     } else {
       this.sessionId = options.sessionId ?? newId('session');
     }
-    const store = options.store;
-    this.sync = store
-      ? new StoreSync(
-          store,
-          this.sessionId,
-          () => this.saveState(),
-          (snapshot) => this.state.restore(snapshot, true),
-          (snapshot) => this.state.inbox.saved(snapshot.inbox),
-        )
-      : undefined;
+    const reportError = (e: unknown) => this.onBackgroundError(e);
+    [this.sync, this.journal] = storeSyncOf(options, this.sessionId, this.state, () => this.saveState(), reportError);
     const tools = new AgentTools(options.tools ?? [], this.middlewares);
     this.agentTools = tools;
     const maxIters = options.maxIters ?? 20;
@@ -126,8 +120,8 @@ export class Agent implements AgentHandle {
       chains,
       maxIters,
       systemPrompt: (ctx) => systemPromptThrough(this.promptLayers, this, ctx, this.sysPrompt),
-      persist: () => this.sync?.persist(),
-      reportError: (error) => this.onBackgroundError(error),
+      persist: () => (this.journal ? this.journal.persist() : this.sync?.persist()),
+      reportError,
     });
   }
 
@@ -192,7 +186,7 @@ export class Agent implements AgentHandle {
     return this.queue.run(() => {
       this.refuseWhenShutDown('reply');
       return this.sync
-        ? this.sync.load().pipe(switchMap(() => this.startReply(input, options)))
+        ? loadFor(input, this.sync, this.journal).pipe(switchMap((i) => this.startReply(i, options)))
         : this.startReply(input, options);
     });
   }
@@ -311,6 +305,18 @@ export class Agent implements AgentHandle {
     return this.state.snapshot(this.name, this.sessionId);
   }
 
+  /**
+   * The reply this session's last process left running (it died mid-reply), if its journal holds
+   * one: continue it with `agent.reply({ type: 'RECOVER_REPLY' })`. `undefined` while a reply runs here.
+   * @example
+   * ```ts
+   * if (await agent.recoverable()) agent.reply({ type: 'RECOVER_REPLY' }).subscribe(render);
+   * ```
+   */
+  recoverable(): Promise<RecoverableReply | undefined> {
+    return this.busy || !this.journal ? Promise.resolve(undefined) : this.journal.recoverable();
+  }
+
   /** Each middleware's `onShutdown`, in parallel; failures go to `onBackgroundError`. */
   private async shutDownMiddlewares(): Promise<void> {
     const settled = await Promise.allSettled(this.middlewares.map(async (m) => m.onShutdown?.(this)));
@@ -318,6 +324,7 @@ export class Agent implements AgentHandle {
   }
 
   private startReply(input: ReplyInput, options: ReplyOptions): Observable<AgentEvent> {
+    const before = this.state.context.length;
     const output = options.output ? this.structuredOutput(options) : undefined;
     if (options.tools !== undefined) checkReplyTools(options.tools, this.agentTools.map);
     const replyTools = options.tools?.length ? options.tools : undefined;
@@ -342,6 +349,7 @@ export class Agent implements AgentHandle {
       this.state.middlewareState,
       replyValues,
     );
+    this.journal?.attach(ctx, before, prepared.resume !== undefined);
     const run = new ReplyRun(this.host, ctx, prepared.resume, output, replyTools);
     ctx.onStop = (reason) => {
       if (run.stop(reason)) controller.abort(new Error(`the reply was stopped: ${reason.message}`));

@@ -23,6 +23,11 @@ export class StoreSync {
     private readonly saved: (snapshot: AgentStateSnapshot) => void = () => undefined,
   ) {}
 
+  /** The stored version this agent's state corresponds to (0: never loaded nor saved). */
+  get storedVersion(): number {
+    return this.version;
+  }
+
   /** Loads the stored state when it changed since this agent last loaded or saved it. */
   load(): Observable<void> {
     return from(

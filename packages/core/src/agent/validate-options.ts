@@ -19,6 +19,7 @@ const KNOWN: { readonly [K in keyof Required<AgentOptions>]: true } = {
   permissions: true,
   whilePending: true,
   store: true,
+  checkpoints: true,
   onBackgroundError: true,
 };
 const OPTIONS: ReadonlySet<string> = new Set(Object.keys(KNOWN));
@@ -197,4 +198,21 @@ export function validateAgentOptions(options: unknown): void {
   if (store !== undefined && o['sessionId'] === undefined) {
     fail('an agent with a session store needs a sessionId (the key its state is stored under).');
   }
+  checkCheckpoints(o['checkpoints']);
+}
+
+/** `checkpoints`: a boolean or `{ leaseMs }`. */
+function checkCheckpoints(value: unknown): void {
+  if (value === undefined || typeof value === 'boolean') return;
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    fail(`checkpoints must be true, false or { leaseMs }, got ${describe(value)}.`);
+  const o = value as Record<string, unknown>;
+  const unknown = Object.keys(o).filter((k) => k !== 'leaseMs');
+  if (unknown.length) {
+    const hint = unknown.some((k) => /lease|ttl|timeout/i.test(k)) ? ' (did you mean "leaseMs"?)' : '';
+    fail(`unknown checkpoints option ${unknown.map((k) => JSON.stringify(k)).join(', ')}${hint}. Known: leaseMs.`);
+  }
+  const lease = o['leaseMs'];
+  if (lease !== undefined && (typeof lease !== 'number' || !Number.isFinite(lease) || lease < 100 || lease > 3_600_000))
+    fail(`checkpoints.leaseMs must be a number of milliseconds from 100 to 3,600,000, got ${describe(lease)}.`);
 }

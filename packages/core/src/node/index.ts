@@ -26,6 +26,7 @@ export type { AgentSseHandlerOptions, AgentSseRequest, StreamAgentEventsOptions,
 export { AgentSessions, InMemorySessionEventBus, RedisSessionEventBus } from './sessions/index.js';
 export type {
   AgentSessionsOptions,
+  RecoveryReport,
   InMemorySessionEventBusOptions,
   RedisSessionEventBusOptions,
   SessionEventBus,

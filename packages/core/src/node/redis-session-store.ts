@@ -7,6 +7,8 @@ import {
 } from '../state/session-store.js';
 import { parseAgentState, type AgentStateSnapshot } from '../state/snapshot.js';
 import { SessionSaveError } from './session-save-error.js';
+import { RedisJournal } from './redis-journal.js';
+import type { JournalEntry, JournalRead } from '../state/journal.js';
 
 /** Options of {@link RedisSessionStore}. */
 export interface RedisSessionStoreOptions {
@@ -54,11 +56,42 @@ export class RedisSessionStore implements SessionStore {
   private readonly redis: RedisClient;
   private readonly prefix: string;
   private readonly ttlSeconds: number;
+  private readonly journal: RedisJournal;
 
   constructor(options: RedisSessionStoreOptions) {
     this.redis = options.redis;
     this.prefix = options.prefix ?? 'rxscope:store:';
     this.ttlSeconds = Math.max(0, Math.floor(options.ttlSeconds ?? 0));
+    this.journal = new RedisJournal(this.redis, this.prefix, this.ttlSeconds);
+  }
+
+  /** The Redis list of a session's step checkpoints (`<prefix><sessionId>:journal`). */
+  journalKeyOf(sessionId: string): string {
+    return this.journal.keyOf(sessionId);
+  }
+
+  appendJournal(sessionId: string, entry: JournalEntry): Promise<void> {
+    return this.journal.append(sessionId, entry);
+  }
+
+  readJournal(sessionId: string, since?: number): Promise<JournalRead> {
+    return this.journal.read(sessionId, since);
+  }
+
+  clearJournal(sessionId: string): Promise<void> {
+    return this.journal.clear(sessionId);
+  }
+
+  listJournals(): Promise<string[]> {
+    return this.journal.list();
+  }
+
+  acquireLease(sessionId: string, holder: string, ttlMs: number): Promise<boolean> {
+    return this.journal.acquireLease(sessionId, holder, ttlMs);
+  }
+
+  releaseLease(sessionId: string, holder: string): Promise<void> {
+    return this.journal.releaseLease(sessionId, holder);
   }
 
   /**
@@ -106,7 +139,7 @@ export class RedisSessionStore implements SessionStore {
 
   async delete(sessionId: string): Promise<void> {
     const key = this.keyOf(sessionId);
-    await this.redis.del(key).catch((e: unknown) => {
+    await this.redis.del(key, this.journal.keyOf(sessionId)).catch((e: unknown) => {
       throw new SessionStoreError(
         `Session "${sessionId}" was not deleted from Redis key ${key} (${(e as Error).message}).`,
         {

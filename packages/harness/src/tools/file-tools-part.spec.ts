@@ -27,6 +27,7 @@ describe('the file tools part', () => {
     const out = (await readFile!.execute!(readFile!.inputSchema.parse({ path: 'long.txt' }), {
       signal: new AbortController().signal,
       callId: 'c',
+      idempotencyKey: 'c',
       agentName: 'a',
       replyId: 'r',
       emit: () => undefined,

@@ -6,6 +6,8 @@ import type { AgentEvent } from '../../event/events.js';
 import { ReplyTracker } from '../reply-tracker.js';
 import { InMemorySessionEventBus } from './in-memory-session-event-bus.js';
 import type { SessionEventBus, SessionEventsOptions } from './session-event-bus.js';
+import type { SessionStore } from '../../state/session-store.js';
+import { recoverSessions, type RecoveryReport } from './recover-sessions.js';
 
 /** Options of {@link AgentSessions}. */
 export interface AgentSessionsOptions {
@@ -20,6 +22,8 @@ export interface AgentSessionsOptions {
   readonly cancelGraceMs?: number;
   /** Failures with no caller to report to (the bus failing mid-reply). Default: `console.error`. */
   readonly onError?: (error: unknown) => void;
+  /** The sessions' store, for `recover()` to list the sessions that have a journal. */
+  readonly store?: SessionStore;
 }
 
 interface Run {
@@ -177,6 +181,23 @@ export class AgentSessions {
       this.appendAll(sessionId, run.tracker.end('interrupted', reason, sessionId));
     }
     return true;
+  }
+
+  /**
+   * Continues every reply left running when a process died mid-reply (a crash, SIGKILL): each
+   * session's journal is folded over its saved state and the reply goes on detached from its
+   * last checkpoint, keeping its `replyId` (clients see `CUSTOM reply_recovered` on the bus).
+   * Call it when a service starts. Sessions come from `sessionIds`, or from the `store` option.
+   * A reply another process still holds (its lease runs) is left alone and reported in `skipped`.
+   *
+   * @example
+   * ```ts
+   * const sessions = new AgentSessions({ agent: (id) => new Agent({ model, store, sessionId: id }), store, bus });
+   * const report = await sessions.recover(); // { recovered: [{ sessionId, replyId, fromStep }], skipped: [...] }
+   * ```
+   */
+  recover(sessionIds?: readonly string[]): Promise<RecoveryReport> {
+    return recoverSessions(this, sessionIds, this.options.store);
   }
 
   /** The session's events: see {@link SessionEventBus.events}. */
