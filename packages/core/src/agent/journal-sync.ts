@@ -107,7 +107,10 @@ export class JournalSync {
       if (this.store.acquireLease && !(await this.store.acquireLease(this.sessionId, this.holder, this.leaseMs)))
         throw new ReplyLeaseError(this.sessionId, folded.replyId);
       const damaged = folded.snapshot.pending?.recovered?.damaged;
-      if (damaged) this.reportError(new JournalDamagedError(damaged));
+      if (damaged) {
+        this.reportError(new JournalDamagedError(damaged));
+        await this.store.repairJournal?.(this.sessionId, damaged);
+      }
       this.state.restore(folded.snapshot, true);
       return { type: 'RESUME_REPLY' as const, replyId: folded.replyId };
     });

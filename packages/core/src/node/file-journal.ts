@@ -1,4 +1,4 @@
-import { mkdir, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rm, truncate, writeFile } from 'node:fs/promises';
 import { readJournalTexts, type JournalDamage, type JournalEntry, type JournalRead } from '../state/journal.js';
 import { SessionStoreError } from '../state/session-store.js';
 import { acquireFileLock } from './file-lock.js';
@@ -66,6 +66,15 @@ export class FileJournal {
       reason: `its last ${tail.length} bytes are an entry cut off before its end (a write interrupted by a crash)`,
     };
     return { ...read, damaged };
+  }
+
+  /** Truncates the file to its first `damage.entry` lines (the whole entries before the damage). */
+  async repair(sessionId: string, damage: JournalDamage): Promise<void> {
+    const file = this.fileOf(sessionId);
+    const text = await readFile(file, 'utf8');
+    let end = 0;
+    for (let i = 0; i < damage.entry; i++) end = text.indexOf('\n', end) + 1;
+    await truncate(file, Buffer.byteLength(text.slice(0, end)));
   }
 
   async clear(sessionId: string): Promise<void> {

@@ -10,7 +10,7 @@ import { parseAgentState, type AgentStateSnapshot } from '../state/snapshot.js';
 import { acquireFileLock, LockTimeoutError } from './file-lock.js';
 import { SessionSaveError } from './session-save-error.js';
 import { FileJournal } from './file-journal.js';
-import type { JournalEntry, JournalRead } from '../state/journal.js';
+import type { JournalDamage, JournalEntry, JournalRead } from '../state/journal.js';
 
 /** Options of {@link FileSessionStore}. */
 export interface FileSessionStoreOptions {
@@ -73,6 +73,10 @@ export class FileSessionStore implements SessionStore {
 
   clearJournal(sessionId: string): Promise<void> {
     return this.journal.clear(sessionId);
+  }
+
+  repairJournal(sessionId: string, damage: JournalDamage): Promise<void> {
+    return this.journal.repair(sessionId, damage);
   }
 
   listJournals(): Promise<string[]> {

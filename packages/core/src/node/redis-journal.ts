@@ -1,4 +1,4 @@
-import { readJournalTexts, type JournalEntry, type JournalRead } from '../state/journal.js';
+import { readJournalTexts, type JournalDamage, type JournalEntry, type JournalRead } from '../state/journal.js';
 import { SessionStoreError } from '../state/session-store.js';
 import type { RedisClient } from './redis/redis-client.js';
 
@@ -9,6 +9,7 @@ local ttl = tonumber(ARGV[2])
 if ttl > 0 then redis.call('EXPIRE', KEYS[1], ttl) end
 return 1`;
 const READ = `return redis.call('LRANGE', KEYS[1], 0, -1)`;
+const TRIM = `redis.call('LTRIM', KEYS[1], 0, tonumber(ARGV[1])) return 1`;
 // KEYS: the lease. ARGV: holder, ttl ms. Taken when free, expired (gone) or already the holder's.
 const LEASE = `
 local h = redis.call('GET', KEYS[1])
@@ -51,6 +52,12 @@ export class RedisJournal {
     const key = this.keyOf(sessionId);
     const texts = (await this.run(key, 'read from', READ, [key], [])) as string[];
     return readJournalTexts(texts, key, since);
+  }
+
+  /** Drops the entries from the damaged one on (`LTRIM`). */
+  async repair(sessionId: string, damage: JournalDamage): Promise<void> {
+    const key = this.keyOf(sessionId);
+    await this.run(key, 'repaired in', TRIM, [key], [damage.entry - 1]);
   }
 
   async clear(sessionId: string): Promise<void> {

@@ -8,7 +8,7 @@ import {
 import { parseAgentState, type AgentStateSnapshot } from '../state/snapshot.js';
 import { SessionSaveError } from './session-save-error.js';
 import { RedisJournal } from './redis-journal.js';
-import type { JournalEntry, JournalRead } from '../state/journal.js';
+import type { JournalDamage, JournalEntry, JournalRead } from '../state/journal.js';
 
 /** Options of {@link RedisSessionStore}. */
 export interface RedisSessionStoreOptions {
@@ -80,6 +80,10 @@ export class RedisSessionStore implements SessionStore {
 
   clearJournal(sessionId: string): Promise<void> {
     return this.journal.clear(sessionId);
+  }
+
+  repairJournal(sessionId: string, damage: JournalDamage): Promise<void> {
+    return this.journal.repair(sessionId, damage);
   }
 
   listJournals(): Promise<string[]> {

@@ -232,6 +232,12 @@ describe('FileSessionStore journal on disk', () => {
     const read = await store.readJournal('s 1');
     expect(read.entries).toHaveLength(2);
     expect(read.damaged).toEqual({ where: file, entry: 2, reason: expect.stringContaining('cut off') });
+    // The recovery cuts the torn end off: what it appends next follows the whole entries.
+    await store.repairJournal('s 1', read.damaged!);
+    await store.appendJournal('s 1', entry('r1', { step: 2 }));
+    expect(await store.readJournal('s 1')).toEqual({
+      entries: [expect.anything(), expect.anything(), expect.objectContaining({ step: 2 })],
+    });
   });
 
   it('stops at a corrupt line in the middle, and refuses unknown options', async () => {

@@ -85,6 +85,11 @@ export interface SessionJournal {
   readJournal?(sessionId: string, since?: number): Promise<JournalRead>;
   /** Drops the session's journal (its reply was saved whole). */
   clearJournal?(sessionId: string): Promise<void>;
+  /**
+   * Cuts a damaged journal back to its whole entries (the first `entry` ones), so that entries
+   * appended from now on follow them. Called by a recovery while it holds the lease.
+   */
+  repairJournal?(sessionId: string, damage: JournalDamage): Promise<void>;
   /** Ids of the sessions that have a journal (replies that may have been left running). */
   listJournals?(): Promise<string[]>;
   /**
