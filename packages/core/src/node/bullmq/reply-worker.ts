@@ -222,20 +222,15 @@ export class ReplyWorker {
   /**
    * A job that ran before (its worker died mid-reply) left a reply open on the bus: end it, so
    * listeners see it ended before the new attempt's reply starts (nothing of it was saved). When
-   * it is recovered instead, only its open blocks are closed: the same reply goes on, from its
-   * last checkpoint (`CUSTOM reply_recovered`).
+   * it is recovered instead, it is not ended: the same reply goes on from its last checkpoint, with
+   * a new `REPLY_START` and `CUSTOM reply_recovered`.
    */
   private async closeDeadAttempt(job: Job<ReplyJobData, ReplyJobResult>, recovering: boolean): Promise<void> {
-    if (!isReplyJobProgress(job.progress)) return;
+    if (!isReplyJobProgress(job.progress) || recovering) return;
     const tracker = new ReplyTracker();
     const { sessionId } = job.data;
     const { replyId, source } = job.progress;
     tracker.apply(createEvent('REPLY_START', { sessionId }, { replyId, source }));
-    if (recovering) {
-      const why = 'the worker running this reply stopped; the reply continues from its last checkpoint';
-      await this.appendAll(sessionId, tracker.end('interrupted', why, sessionId).slice(0, -1));
-      return;
-    }
     const why = 'the worker running this reply stopped before it ended; the job runs again from the last saved state';
     await this.appendAll(sessionId, tracker.end('error', new Error(why), sessionId));
     await job.updateProgress({});
