@@ -98,6 +98,10 @@ beforeAll(() => {
     '@langchain/core@^1',
     '@types/node@^20',
     '@types/jest@^30', // the docs' test snippets use jest's globals
+    // The tool-schema snippets show the other schema libraries rxscope accepts.
+    'valibot@^1.5.0',
+    '@valibot/to-json-schema@^1.8.0',
+    'arktype@^2.2.9',
   ];
   execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', ...dependencies], {
     cwd: project,
