@@ -32,7 +32,6 @@ export {
 } from './sessions/index.js';
 export type {
   AgentSessionsOptions,
-  RecoveryReport,
   InMemorySessionEventBusOptions,
   RedisSessionEventBusOptions,
   SessionForkOptions,

@@ -35,7 +35,6 @@ export class DetachableRun {
     const ctx: ToolContext = {
       signal: this.controller.signal,
       callId: callCtx.callId,
-      idempotencyKey: callCtx.idempotencyKey,
       agentName: callCtx.agentName,
       replyId: callCtx.replyId,
       emit: (progress: string | ToolProgress) => {
