@@ -67,6 +67,7 @@ describe('bench --quick', () => {
       'cancel-leaks',
       'first-token',
       'harness-overhead',
+      'checkpoint',
       'sse-load',
     ]);
     for (const r of report.results) {

@@ -6,7 +6,7 @@
  * event after a macrotask (a response arriving), each further one after a microtask (`for await`
  * over the chunks).
  */
-import type { ChatModel, ModelEvent, ModelRequest } from '@rxscope/core';
+import { Agent, InMemorySessionStore, type ChatModel, type ModelEvent, type ModelRequest } from '@rxscope/core';
 import { Observable } from 'rxjs';
 import type { Analysis, Check, Scenario, TimedResultView } from '../harness/scenario.js';
 import { fmt, pairedOverhead } from './agent-loop.js';
@@ -18,11 +18,28 @@ import {
   modelReply,
   type Outcome,
   rxscopeContenders,
+  rxscopeReply,
+  SYSTEM,
+  addToolOf,
 } from './exchange.js';
 import { comparedTable } from './compare-table.js';
-import { comparedBuild } from './rxscope-build.js';
+import { comparedBuild, currentBuild } from './rxscope-build.js';
 
 const MAX_OVERHEAD_MS = 0.5;
+/** Step checkpoints (issue 31): what they may add to a reply, in-memory store, paired with the same store without them. */
+const MAX_CHECKPOINT_MS = 0.3;
+
+/** The S1 agent with an in-memory session store, with or without step checkpoints. */
+const storedAgent = (model: ChatModel, checkpoints: boolean) =>
+  new Agent({
+    name: 'assistant',
+    sysPrompt: SYSTEM,
+    model,
+    tools: [addToolOf(currentBuild)],
+    store: new InMemorySessionStore(),
+    sessionId: 's1',
+    checkpoints,
+  });
 
 const textEvents = (blockId: string, text: readonly string[]): ModelEvent[] => [
   { type: 'TEXT_BLOCK_START', blockId },
@@ -116,6 +133,17 @@ export const agentLoopMemory: Scenario = {
           run: () => modelReply(model),
         },
         ...rxscopeContenders(model),
+        {
+          name: 'rxscope+store',
+          label:
+            '`Agent.reply()` with an `InMemorySessionStore`, `checkpoints: false` (loaded and saved once per reply)',
+          run: () => rxscopeReply(storedAgent(model, false)),
+        },
+        {
+          name: 'rxscope+checkpoints',
+          label: 'the same with step checkpoints on (the default: a journal entry per step, per tool start and result)',
+          run: () => rxscopeReply(storedAgent(model, true)),
+        },
         ...(other ? rxscopeContenders(model, other) : []),
       ],
       check: (name: string, result: unknown) => checkOutcome(name, result as Outcome),
@@ -132,6 +160,15 @@ export const agentLoopMemory: Scenario = {
         value: fmt(over),
         limit: `≤ +${MAX_OVERHEAD_MS} ms`,
         met: over <= MAX_OVERHEAD_MS,
+      });
+    }
+    const checkpoints = pairedOverhead(r, 'rxscope+checkpoints', 'rxscope+store');
+    if (checkpoints !== undefined) {
+      checks.push({
+        text: 'step checkpoints: rxscope+checkpoints over rxscope+store, per reply (paired rounds)',
+        value: fmt(checkpoints),
+        limit: `≤ +${MAX_CHECKPOINT_MS} ms`,
+        met: checkpoints <= MAX_CHECKPOINT_MS,
       });
     }
     const compared = comparedTable(r);

@@ -2,6 +2,7 @@ import type { AnyScenario } from '../harness/scenario.js';
 import { agentLoop } from './agent-loop.js';
 import { agentLoopMemory } from './agent-loop-memory.js';
 import { cancelLeaks } from './cancel-leaks.js';
+import { checkpoint } from './checkpoint.js';
 import { concurrency } from './concurrency.js';
 import { firstToken } from './first-token.js';
 import { harnessOverhead } from './harness-overhead.js';
@@ -27,5 +28,6 @@ export const scenarios: readonly AnyScenario[] = [
   cancelLeaks,
   firstToken,
   harnessOverhead,
+  checkpoint,
   sseLoad,
 ];

@@ -119,6 +119,8 @@ export { PermissionDecisionError } from './middleware/permission-chain.js';
 // agent
 export { Agent } from './agent/agent.js';
 export type { AgentOptions, ReplyInput, ResumeInput, ResumeReplyInput } from './agent/agent.js';
+export type { CheckpointOptions, RecoverReplyInput } from './agent/agent-options.js';
+export type { RecoverableReply } from './agent/journal-sync.js';
 export { agentAsTool } from './agent/agent-tool.js';
 export { OUTPUT_TOOL_NAME, OutputInvalidError } from './agent/structured-output.js';
 export type { ReplyOptions } from './agent/structured-output.js';
@@ -140,6 +142,17 @@ export { AgentStateError, parseAgentState, STATE_VERSION } from './state/snapsho
 export type { AgentStateSnapshot, PendingReply } from './state/snapshot.js';
 export { InMemorySessionStore, SessionConflictError, SessionStoreError } from './state/session-store.js';
 export type { SessionStore, StoredSession } from './state/session-store.js';
+export {
+  JOURNAL_VERSION,
+  JournalDamagedError,
+  JournalVersionError,
+  parseJournalEntry,
+  readJournalTexts,
+  ReplyLeaseError,
+} from './state/journal.js';
+export type { JournalDamage, JournalEntry, JournalRead, SessionJournal } from './state/journal.js';
+export { foldJournal } from './state/journal-fold.js';
+export type { FoldedReply } from './state/journal-fold.js';
 
 // utilities
 export { newId } from './util/id.js';

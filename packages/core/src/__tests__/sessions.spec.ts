@@ -120,15 +120,19 @@ describe.each(stores)('%s', (_name, makeStore) => {
     const store = makeStore();
     const seed = new Agent({ model: new ScriptedChatModel([{ text: 'seeded' }]), store, sessionId: 'shared' });
     await runReply(seed, seed.reply('seed'));
+    // Only one of them at a time can hold the session's reply lease: the other runs without checkpoints, and says so.
+    const reported: unknown[] = [];
     const a = new Agent({
       model: new ScriptedChatModel([{ text: 'A answers' }], { delayMs: 1 }),
       store,
       sessionId: 'shared',
+      onBackgroundError: (e) => reported.push(e),
     });
     const b = new Agent({
       model: new ScriptedChatModel([{ text: 'B answers' }], { delayMs: 3 }),
       store,
       sessionId: 'shared',
+      onBackgroundError: (e) => reported.push(e),
     });
     const [ea, eb] = await Promise.all([runReply(a, a.reply('from A')), runReply(b, b.reply('from B'))]);
     expect(endOf(ea).finishReason).toBe('completed');
@@ -140,6 +144,9 @@ describe.each(stores)('%s', (_name, makeStore) => {
     const stored = (await store.load('shared'))!.state.context.map(textOfMsg);
     expect(stored).toEqual(['seed', 'seeded', 'from A', 'A answers']);
     expect(b.context.map(textOfMsg)).toEqual(['seed', 'seeded', 'from B', 'B answers']);
+    // (None when the first reply ended, and gave its lease up, before the second one began.)
+    expect(reported.length).toBeLessThanOrEqual(1);
+    for (const e of reported) expect(e).toMatchObject({ code: 'reply_leased', sessionId: 'shared' });
   });
 });
 

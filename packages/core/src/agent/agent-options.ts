@@ -23,7 +23,41 @@ export type ReplyInput =
   | readonly Msg[]
   | ResumeInput<UserConfirmResultEvent>
   | ResumeInput<ExternalExecutionResultEvent>
-  | ResumeReplyInput;
+  | ResumeReplyInput
+  | RecoverReplyInput;
+
+/**
+ * Continues a reply whose process stopped before it ended (a crash, SIGKILL, a deploy without
+ * grace): its journal is folded over the saved state and the reply goes on from its last
+ * checkpoint under the same `replyId`, emitting `CUSTOM {name: 'reply_recovered', value:
+ * {fromStep}}` after its `REPLY_START`. Needs a session store that keeps a journal. Refused with
+ * a `ReplyLeaseError` while another process still runs the reply (it holds the lease), with an
+ * `AgentUsageError` when there is nothing to recover (see `agent.recoverable()`).
+ *
+ * @example
+ * ```ts
+ * if (await agent.recoverable()) agent.reply({ type: 'RECOVER_REPLY' }).subscribe(render);
+ * ```
+ */
+export interface RecoverReplyInput {
+  readonly type: 'RECOVER_REPLY';
+  readonly replyId?: string;
+}
+
+/**
+ * Step checkpoints (`AgentOptions.checkpoints`): how long the lease of a running reply lasts
+ * without renewal. A process that dies stops renewing it; its reply can be recovered elsewhere
+ * once it expired.
+ *
+ * @example
+ * ```ts
+ * new Agent({ model, store, sessionId: 's1', checkpoints: { leaseMs: 5_000 } });
+ * ```
+ */
+export interface CheckpointOptions {
+  /** Default 15,000 ms; renewed every third of it while the reply runs. */
+  readonly leaseMs?: number;
+}
 
 /**
  * Continues a reply that a shutdown suspended (`REPLY_END {finishReason: 'shutdown'}`): the
@@ -101,6 +135,13 @@ export interface AgentOptions {
    * suspension and every end (errors and interruptions included). Requires `sessionId`.
    */
   readonly store?: SessionStore;
+  /**
+   * With a store that keeps a journal (the in-memory, file and Redis stores do), every step of a
+   * reply is checkpointed so that `RECOVER_REPLY` continues it after a crash (see
+   * docs/deployment.md). On by default; `false` turns it off (a crash then loses the reply back to
+   * the last save).
+   */
+  readonly checkpoints?: boolean | CheckpointOptions;
   /** Receives errors that have no stream to travel on (a save after cancellation). Default: console.error. */
   readonly onBackgroundError?: (error: unknown) => void;
 }

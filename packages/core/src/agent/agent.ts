@@ -6,7 +6,7 @@ import type { AgentHandle } from '../middleware/agent-handle.js';
 import type { Middleware } from '../middleware/middleware.js';
 import type { ChatModel } from '../model/chat-model.js';
 import { Permissions } from '../permission/permissions.js';
-import { parseAgentState, type AgentStateSnapshot, type PendingReply } from '../state/snapshot.js';
+import type { AgentStateSnapshot, PendingReply } from '../state/snapshot.js';
 import type { Tool } from '../tool/tool.js';
 import { newId } from '../util/id.js';
 import type { AgentOptions, ReplyInput } from './agent-options.js';
@@ -31,7 +31,8 @@ import { prepareReplyInput } from './loop/reply-input.js';
 import { resumeOutput } from './loop/resume-validation.js';
 import { sentMessage } from './send-inbox.js';
 import { SessionState } from './session-state.js';
-import { StoreSync } from './store-sync.js';
+import type { StoreSync } from './store-sync.js';
+import { loadFor, storeSyncOf, type JournalSync, type RecoverableReply } from './journal-sync.js';
 import { structuredOutputOf, type ReplyOptions } from './structured-output.js';
 import { forkedState, noteForkSave, rewoundState, type AgentForkOptions, type AgentRewindOptions } from './fork.js';
 import { systemPromptThrough } from './loop/system-prompt.js';
@@ -76,6 +77,7 @@ export class Agent implements AgentHandle {
   private readonly state: SessionState;
   /** Loads and saves `state` through the session store, when there is one. */
   private readonly sync: StoreSync | undefined;
+  private readonly journal: JournalSync | undefined; // step checkpoints, when the store keeps a journal
   /** The running reply, for `interrupt()` and `shutdown()`. */
   private current: RunningReply | undefined;
   /** Set by `shutdown()`: why the agent takes no new work. */
@@ -93,17 +95,10 @@ export class Agent implements AgentHandle {
     this.onBackgroundError = options.onBackgroundError ?? ((e) => console.error('[rxscope]', e));
     this.permissions = new Permissions(options.permissions);
     this.state = new SessionState(this.permissions);
-    if (options.state !== undefined) {
-      const snapshot = parseAgentState(options.state);
-      this.state.restore(snapshot);
-      this.sessionId = options.sessionId ?? snapshot.sessionId;
-    } else {
-      this.sessionId = options.sessionId ?? newId('session');
-    }
-    this.sync = options.store && StoreSync.of(options.store, this.sessionId, this.state, () => this.saveState());
-    const tools = new AgentTools(options.tools ?? [], this.middlewares);
-    this.agentTools = tools;
-    const maxIters = options.maxIters ?? 20; // validateAgentOptions checked it, and that a store has a sessionId
+    this.sessionId = this.state.begin(options.state, options.sessionId);
+    const reportError = (e: unknown) => this.onBackgroundError(e);
+    [this.sync, this.journal] = storeSyncOf(options, this.sessionId, this.state, () => this.saveState(), reportError);
+    const tools = (this.agentTools = new AgentTools(options.tools ?? [], this.middlewares));
     const chains = chainsFor(this.middlewares);
     this.agentChain = chains.agent;
     this.promptLayers = chains.promptLayers;
@@ -113,10 +108,10 @@ export class Agent implements AgentHandle {
       state: this.state,
       tools,
       chains,
-      maxIters,
+      maxIters: options.maxIters ?? 20, // validateAgentOptions checked it, and that a store has a sessionId
       systemPrompt: (ctx) => systemPromptThrough(this.promptLayers, this, ctx, this.sysPrompt),
-      persist: () => this.sync?.persist(),
-      reportError: (error) => this.onBackgroundError(error),
+      persist: () => (this.journal ? this.journal.persist() : this.sync?.persist()),
+      reportError,
     });
   }
 
@@ -188,7 +183,7 @@ export class Agent implements AgentHandle {
       () => {
         refuseWhenShutDown(this.name, this.closedFor, 'reply');
         return this.sync
-          ? this.sync.load().pipe(switchMap(() => this.startReply(input, options)))
+          ? loadFor(input, this.sync, this.journal).pipe(switchMap((i) => this.startReply(i, options)))
           : this.startReply(input, options);
       },
       () => claimPending(this),
@@ -336,6 +331,18 @@ export class Agent implements AgentHandle {
     this.sync?.persist().catch((e: unknown) => this.onBackgroundError(e));
   }
 
+  /**
+   * The reply this session's last process left running (it died mid-reply), if its journal holds
+   * one: continue it with `agent.reply({ type: 'RECOVER_REPLY' })`. `undefined` while a reply runs here.
+   * @example
+   * ```ts
+   * if (await agent.recoverable()) agent.reply({ type: 'RECOVER_REPLY' }).subscribe(render);
+   * ```
+   */
+  recoverable(): Promise<RecoverableReply | undefined> {
+    return this.busy || !this.journal ? Promise.resolve(undefined) : this.journal.recoverable();
+  }
+
   /** Each middleware's `onShutdown`, in parallel; failures go to `onBackgroundError`. */
   private async shutDownMiddlewares(): Promise<void> {
     const settled = await Promise.allSettled(this.middlewares.map(async (m) => m.onShutdown?.(this)));
@@ -343,6 +350,7 @@ export class Agent implements AgentHandle {
   }
 
   private startReply(input: ReplyInput, options: ReplyOptions): Observable<AgentEvent> {
+    const before = this.state.context.length;
     const output = options.output ? structuredOutputOf(this.name, this.model, this.agentTools.map, options) : undefined;
     if (options.tools !== undefined) checkReplyTools(options.tools, this.agentTools.map);
     const replyTools = options.tools?.length ? options.tools : undefined;
@@ -354,20 +362,14 @@ export class Agent implements AgentHandle {
       tools: replyTools ? withTools(this.agentTools.map, replyTools) : this.agentTools.map,
     });
     if (prepared.resume) resumeOutput(prepared.resume.pending, output);
-    const controller = new AbortController();
-    const replyId = prepared.resume?.pending.replyId ?? newId('reply');
-    // A copy, so the pending reply's saved state is not changed by the resumed one (none to copy: most replies).
-    const saved = prepared.resume?.pending.replyState;
-    const replyValues = saved ? structuredClone({ ...saved }) : {};
-    const ctx = new ReplyContext(
+    const { ctx, controller } = ReplyContext.open(
       this.name,
-      replyId,
       this.sessionId,
-      controller.signal,
       this.state.middlewareState,
-      replyValues,
+      prepared.resume?.pending,
       claimSession(this.state, this.sessionId, options.userId),
     );
+    this.journal?.attach(ctx, before, prepared.resume !== undefined);
     const run = new ReplyRun(this.host, ctx, prepared.resume, output, replyTools);
     ctx.onStop = (reason) => {
       if (run.stop(reason)) controller.abort(new Error(`the reply was stopped: ${reason.message}`));

@@ -1,6 +1,7 @@
 import type { Msg } from '../message/blocks.js';
 import type { Permissions } from '../permission/permissions.js';
-import { STATE_VERSION, type AgentStateSnapshot, type PendingReply } from '../state/snapshot.js';
+import { newId } from '../util/id.js';
+import { parseAgentState, STATE_VERSION, type AgentStateSnapshot, type PendingReply } from '../state/snapshot.js';
 import { SendInbox } from './send-inbox.js';
 
 /**
@@ -32,6 +33,17 @@ export class SessionState {
    * Takes everything from a snapshot (validated by the caller). `fromStore`: a newer state loaded
    * from the session store, which keeps the messages sent here that were not saved yet.
    */
+  /**
+   * The agent's starting state: the snapshot given as `new Agent({ state })` (validated), if any.
+   * Returns the session id: the one given, else the snapshot's, else a new one.
+   */
+  begin(state: unknown, sessionId: string | undefined): string {
+    if (state === undefined) return sessionId ?? newId('session');
+    const snapshot = parseAgentState(state);
+    this.restore(snapshot);
+    return sessionId ?? snapshot.sessionId;
+  }
+
   restore(snapshot: AgentStateSnapshot, fromStore = false): void {
     this.context = [...snapshot.context];
     this.summary = snapshot.summary;

@@ -1,7 +1,6 @@
 import { from, type Observable } from 'rxjs';
 import type { AgentStateSnapshot } from '../state/snapshot.js';
 import type { SessionStore } from '../state/session-store.js';
-import type { SessionState } from './session-state.js';
 
 /**
  * Keeps an agent's state in step with its session store: loaded when a reply starts (when
@@ -24,20 +23,9 @@ export class StoreSync {
     private readonly saved: (snapshot: AgentStateSnapshot) => void = () => undefined,
   ) {}
 
-  /** The sync of an agent's session state: restored from the store on load, its inbox told what a save wrote. */
-  static of(
-    store: SessionStore,
-    sessionId: string,
-    state: SessionState,
-    snapshot: () => AgentStateSnapshot,
-  ): StoreSync {
-    return new StoreSync(
-      store,
-      sessionId,
-      snapshot,
-      (loaded) => state.restore(loaded, true),
-      (written) => state.inbox.saved(written.inbox),
-    );
+  /** The stored version this agent's state corresponds to (0: never loaded nor saved). */
+  get storedVersion(): number {
+    return this.version;
   }
 
   /** Loads the stored state when it changed since this agent last loaded or saved it. */

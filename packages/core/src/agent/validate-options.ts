@@ -1,4 +1,4 @@
-import type { AgentOptions } from './agent-options.js';
+import type { AgentOptions, CheckpointOptions } from './agent-options.js';
 import { checkOptionKeys, optionKeys } from '../error/check-option-keys.js';
 import { AgentUsageError } from './errors.js';
 
@@ -30,6 +30,7 @@ const OPTIONS = optionKeys<AgentOptions>({
   permissions: true,
   whilePending: true,
   store: true,
+  checkpoints: true,
   onBackgroundError: true,
 });
 
@@ -227,4 +228,23 @@ export function validateAgentOptions(options: unknown): void {
   if (store !== undefined && o['sessionId'] === undefined) {
     fail('an agent with a session store needs a sessionId (the key its state is stored under).');
   }
+  checkCheckpoints(o['checkpoints']);
+}
+
+/** `checkpoints`: a boolean or `{ leaseMs }`. */
+function checkCheckpoints(value: unknown): void {
+  if (value === undefined || typeof value === 'boolean') return;
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    fail(`checkpoints must be true, false or { leaseMs }, got ${describe(value)}.`);
+  const o = value as Record<string, unknown>;
+  checkOptionKeys('Agent.checkpoints', o, optionKeys<CheckpointOptions>({ leaseMs: true }), {
+    foreign: { lease: 'leaseMs', ttl: 'leaseMs', leaseTimeoutMs: 'leaseMs', timeoutMs: 'leaseMs' },
+    error: (code, _option, message) =>
+      code === 'unknown_option'
+        ? new UnknownAgentOptionError(`Invalid agent options: ${message}`)
+        : new AgentUsageError(`Invalid agent options: ${message}`),
+  });
+  const lease = o['leaseMs'];
+  if (lease !== undefined && (typeof lease !== 'number' || !Number.isFinite(lease) || lease < 100 || lease > 3_600_000))
+    fail(`checkpoints.leaseMs must be a number of milliseconds from 100 to 3,600,000, got ${describe(lease)}.`);
 }

@@ -10,6 +10,8 @@ import { parseAgentState, type AgentStateSnapshot } from '../state/snapshot.js';
 import { acquireFileLock, LockTimeoutError } from './file-lock.js';
 import { SessionSaveError } from './session-save-error.js';
 import { checkOptionKeys, optionKeys } from '../error/check-option-keys.js';
+import { FileJournal } from './file-journal.js';
+import type { JournalDamage, JournalEntry, JournalRead } from '../state/journal.js';
 
 /** Options of {@link FileSessionStore}. */
 export interface FileSessionStoreOptions {
@@ -17,6 +19,13 @@ export interface FileSessionStoreOptions {
   readonly dir: string;
   /** How long to wait for another writer's lock before failing. Default 5 s. */
   readonly lockTimeoutMs?: number;
+  /**
+   * Step checkpoints (`<session>.journal`, one JSON line per entry, appended): `true` (the
+   * default) flushes each entry to the disk (`fdatasync`) before the step goes on, so a power
+   * loss keeps every checkpoint the reply went past; `false` leaves it to the OS (a killed
+   * process still keeps them, a power loss may lose the last ones).
+   */
+  readonly fsync?: boolean;
 }
 
 /** Names temporary files uniquely within this process (the pid tells processes apart). */
@@ -26,6 +35,7 @@ let tmpCounter = 0;
 const OPTION_KEYS = optionKeys<FileSessionStoreOptions>({
   dir: true,
   lockTimeoutMs: true,
+  fsync: true,
 });
 
 /**
@@ -47,13 +57,50 @@ export class FileSessionStore implements SessionStore {
   private readonly dir: string;
   private readonly lockTimeoutMs: number;
   private madeDir: Promise<void> | undefined;
+  private readonly journal: FileJournal;
 
   constructor(options: FileSessionStoreOptions) {
     checkOptionKeys('FileSessionStore', options, OPTION_KEYS, {
       foreign: { directory: 'dir', path: 'dir', folder: 'dir' },
     });
+    if (typeof options.dir !== 'string' || options.dir === '')
+      throw new SessionStoreError('FileSessionStore needs { dir }: the folder holding the session files.');
     this.dir = options.dir;
     this.lockTimeoutMs = options.lockTimeoutMs ?? 5000;
+    this.journal = new FileJournal(this.dir, options.fsync ?? true, this.lockTimeoutMs);
+  }
+
+  /** Path of a session's journal (its step checkpoints, one JSON line each). */
+  journalOf(sessionId: string): string {
+    return this.journal.fileOf(sessionId);
+  }
+
+  appendJournal(sessionId: string, entry: JournalEntry): Promise<void> {
+    return this.journal.append(sessionId, entry);
+  }
+
+  readJournal(sessionId: string, since?: number): Promise<JournalRead> {
+    return this.journal.read(sessionId, since);
+  }
+
+  clearJournal(sessionId: string): Promise<void> {
+    return this.journal.clear(sessionId);
+  }
+
+  repairJournal(sessionId: string, damage: JournalDamage): Promise<void> {
+    return this.journal.repair(sessionId, damage);
+  }
+
+  listJournals(): Promise<string[]> {
+    return this.journal.list();
+  }
+
+  acquireLease(sessionId: string, holder: string, ttlMs: number): Promise<boolean> {
+    return this.journal.acquireLease(sessionId, holder, ttlMs);
+  }
+
+  releaseLease(sessionId: string, holder: string): Promise<void> {
+    return this.journal.releaseLease(sessionId, holder);
   }
 
   /** Path of a session's file. */
@@ -139,6 +186,7 @@ export class FileSessionStore implements SessionStore {
     const file = this.fileOf(sessionId);
     try {
       await rm(file, { force: true });
+      await this.journal.clear(sessionId);
     } catch (e) {
       throw new SessionStoreError(
         `Session "${sessionId}" was not deleted: removing ${file} failed (${(e as Error).message}).`,

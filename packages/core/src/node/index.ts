@@ -32,6 +32,7 @@ export {
 } from './sessions/index.js';
 export type {
   AgentSessionsOptions,
+  RecoveryReport,
   InMemorySessionEventBusOptions,
   RedisSessionEventBusOptions,
   SessionForkOptions,

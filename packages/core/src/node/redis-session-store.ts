@@ -8,6 +8,8 @@ import {
 import { parseAgentState, type AgentStateSnapshot } from '../state/snapshot.js';
 import { SessionSaveError } from './session-save-error.js';
 import { checkOptionKeys, optionKeys } from '../error/check-option-keys.js';
+import { RedisJournal } from './redis-journal.js';
+import type { JournalDamage, JournalEntry, JournalRead } from '../state/journal.js';
 
 /** Options of {@link RedisSessionStore}. */
 export interface RedisSessionStoreOptions {
@@ -62,6 +64,7 @@ export class RedisSessionStore implements SessionStore {
   private readonly redis: RedisClient;
   private readonly prefix: string;
   private readonly ttlSeconds: number;
+  private readonly journal: RedisJournal;
 
   constructor(options: RedisSessionStoreOptions) {
     checkOptionKeys('RedisSessionStore', options, OPTION_KEYS, {
@@ -70,6 +73,40 @@ export class RedisSessionStore implements SessionStore {
     this.redis = options.redis;
     this.prefix = options.prefix ?? 'rxscope:store:';
     this.ttlSeconds = Math.max(0, Math.floor(options.ttlSeconds ?? 0));
+    this.journal = new RedisJournal(this.redis, this.prefix, this.ttlSeconds);
+  }
+
+  /** The Redis list of a session's step checkpoints (`<prefix><sessionId>:journal`). */
+  journalKeyOf(sessionId: string): string {
+    return this.journal.keyOf(sessionId);
+  }
+
+  appendJournal(sessionId: string, entry: JournalEntry): Promise<void> {
+    return this.journal.append(sessionId, entry);
+  }
+
+  readJournal(sessionId: string, since?: number): Promise<JournalRead> {
+    return this.journal.read(sessionId, since);
+  }
+
+  clearJournal(sessionId: string): Promise<void> {
+    return this.journal.clear(sessionId);
+  }
+
+  repairJournal(sessionId: string, damage: JournalDamage): Promise<void> {
+    return this.journal.repair(sessionId, damage);
+  }
+
+  listJournals(): Promise<string[]> {
+    return this.journal.list();
+  }
+
+  acquireLease(sessionId: string, holder: string, ttlMs: number): Promise<boolean> {
+    return this.journal.acquireLease(sessionId, holder, ttlMs);
+  }
+
+  releaseLease(sessionId: string, holder: string): Promise<void> {
+    return this.journal.releaseLease(sessionId, holder);
   }
 
   /**
@@ -117,7 +154,7 @@ export class RedisSessionStore implements SessionStore {
 
   async delete(sessionId: string): Promise<void> {
     const key = this.keyOf(sessionId);
-    await this.redis.del(key).catch((e: unknown) => {
+    await this.redis.del(key, this.journal.keyOf(sessionId)).catch((e: unknown) => {
       throw new SessionStoreError(
         `Session "${sessionId}" was not deleted from Redis key ${key} (${(e as Error).message}).`,
         {

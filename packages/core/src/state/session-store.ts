@@ -1,5 +1,6 @@
 import type { AgentStateSnapshot } from './snapshot.js';
 import { RxscopeError } from '../error/rxscope-error.js';
+import type { JournalEntry, JournalRead, SessionJournal } from './journal.js';
 
 /** A session as stored: the agent state and its version (incremented on every save). */
 export interface StoredSession {
@@ -11,14 +12,15 @@ export interface StoredSession {
  * Where agents keep their state between replies and across processes. `save` is an optimistic
  * compare-and-set: it succeeds only when the stored version still equals `expectedVersion`
  * (0 for a session that must not exist yet), otherwise it rejects with a
- * {@link SessionConflictError} and changes nothing.
+ * {@link SessionConflictError} and changes nothing. The optional journal methods
+ * ({@link SessionJournal}) let a reply checkpoint each step and continue after a crash.
  *
  * @example
  * ```ts
  * const agent = new Agent({ model, store: new InMemorySessionStore(), sessionId: 'user-42' });
  * ```
  */
-export interface SessionStore {
+export interface SessionStore extends SessionJournal {
   load(sessionId: string): Promise<StoredSession | undefined>;
   /** Resolves with the new version. */
   save(sessionId: string, state: AgentStateSnapshot, expectedVersion: number): Promise<number>;
@@ -72,6 +74,8 @@ export class SessionStoreError extends RxscopeError {
  */
 export class InMemorySessionStore implements SessionStore {
   private readonly sessions = new Map<string, StoredSession>();
+  private readonly journals = new Map<string, JournalEntry[]>();
+  private readonly leases = new Map<string, { holder: string; until: number }>();
 
   load(sessionId: string): Promise<StoredSession | undefined> {
     const found = this.sessions.get(sessionId);
@@ -88,6 +92,40 @@ export class InMemorySessionStore implements SessionStore {
 
   delete(sessionId: string): Promise<void> {
     this.sessions.delete(sessionId);
+    this.journals.delete(sessionId);
+    return Promise.resolve();
+  }
+
+  appendJournal(sessionId: string, entry: JournalEntry): Promise<void> {
+    let journal = this.journals.get(sessionId);
+    if (!journal) this.journals.set(sessionId, (journal = []));
+    journal.push(structuredClone(entry));
+    return Promise.resolve();
+  }
+
+  readJournal(sessionId: string, since = 0): Promise<JournalRead> {
+    return Promise.resolve({ entries: structuredClone((this.journals.get(sessionId) ?? []).slice(since)) });
+  }
+
+  clearJournal(sessionId: string): Promise<void> {
+    this.journals.delete(sessionId);
+    return Promise.resolve();
+  }
+
+  listJournals(): Promise<string[]> {
+    return Promise.resolve([...this.journals.keys()]);
+  }
+
+  acquireLease(sessionId: string, holder: string, ttlMs: number): Promise<boolean> {
+    const now = Date.now();
+    const lease = this.leases.get(sessionId);
+    if (lease && lease.holder !== holder && lease.until > now) return Promise.resolve(false);
+    this.leases.set(sessionId, { holder, until: now + ttlMs });
+    return Promise.resolve(true);
+  }
+
+  releaseLease(sessionId: string, holder: string): Promise<void> {
+    if (this.leases.get(sessionId)?.holder === holder) this.leases.delete(sessionId);
     return Promise.resolve();
   }
 }

@@ -75,6 +75,14 @@ export const pendingReplySchema = z.object({
   replyState: z.record(z.string(), z.unknown()).optional(),
   output: z.object({ schema: z.record(z.string(), z.unknown()), repairs: z.number().int().nonnegative() }).optional(),
   shutdown: z.object({ reason: z.string(), at: z.number() }).optional(),
+  recovered: z
+    .object({
+      fromStep: z.number().int().nonnegative(),
+      started: z.array(z.string()),
+      damaged: z.object({ where: z.string(), entry: z.number(), reason: z.string() }).optional(),
+      done: z.enum(['completed', 'max_iters']).optional(),
+    })
+    .optional(),
 });
 
 /** zod schema of {@link AgentStateSnapshot}. */
@@ -122,6 +130,19 @@ export interface PendingReply {
    * result yet never started; `{type: 'RESUME_REPLY'}` runs them and continues the reply.
    */
   readonly shutdown?: { readonly reason: string; readonly at: number };
+  /**
+   * Set when the reply was rebuilt from its journal after the process running it stopped
+   * (`RECOVER_REPLY`): `fromStep` is the step it continues from, `started` the tool calls that
+   * had started and have no result (each runs again only if its tool is `idempotent`).
+   */
+  readonly recovered?: {
+    readonly fromStep: number;
+    readonly started: readonly string[];
+    /** The journal's end was damaged (a write cut off): entries from `entry` on were dropped. */
+    readonly damaged?: { readonly where: string; readonly entry: number; readonly reason: string };
+    /** The reply's steps had ended (`completed` or `max_iters`): it only needs to be saved. */
+    readonly done?: 'completed' | 'max_iters';
+  };
 }
 
 /**

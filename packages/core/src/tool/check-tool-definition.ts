@@ -16,6 +16,8 @@ export const TOOL_DEFINITION_KEYS = {
   needsApproval: true,
   checkPermissions: true,
   execute: true,
+  idempotent: true,
+  recover: true,
 } as const;
 const KEYS = Object.keys(TOOL_DEFINITION_KEYS);
 
@@ -50,7 +52,13 @@ export function checkToolDefinition(definition: unknown): void {
     );
   }
   checkOptionKeys('defineTool', definition, KEYS, { foreign: FOREIGN });
-  const d = definition as { name?: unknown; execute?: unknown; external?: unknown };
+  const d = definition as {
+    name?: unknown;
+    execute?: unknown;
+    external?: unknown;
+    recover?: unknown;
+    idempotent?: unknown;
+  };
   const refuse = (key: string, message: string) => new OptionsError('invalid_option', `defineTool.${key}`, message);
   if (typeof d.name !== 'string' || !TOOL_NAME.test(d.name)) {
     throw refuse(
@@ -63,5 +71,11 @@ export function checkToolDefinition(definition: unknown): void {
   }
   if (!d.execute && !d.external) {
     throw refuse('execute', `Tool "${d.name}" needs an execute function, or external: true.`);
+  }
+  if (d.recover !== undefined && typeof d.recover !== 'function') {
+    throw refuse('recover', `Tool "${d.name}": recover must be a function (input, toolCtx) => the outcome.`);
+  }
+  if (d.idempotent !== undefined && typeof d.idempotent !== 'boolean') {
+    throw refuse('idempotent', `Tool "${d.name}": idempotent must be true or false.`);
   }
 }

@@ -42,6 +42,12 @@ export interface ToolContext {
    * nested agents their own names. Ignored once the call has ended.
    */
   readonly forward: (event: AgentEvent) => void;
+  /**
+   * The same for every attempt of this call: a retry, a rerun after a crash, the `recover` of an
+   * interrupted run. Pass it to the APIs the tool calls (a payment's `Idempotency-Key`) so that
+   * a call run again does not take effect twice.
+   */
+  readonly idempotencyKey: string;
 }
 
 /** A progress report with numbers, for {@link ToolContext.emit}. */
@@ -85,6 +91,19 @@ export interface ToolDefinition<S extends StandardSchemaV1> {
    * as `TOOL_RESULT_END.value`). A throw or error notification becomes an error result.
    */
   readonly execute?: (input: SchemaOutput<S>, ctx: ToolContext) => ObservableInput<ToolOutput> | ToolOutput;
+  /**
+   * Running it twice does no harm (it reads, or passes `toolCtx.idempotencyKey` to an API that
+   * deduplicates): a call cut off by a crash after it started runs again when its reply is
+   * recovered. Default false: such a call is never run again (see `recover`).
+   */
+  readonly idempotent?: boolean;
+  /**
+   * Asked, when a reply is recovered after a crash, for the outcome of a call that had started
+   * and has no result (the tool is not `idempotent`, so it is not run again): look it up (by
+   * `toolCtx.idempotencyKey`) and return the result as `execute` would. Without it the model
+   * gets an `interrupted` result saying the outcome is unknown.
+   */
+  readonly recover?: (input: SchemaOutput<S>, ctx: ToolContext) => ObservableInput<ToolOutput> | ToolOutput;
 }
 
 /**
@@ -106,6 +125,10 @@ export interface Tool<I = any> {
   readonly needsApproval?: boolean | ((input: I) => boolean | Promise<boolean>);
   readonly checkPermissions?: (input: I) => ToolPermissionDecision | Promise<ToolPermissionDecision>;
   readonly execute?: (input: I, ctx: ToolContext) => ObservableInput<ToolOutput> | ToolOutput;
+  /** Safe to run again after a crash cut a run off (see {@link ToolDefinition.idempotent}). */
+  readonly idempotent?: boolean;
+  /** The outcome of a run a crash cut off (see {@link ToolDefinition.recover}). */
+  readonly recover?: (input: I, ctx: ToolContext) => ObservableInput<ToolOutput> | ToolOutput;
 }
 
 /**
@@ -150,6 +173,8 @@ export function defineTool<S extends StandardSchemaV1>(definition: ToolDefinitio
     ...(definition.needsApproval !== undefined ? { needsApproval: definition.needsApproval } : {}),
     ...(definition.checkPermissions ? { checkPermissions: definition.checkPermissions } : {}),
     ...(definition.execute ? { execute: definition.execute } : {}),
+    ...(definition.idempotent ? { idempotent: true } : {}),
+    ...(definition.recover ? { recover: definition.recover } : {}),
   };
 }
 

@@ -125,6 +125,7 @@ const callTime = (what: string): NotChecked => ({ notChecked: `the options of on
 const WALK: Readonly<Record<string, Checked | NotChecked>> = {
   // @rxscope/core
   AgentOptions: { build: (x) => new Agent({ model, ...base(x) }), key: 'middlewares' },
+  CheckpointOptions: { build: (x) => new Agent({ model, checkpoints: { ...base(x) } }), key: 'leaseMs' },
   ToolDefinition: {
     build: (x) => defineTool({ name: 't', description: 'd', input: z.object({}), execute: () => '', ...base(x) }),
     key: 'readOnly',

@@ -25,6 +25,7 @@ const MB = 1024 * 1024;
 const ctx: ToolContext = {
   signal: new AbortController().signal,
   callId: 'c1',
+  idempotencyKey: 'c1',
   agentName: 'a',
   replyId: 'r',
   emit: () => undefined,

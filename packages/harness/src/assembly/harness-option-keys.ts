@@ -53,6 +53,7 @@ const CORE: { readonly [K in Exclude<keyof HarnessOptions, HarnessOwnOption>]-?:
   whilePending: true,
   store: true,
   onBackgroundError: true,
+  checkpoints: true,
 };
 
 /** Every key `createHarnessAgent` takes: the harness's own, then the core's. */

@@ -25,6 +25,7 @@ import { memorySearchTool } from './tools/memory-search.js';
 const toolCtx: ToolContext = {
   signal: new AbortController().signal,
   callId: 'c1',
+  idempotencyKey: 'c1',
   agentName: 'a',
   replyId: 'r',
   emit: () => undefined,

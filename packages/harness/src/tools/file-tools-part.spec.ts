@@ -28,6 +28,7 @@ describe('the file tools part', () => {
     const out = (await readFile!.execute!(toolInput(readFile!, { path: 'long.txt' }), {
       signal: new AbortController().signal,
       callId: 'c',
+      idempotencyKey: 'c',
       agentName: 'a',
       replyId: 'r',
       emit: () => undefined,

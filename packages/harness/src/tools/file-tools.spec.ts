@@ -13,6 +13,7 @@ import { writeFileTool } from './write-file.js';
 const toolCtx: ToolContext = {
   signal: new AbortController().signal,
   callId: 'c1',
+  idempotencyKey: 'c1',
   agentName: 'a',
   replyId: 'r',
   emit: () => undefined,

@@ -15,6 +15,7 @@ import { grepFilesTool } from './grep-files.js';
 const ctx = (signal = new AbortController().signal): ToolContext => ({
   signal,
   callId: 'c1',
+  idempotencyKey: 'c1',
   agentName: 'a',
   replyId: 'r',
   emit: () => undefined,

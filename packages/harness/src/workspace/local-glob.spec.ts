@@ -15,6 +15,7 @@ import { LocalFileSystem } from './local-file-system.js';
 const ctx: ToolContext = {
   signal: new AbortController().signal,
   callId: 'c1',
+  idempotencyKey: 'c1',
   agentName: 'a',
   replyId: 'r',
   emit: () => undefined,

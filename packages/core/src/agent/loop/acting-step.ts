@@ -19,14 +19,21 @@ import { triage, type Triage } from './tool-call-triage.js';
 export function actingStep(scope: StepScope, calls: readonly ToolCallBlock[]): Observable<StepOutput> {
   return defer(() => {
     const host = scope.host;
-    const triaged = calls.map((call) =>
-      triage(prepareCall(call, scope.tools), (tool, input, block) => host.decide(scope.ctx, block, tool, input)),
+    return actOn(
+      scope,
+      calls.map((call) =>
+        triage(prepareCall(call, scope.tools), (tool, input, block) => host.decide(scope.ctx, block, tool, input)),
+      ),
     );
-    // Stay synchronous unless a permission check is asynchronous.
-    return triaged.some((t) => t instanceof Promise)
-      ? from(Promise.all(triaged.map((t) => Promise.resolve(t)))).pipe(switchMap((all) => execute(scope, all)))
-      : execute(scope, triaged as Triage[]);
   });
+}
+
+/** Runs calls already decided (some decisions may still be pending: an asynchronous permission check). */
+export function actOn(scope: StepScope, triaged: readonly (Triage | Promise<Triage>)[]): Observable<StepOutput> {
+  // Stay synchronous unless a permission check is asynchronous.
+  return triaged.some((t) => t instanceof Promise)
+    ? from(Promise.all(triaged.map((t) => Promise.resolve(t)))).pipe(switchMap((all) => execute(scope, all)))
+    : execute(scope, triaged as Triage[]);
 }
 
 /**

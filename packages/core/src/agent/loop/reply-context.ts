@@ -2,6 +2,7 @@ import { createDeltaEvent, createEvent, type DeltaEventType, type EventOrigin } 
 import type { AgentEventOf, AgentEventType, EventFields, StopReason } from '../../event/events.js';
 import type { ContextToken, RuntimeContext, StateSlot } from '../../middleware/context.js';
 import type { Conversation } from '../../middleware/conversation.js';
+import { newId } from '../../util/id.js';
 import { AgentUsageError } from '../errors.js';
 import type { ReplyConversation } from './reply-conversation.js';
 
@@ -28,6 +29,26 @@ export class ReplyContext implements RuntimeContext {
   ) {
     this.origin = { replyId, source: agentName };
     this.replyValues = replyValues;
+  }
+
+  /**
+   * The context of a reply about to start, with the controller that aborts it: a new reply id,
+   * or the suspended reply's id and a copy of its saved `replyState` (so the pending reply's
+   * saved state is not changed by the resumed one).
+   */
+  static open(
+    agentName: string,
+    sessionId: string,
+    middlewareState: Record<string, unknown>,
+    pending: { readonly replyId: string; readonly replyState?: Record<string, unknown> } | undefined,
+    userId: string | undefined,
+  ): { ctx: ReplyContext; controller: AbortController } {
+    const controller = new AbortController();
+    const saved = pending?.replyState;
+    const values = saved ? structuredClone({ ...saved }) : {};
+    const replyId = pending?.replyId ?? newId('reply');
+    const ctx = new ReplyContext(agentName, replyId, sessionId, controller.signal, middlewareState, values, userId);
+    return { ctx, controller };
   }
 
   replyState<T>(key: string): StateSlot<T> {

@@ -7,7 +7,7 @@ import type { ResumeRequest } from './loop-host.js';
 import { closePendingReply, type WhilePending } from './pending-reply-policy.js';
 import type { ReplyContext } from './reply-context.js';
 import { validateResume, validateShutdownResume } from './resume-validation.js';
-import { InvalidReplyInputError } from '../errors.js';
+import { AgentUsageError, InvalidReplyInputError } from '../errors.js';
 import type { SessionState } from '../session-state.js';
 
 /** A reply's input, prepared: new messages, or a validated resume of the suspended reply. */
@@ -41,6 +41,12 @@ export function prepareReplyInput(input: ReplyInput, host: InputHost): PreparedI
     }
     if (resume.type === 'RESUME_REPLY')
       return { messages: [], resume: validateShutdownResume(resume, state.pending, host.name) };
+    if (resume.type === 'RECOVER_REPLY') {
+      throw new AgentUsageError(
+        `Agent "${host.name}" cannot recover a reply: RECOVER_REPLY needs a session store that keeps a journal ` +
+          '(InMemorySessionStore, FileSessionStore, RedisSessionStore) and checkpoints on (the default).',
+      );
+    }
   }
   checkMessages(input);
   const messages =

@@ -8,7 +8,9 @@ import { isCancellation } from '../../model/model-error.js';
 import { actingStep, resumeStep } from './acting-step.js';
 import { closeOpenStream } from '../../event/open-stream.js';
 import type { LoopHost, ResumeRequest } from './loop-host.js';
+import { journalOf, type ReplyJournalWriter } from './journal-writer.js';
 import { NestedReplies } from './nested-replies.js';
+import { recoveredEvent, recoveryStep } from './recovery-step.js';
 import { Relay } from '../operator-relay.js';
 import { reasoningStep } from './reasoning-step.js';
 import type { ReplyContext } from './reply-context.js';
@@ -56,6 +58,8 @@ export class ReplyRun implements StepScope {
   private readonly usage: UsageTally;
   /** Replies of agents used as tools, forwarded through this one (closed with it when it is cut off). */
   private readonly nested: NestedReplies;
+  /** Writes the reply's checkpoints, when the agent's store keeps a journal. */
+  private readonly journal: ReplyJournalWriter | undefined;
 
   constructor(
     readonly host: LoopHost,
@@ -74,6 +78,7 @@ export class ReplyRun implements StepScope {
     this.extra = extra;
     ctx.iteration = pending?.iteration ?? 0;
     this.usage = new UsageTally(pending?.usage);
+    this.journal = journalOf(ctx);
   }
 
   /** The agent's tools (read again at each step) with the reply's own added. */
@@ -155,6 +160,13 @@ export class ReplyRun implements StepScope {
       const start = this.ctx.event('REPLY_START', { sessionId: this.ctx.sessionId });
       this.conversation.apply(start);
       subscriber.next(start);
+      this.journal?.begin(start, () => ({
+        step: this.ctx.iteration,
+        toolSteps: this.actingSteps,
+        usage: this.usage.total(),
+      }));
+      const recovered = recoveredEvent(this.ctx, this.resume?.pending);
+      if (recovered) subscriber.next((this.apply(recovered), recovered));
       const resumed = this.resume?.event;
       if (resumed && resumed.type !== 'RESUME_REPLY')
         subscriber.next(this.ctx.event(resumed.type, { results: resumed.results } as never));
@@ -215,11 +227,13 @@ export class ReplyRun implements StepScope {
   /** Folds one event into the reply: its message, the nested replies, the usage. */
   apply(e: AgentEvent): void {
     this.nested.observe(e);
+    this.journal?.observe(e, this.ctx.agentName);
     this.conversation.apply(e);
     if (e.type === 'MODEL_CALL_END' && e.source === this.ctx.agentName) this.usage.add(e.usage);
   }
 
   private runStep(step: ReplyStep): Observable<StepOutput> {
+    this.journal?.flush(step.kind === 'done' ? step.reason : undefined);
     // A shutdown stops the reply between steps: the step that would start now runs on resume.
     if (this.shutdownReason !== undefined && (step.kind === 'reason' || step.kind === 'act')) {
       if (step.kind === 'act') this.actingSteps++;
@@ -233,7 +247,7 @@ export class ReplyRun implements StepScope {
         this.actingSteps++;
         return actingStep(this, step.calls);
       case 'resume':
-        return resumeStep(this, step.request);
+        return step.request.pending.recovered ? recoveryStep(this, step.request) : resumeStep(this, step.request);
       case 'suspend': {
         this.suspended = step;
         const out: StepOutput[] = [];

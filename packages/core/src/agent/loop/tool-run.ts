@@ -1,4 +1,14 @@
-import { defer, from, isObservable, mergeMap, Observable, type ObservableInput, of, type Subscriber } from 'rxjs';
+import {
+  defer,
+  from,
+  isObservable,
+  mergeMap,
+  Observable,
+  type ObservableInput,
+  of,
+  type Subscriber,
+  switchMap,
+} from 'rxjs';
 import type { AgentEvent } from '../../event/events.js';
 import type { ToolCallBlock, ToolResultContent, ToolResultStatus } from '../../message/blocks.js';
 import type { RuntimeContext } from '../../middleware/context.js';
@@ -8,6 +18,7 @@ import { newId } from '../../util/id.js';
 import { appendContent, contentToText, isStructuredValue, toolOutputToContent } from '../../tool/output.js';
 import type { Tool, ToolContext, ToolOutput, ToolProgress } from '../../tool/tool.js';
 import { parseToolArguments } from '../../tool/validate.js';
+import { journalOf } from './journal-writer.js';
 import { NestedReplies } from './nested-replies.js';
 import { Relay } from '../operator-relay.js';
 
@@ -90,8 +101,10 @@ export function executeTool(ctx: RuntimeContext, input: ActingInput): Observable
     let values = 0;
     let value: unknown;
     let done = false;
+    const journal = journalOf(ctx);
     const toolCtx = withLazySignal(signal, {
       callId: toolCall.id,
+      idempotencyKey: `${ctx.sessionId}:${ctx.replyId}:${toolCall.id}`,
       agentName: ctx.agentName,
       replyId: ctx.replyId,
       ...(ctx.userId !== undefined ? { userId: ctx.userId } : {}),
@@ -116,10 +129,13 @@ export function executeTool(ctx: RuntimeContext, input: ActingInput): Observable
       cancel(new Error(`tool call ${toolCall.id} cancelled`));
       return undefined;
     }
-    const subscription = defer(() => {
+    const run = defer(() => {
       if (!tool.execute) throw new Error(`Tool "${tool.name}" is external and cannot run inside the agent.`);
       return toolValues(tool.execute(input.input, toolCtx));
-    }).subscribe({
+    });
+    // With checkpoints, the tool starts once the journal holds that it started (never a run it does not know of).
+    const gated = journal ? from(journal.starting(toolCall.id, tool.name)).pipe(switchMap(() => run)) : run;
+    const subscription = gated.subscribe({
       next: (emitted) => {
         values++;
         value = emitted;

@@ -5,6 +5,7 @@ import { AgentShutdownError, AgentUsageError } from '../../agent/errors.js';
 import { createEvent } from '../../event/create.js';
 import type { AgentEvent, ReplyFinishReason } from '../../event/events.js';
 import { ReplyTracker } from '../reply-tracker.js';
+import { ReplyLeaseError } from '../../state/journal.js';
 import type { SessionEventBus } from '../sessions/session-event-bus.js';
 import { shutdownAgents, type ShutdownAgentsOptions, type ShutdownReport } from '../shutdown-agents.js';
 import { DEFAULT_REPLY_QUEUE, isReplyJobProgress, type ReplyJobData, type ReplyJobResult } from './reply-job.js';
@@ -156,6 +157,12 @@ export class ReplyWorker {
       finished = true;
       return result;
     } catch (error) {
+      if (error instanceof ReplyLeaseError) {
+        // The reply is still held by the process that ran it (alive, or dead less than a lease
+        // ago): never run twice; look again later, without using an attempt.
+        await job.moveToDelayed(Date.now() + 4 * (this.options.turnPollMs ?? 250), token);
+        throw new DelayedError();
+      }
       // Failed for good (no attempt left, or unrecoverable): the session's next reply may run.
       finished = error instanceof UnrecoverableError || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
       throw error;
@@ -183,9 +190,11 @@ export class ReplyWorker {
     job: Job<ReplyJobData, ReplyJobResult>,
     signal: AbortSignal | undefined,
   ): Promise<ReplyJobResult> {
-    const { sessionId, input } = job.data;
-    await this.closeDeadAttempt(job);
+    const { sessionId } = job.data;
     const agent = await this.options.agent(sessionId);
+    // A retry of a job whose worker died mid-reply continues that reply from its last checkpoint.
+    const input = (await recoverable(agent, job)) ? ({ type: 'RECOVER_REPLY' } as const) : job.data.input;
+    await this.closeDeadAttempt(job, input !== job.data.input);
     const key = `${job.id ?? ''}:${job.attemptsStarted}`;
     this.running.set(key, agent);
     const abort = () => agent.interrupt('the job was cancelled');
@@ -229,10 +238,12 @@ export class ReplyWorker {
 
   /**
    * A job that ran before (its worker died mid-reply) left a reply open on the bus: end it, so
-   * listeners see it ended before the new attempt's reply starts. Nothing of it was saved.
+   * listeners see it ended before the new attempt's reply starts (nothing of it was saved). When
+   * it is recovered instead, it is not ended: the same reply goes on from its last checkpoint, with
+   * a new `REPLY_START` and `CUSTOM reply_recovered`.
    */
-  private async closeDeadAttempt(job: Job<ReplyJobData, ReplyJobResult>): Promise<void> {
-    if (!isReplyJobProgress(job.progress)) return;
+  private async closeDeadAttempt(job: Job<ReplyJobData, ReplyJobResult>, recovering: boolean): Promise<void> {
+    if (!isReplyJobProgress(job.progress) || recovering) return;
     const tracker = new ReplyTracker();
     const { sessionId } = job.data;
     const { replyId, source } = job.progress;
@@ -249,4 +260,11 @@ export class ReplyWorker {
       this.onError(error);
     }
   }
+}
+
+/** True when the job's earlier attempt left its reply running, recoverable from the session's journal. */
+async function recoverable(agent: Agent, job: Job<ReplyJobData, ReplyJobResult>): Promise<boolean> {
+  if (!isReplyJobProgress(job.progress)) return false;
+  const left = await agent.recoverable();
+  return left !== undefined && left.replyId === job.progress.replyId;
 }

@@ -24,6 +24,7 @@ import {
   type AgentSessionsOptions,
   type SessionUserOptions,
 } from './agent-sessions-options.js';
+import { recoverSessions, type RecoveryReport } from './recover-sessions.js';
 
 interface Run {
   readonly agent: Agent;
@@ -192,6 +193,23 @@ export class AgentSessions {
       this.appendAll(sessionId, run.tracker.end('interrupted', reason, sessionId));
     }
     return true;
+  }
+
+  /**
+   * Continues every reply left running when a process died mid-reply (a crash, SIGKILL): each
+   * session's journal is folded over its saved state and the reply goes on detached from its
+   * last checkpoint, keeping its `replyId` (clients see `CUSTOM reply_recovered` on the bus).
+   * Call it when a service starts. Sessions come from `sessionIds`, or from the `store` option.
+   * A reply another process still holds (its lease runs) is left alone and reported in `skipped`.
+   *
+   * @example
+   * ```ts
+   * const sessions = new AgentSessions({ agent: (id) => new Agent({ model, store, sessionId: id }), store, bus });
+   * const report = await sessions.recover(); // { recovered: [{ sessionId, replyId, fromStep }], skipped: [...] }
+   * ```
+   */
+  recover(sessionIds?: readonly string[]): Promise<RecoveryReport> {
+    return recoverSessions(this, sessionIds, this.options.store);
   }
 
   /** The session's events: see {@link SessionEventBus.events}. */

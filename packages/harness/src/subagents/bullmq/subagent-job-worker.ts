@@ -283,6 +283,7 @@ export class SubagentJobWorker {
     const taskCtx: ToolContext = {
       signal: controller.signal,
       callId: taskId,
+      idempotencyKey: taskId,
       agentName: job.data.parent,
       replyId: taskId,
       emit: () => undefined,

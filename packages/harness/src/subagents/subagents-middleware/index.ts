@@ -321,6 +321,7 @@ export class SubagentsMiddleware implements Middleware {
     const taskCtx: ToolContext = {
       signal: controller.signal,
       callId: id,
+      idempotencyKey: id,
       agentName: agent.name,
       replyId: ctx.replyId,
       emit: () => undefined,

@@ -35,6 +35,7 @@ export class DetachableRun {
     const ctx: ToolContext = {
       signal: this.controller.signal,
       callId: callCtx.callId,
+      idempotencyKey: callCtx.idempotencyKey,
       agentName: callCtx.agentName,
       replyId: callCtx.replyId,
       emit: (progress: string | ToolProgress) => {
