@@ -132,12 +132,20 @@ describe('bench --quick', () => {
 
   it('measures the agent loop without I/O against the replayed exchange driven by hand', () => {
     const mem = report.results.find((r) => r.id === 'agent-loop-memory')!;
-    expect(mem.contenders.map((c) => c.name)).toEqual(['replay', 'rxscope', 'rxscope+10mw', 'rxscope+builtins']);
+    expect(mem.contenders.map((c) => c.name)).toEqual([
+      'replay',
+      'rxscope',
+      'rxscope+10mw',
+      'rxscope+builtins',
+      'rxscope+store',
+      'rxscope+checkpoints',
+    ]);
     for (const c of mem.contenders) expect(c.ms.median).toBeGreaterThan(0);
     expect(mem.checks.map((c) => c.text)).toEqual([
       expect.stringMatching(/^rxscope: .*own time per reply/),
       expect.stringMatching(/^rxscope\+10mw: /),
       expect.stringMatching(/^rxscope\+builtins: /),
+      expect.stringMatching(/^step checkpoints: rxscope\+checkpoints over rxscope\+store/),
     ]);
   });
 
