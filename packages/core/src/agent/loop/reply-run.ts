@@ -3,7 +3,7 @@ import type { AgentEvent, PendingToolCall, ReplyFinishReason, StopReason } from 
 import type { AgentInput } from '../../middleware/middleware.js';
 import { toErrorInfo } from '../../model/model-error.js';
 import type { Tool } from '../../tool/tool.js';
-import { withTools } from './reply-tools.js';
+import { ReplyTools } from './reply-tools.js';
 import { isCancellation } from '../../model/model-error.js';
 import { actingStep, resumeStep } from './acting-step.js';
 import { closeOpenStream } from '../../event/open-stream.js';
@@ -29,11 +29,7 @@ import { UsageTally } from './usage-tally.js';
  */
 export class ReplyRun implements StepScope {
   readonly conversation: ReplyConversation;
-  /** The reply's own tools (structured output's final tool, tools passed with the reply). */
-  private readonly extra: readonly Tool[];
-  /** The agent's tools the merged ones below were built from. */
-  private base: ReadonlyMap<string, Tool> | undefined;
-  private merged: { readonly map: ReadonlyMap<string, Tool>; readonly list: readonly Tool[] } | undefined;
+  private readonly replyTools: ReplyTools;
   /** Emits when the reply is interrupted or stopped: the running step is torn down and the reply ends. */
   private readonly interrupts = new Subject<string>();
   /** Set by `interrupt()`: the reply ends `interrupted`. */
@@ -74,8 +70,7 @@ export class ReplyRun implements StepScope {
     this.actingSteps = pending?.toolSteps ?? 0;
     this.nested = new NestedReplies(ctx.agentName);
     // The reply's own tools (structured output's final tool, tools passed with the reply) join the agent's.
-    const extra = [...(replyTools ?? []), ...(output?.tool ? [output.tool] : [])];
-    this.extra = extra;
+    this.replyTools = new ReplyTools(host, [...(replyTools ?? []), ...(output?.tool ? [output.tool] : [])]);
     ctx.iteration = pending?.iteration ?? 0;
     this.usage = new UsageTally(pending?.usage);
     this.journal = journalOf(ctx);
@@ -83,21 +78,12 @@ export class ReplyRun implements StepScope {
 
   /** The agent's tools (read again at each step) with the reply's own added. */
   get tools(): ReadonlyMap<string, Tool> {
-    return this.extra.length ? this.withExtra().map : this.host.tools;
+    return this.replyTools.map;
   }
 
   /** {@link tools} in the order they are offered to the model. */
   get toolList(): readonly Tool[] {
-    return this.extra.length ? this.withExtra().list : this.host.toolList;
-  }
-
-  private withExtra(): { readonly map: ReadonlyMap<string, Tool>; readonly list: readonly Tool[] } {
-    const base = this.host.tools;
-    if (this.merged === undefined || base !== this.base) {
-      this.base = base;
-      this.merged = { map: withTools(base, this.extra), list: [...this.host.toolList, ...this.extra] };
-    }
-    return this.merged;
+    return this.replyTools.list;
   }
 
   get toolSteps(): number {
