@@ -1,4 +1,4 @@
-import { defer, map, type Observable } from 'rxjs';
+import { defer, lastValueFrom, map, type Observable } from 'rxjs';
 import { JournalDamagedError, ReplyLeaseError, type JournalDamage } from '../state/journal.js';
 import { foldJournal, type FoldedReply } from '../state/journal-fold.js';
 import type { SessionStore } from '../state/session-store.js';
@@ -117,7 +117,7 @@ export class JournalSync {
   }
 
   private async fold(): Promise<FoldedReply | undefined> {
-    await new Promise<void>((resolve, reject) => this.sync.load().subscribe({ complete: resolve, error: reject }));
+    await lastValueFrom(this.sync.load(), { defaultValue: undefined });
     const read = await this.store.readJournal!(this.sessionId);
     return foldJournal(this.snapshot(), this.sync.storedVersion, read);
   }
