@@ -134,11 +134,10 @@ describe('FileSessionStore across processes', () => {
   it('in a folder the process may not write to, a save is refused as not saved, naming the session, and changes nothing', async () => {
     await store.save('ro', state('seed'), 0);
     await chmod(dir, 0o555);
-    // root writes anywhere: as root, the writer runs as the unprivileged user `nobody`.
+    // root writes anywhere: as root, the writer runs without the capability that overrides file
+    // permissions (not as another user, who may not be able to read a checkout in a private folder).
     const asRoot = process.getuid?.() === 0;
-    const writer = await StoreWorker.start(
-      asRoot ? { uid: 65534, gid: 65534, env: { ...process.env, HOME: dir } } : {},
-    );
+    const writer = await StoreWorker.start(asRoot ? { bypassPermissions: false } : {});
     try {
       expect(await writer.send({ op: 'load', dir, session: 'ro' })).toMatchObject({ version: 1 });
       const { error } = await writer.send({ op: 'save', dir, session: 'ro', tag: 'lost' });

@@ -53,9 +53,21 @@ export class StoreWorker {
     });
   }
 
-  /** Starts a worker (`options`: spawn's, e.g. `uid` to run it as another user) once it is ready. */
-  static start(options: Pick<SpawnOptions, 'uid' | 'gid' | 'env'> = {}): Promise<StoreWorker> {
-    const child = spawn(process.execPath, [TSX, WORKER], { ...options, stdio: 'pipe' });
+  /**
+   * Starts a worker once it is ready. `options`: spawn's (`env`), and `bypassPermissions: false`
+   * to run it, as root, without the capability to override file permissions (util-linux
+   * `setpriv`), so a folder root may not write to refuses it as it would any user.
+   */
+  static start(
+    options: Pick<SpawnOptions, 'env'> & { readonly bypassPermissions?: boolean } = {},
+  ): Promise<StoreWorker> {
+    const { bypassPermissions = true, ...spawnOptions } = options;
+    const child = bypassPermissions
+      ? spawn(process.execPath, [TSX, WORKER], { ...spawnOptions, stdio: 'pipe' })
+      : spawn('setpriv', ['--bounding-set', '-dac_override,-dac_read_search', process.execPath, TSX, WORKER], {
+          ...spawnOptions,
+          stdio: 'pipe',
+        });
     return new Promise((resolve, reject) => {
       let stderr = '';
       child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
