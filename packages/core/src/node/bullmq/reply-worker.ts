@@ -7,6 +7,7 @@ import type { AgentEvent, ReplyFinishReason } from '../../event/events.js';
 import { ReplyTracker } from '../reply-tracker.js';
 import { ReplyLeaseError } from '../../state/journal.js';
 import type { SessionEventBus } from '../sessions/session-event-bus.js';
+import { RecoveredReplySplice } from '../sessions/recovered-reply-splice.js';
 import { shutdownAgents, type ShutdownAgentsOptions, type ShutdownReport } from '../shutdown-agents.js';
 import { DEFAULT_REPLY_QUEUE, isReplyJobProgress, type ReplyJobData, type ReplyJobResult } from './reply-job.js';
 import { SessionTurns } from './session-turns.js';
@@ -195,6 +196,8 @@ export class ReplyWorker {
     // A retry of a job whose worker died mid-reply continues that reply from its last checkpoint.
     const input = (await recoverable(agent, job)) ? ({ type: 'RECOVER_REPLY' } as const) : job.data.input;
     await this.closeDeadAttempt(job, input !== job.data.input);
+    // A recovered reply continues, on the bus, the stream the dead worker left open.
+    const splice = input !== job.data.input ? await RecoveredReplySplice.of(this.options.bus, sessionId) : undefined;
     const key = `${job.id ?? ''}:${job.attemptsStarted}`;
     this.running.set(key, agent);
     const abort = () => agent.interrupt('the job was cancelled');
@@ -206,7 +209,7 @@ export class ReplyWorker {
       await lastValueFrom(
         agent.reply(input).pipe(
           tap((event) => tracker.apply(event)),
-          concatMap((event) => from(this.record(job, sessionId, event)).pipe(map(() => event))),
+          concatMap((event) => from(this.record(job, sessionId, event, splice)).pipe(map(() => event))),
           tap((event) => {
             if (event.type === 'REPLY_START' && replyId === undefined) replyId = event.replyId;
             if (event.type === 'REPLY_END' && event.replyId === replyId) finishReason = event.finishReason;
@@ -230,10 +233,15 @@ export class ReplyWorker {
   }
 
   /** Appends one event; at `REPLY_START`, records the reply's id on the job first. */
-  private async record(job: Job<ReplyJobData, ReplyJobResult>, sessionId: string, event: AgentEvent): Promise<void> {
+  private async record(
+    job: Job<ReplyJobData, ReplyJobResult>,
+    sessionId: string,
+    event: AgentEvent,
+    splice: RecoveredReplySplice | undefined,
+  ): Promise<void> {
     if (event.type === 'REPLY_START' && !isReplyJobProgress(job.progress))
       await job.updateProgress({ replyId: event.replyId, source: event.source });
-    await this.options.bus.append(sessionId, event);
+    for (const e of splice ? splice.next(event) : [event]) await this.options.bus.append(sessionId, e);
   }
 
   /**

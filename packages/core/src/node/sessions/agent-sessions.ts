@@ -25,6 +25,7 @@ import {
   type SessionUserOptions,
 } from './agent-sessions-options.js';
 import { recoverSessions, type RecoveryReport } from './recover-sessions.js';
+import { isRecovery, RecoveredReplySplice } from './recovered-reply-splice.js';
 
 interface Run {
   readonly agent: Agent;
@@ -119,6 +120,8 @@ export class AgentSessions {
     }
     this.refuseWhileRunning(sessionId);
     const agent = await this.agent(sessionId);
+    // A recovered reply continues, on the bus, the stream its dead process left open.
+    const splice = isRecovery(input) ? await RecoveredReplySplice.of(this.bus, sessionId) : undefined;
     this.refuseWhileRunning(sessionId);
     return new Promise((resolve, reject) => {
       let started = false;
@@ -142,7 +145,9 @@ export class AgentSessions {
           .reply(input, userId !== undefined ? { userId } : {})
           .pipe(
             tap((event) => tracker.apply(event)),
-            concatMap((event) => from(this.bus.append(sessionId, event)).pipe(map(() => event))),
+            concatMap((event) =>
+              from(this.appendInOrder(sessionId, splice ? splice.next(event) : [event])).pipe(map(() => event)),
+            ),
           )
           .subscribe({
             next: (event) => {
@@ -372,6 +377,10 @@ export class AgentSessions {
         `Session "${sessionId}" is running reply ${run.replyId ?? '(starting)'}; wait for its REPLY_END or cancel it first.`,
       );
     }
+  }
+
+  private async appendInOrder(sessionId: string, events: readonly AgentEvent[]): Promise<void> {
+    for (const event of events) await this.bus.append(sessionId, event);
   }
 
   private appendAll(sessionId: string, events: readonly AgentEvent[]): void {

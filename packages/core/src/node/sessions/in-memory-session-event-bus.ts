@@ -112,6 +112,13 @@ export class InMemorySessionEventBus implements SessionEventBus {
     return Promise.resolve(this.logs.get(sessionId)?.openReply);
   }
 
+  openReplyEvents(sessionId: string): Promise<AgentEvent[]> {
+    const log = this.logs.get(sessionId);
+    const start = log?.openStart;
+    if (!log || start === undefined) return Promise.resolve([]);
+    return Promise.resolve(log.entries.filter((e) => e.seq >= start).map((e) => e.event));
+  }
+
   delete(sessionId: string): Promise<void> {
     const log = this.logs.get(sessionId);
     if (log) {

@@ -168,6 +168,13 @@ export class RedisSessionEventBus implements SessionEventBus {
     return (await this.redis.hget(this.keys(sessionId).open, 'reply')) ?? undefined;
   }
 
+  async openReplyEvents(sessionId: string): Promise<AgentEvent[]> {
+    const k = this.keys(sessionId);
+    const start = await this.redis.hget(k.open, 'start');
+    if (!start) return [];
+    return (await this.range(k.log, start)).map(([, fields]) => JSON.parse(fields[3]!) as AgentEvent);
+  }
+
   async delete(sessionId: string): Promise<void> {
     const k = this.keys(sessionId);
     await this.redis.del(k.log, k.open);

@@ -41,6 +41,13 @@ export interface SessionEventBus {
    * Optional: a bus without it is asked nothing.
    */
   openReply?(sessionId: string): Promise<string | undefined>;
+  /**
+   * The events of the session's reply in progress, from its `REPLY_START` (empty when none is
+   * open). A reply recovered in another process after a crash reads them to continue the dead
+   * attempt's stream on the bus without a second `REPLY_START` (see `spliceRecoveredReply`).
+   * Optional: without it a recovered reply starts over on the bus.
+   */
+  openReplyEvents?(sessionId: string): Promise<AgentEvent[]>;
 }
 
 /** The event a replay starts with when the requested event is no longer in the log. */
