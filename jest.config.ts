@@ -109,6 +109,7 @@ const config: Config = {
     project('core'),
     project('middleware-builtin'),
     project('harness'),
+    project('evals'),
     program('quickstart', 'examples/quickstart'),
     program('tracing-example', 'examples/tracing'),
     program('coding-agent', 'examples/coding-agent'),
