@@ -85,6 +85,7 @@ export async function runCli(argv: readonly string[], io: CliIo, tty = false): P
           } else run = e.run;
         }),
       ),
+      { defaultValue: undefined },
     );
     if (tty) io.stderr('\n');
     io.stdout(`${formatSummary(run!)}\n`);

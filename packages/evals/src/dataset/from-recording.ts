@@ -1,4 +1,5 @@
 import type { AgentEvent, AgentStateSnapshot, Msg } from '@rxscope/core';
+import { isList } from '../is-list.js';
 import type { Cassette } from '@rxscope/middleware-builtin/recording';
 import { EvalError } from '../eval-error.js';
 import { replySample } from '../scorers/reply-sample.js';
@@ -26,7 +27,7 @@ const textOf = (content: readonly unknown[]): string =>
  * ```
  */
 export function casesFromCassette(cassette: Cassette, options: { readonly name: string }): EvalCase[] {
-  if (!cassette || !Array.isArray(cassette.replies) || !Array.isArray(cassette.modelCalls)) {
+  if (!cassette || !isList(cassette.replies) || !isList(cassette.modelCalls)) {
     throw new EvalError(
       'dataset_invalid',
       `${options.name}: not a cassette (expected {version, modelCalls, replies}).`,

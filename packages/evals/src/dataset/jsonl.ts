@@ -1,4 +1,4 @@
-import type { Dataset, DatasetLineError, EvalCase, EvalExpected } from './eval-case.js';
+import type { Dataset, DatasetLineError, EvalCase } from './eval-case.js';
 
 /** A line longer than this is refused (one case is a question and its expectations, not a corpus). */
 export const MAX_LINE_CHARS = 1_000_000;
@@ -31,10 +31,10 @@ function toCase(value: unknown, fallbackId: string): EvalCase | string {
     }
   }
   return {
-    id: (value['id'] as string | undefined) ?? fallbackId,
+    id: value['id'] ?? fallbackId,
     input: value['input'],
-    ...(expected !== undefined ? { expected: expected as EvalExpected } : {}),
-    metadata: (value['metadata'] as Record<string, unknown> | undefined) ?? {},
+    ...(expected !== undefined ? { expected } : {}),
+    metadata: value['metadata'] ?? {},
   };
 }
 

@@ -1,4 +1,5 @@
 import { forkJoin, isObservable, lastValueFrom, type Observable, toArray } from 'rxjs';
+import { isList } from '../is-list.js';
 import type { AgentEvent } from '@rxscope/core';
 import type { EvalCase } from '../dataset/eval-case.js';
 import { replySample } from '../scorers/reply-sample.js';
@@ -22,12 +23,14 @@ export async function toPassScorers(
   scorers: readonly Scorer[],
   evalCase: Partial<EvalCase> = {},
 ): Promise<{ pass: boolean; message: () => string }> {
-  if (!Array.isArray(scorers) || scorers.length === 0) throw new TypeError('toPassScorers: give at least one scorer.');
-  const events = isObservable(reply) ? await lastValueFrom(reply.pipe(toArray())) : reply;
-  if (!Array.isArray(events)) throw new TypeError('toPassScorers: expected a reply stream or an array of its events.');
+  if (!isList(scorers) || scorers.length === 0) throw new TypeError('toPassScorers: give at least one scorer.');
+  const events = isObservable(reply) ? await lastValueFrom(reply.pipe(toArray()), { defaultValue: [] }) : reply;
+  if (!isList(events)) throw new TypeError('toPassScorers: expected a reply stream or an array of its events.');
   const sample = replySample(events);
   const full: EvalCase = { id: 'reply', input: '', metadata: {}, ...evalCase };
-  const scores = await lastValueFrom(forkJoin(scorers.map((s) => applyScorer(s, sample, full))));
+  const scores = await lastValueFrom(forkJoin(scorers.map((s) => applyScorer(s, sample, full))), {
+    defaultValue: [],
+  });
   const pass = scores.every((s) => s.pass);
   const lines = scores.map(
     (s) => `  ${s.pass ? '✓' : '✗'} ${s.scorer} ${s.score.toFixed(2)}: ${s.error ?? s.reason ?? ''}`,

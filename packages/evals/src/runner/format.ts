@@ -1,4 +1,5 @@
 import { EvalError } from '../eval-error.js';
+import { isList } from '../is-list.js';
 import type { RunComparison } from './compare.js';
 import type { EvalRun } from './run-eval.js';
 import type { ScorerSummary } from './summary.js';
@@ -94,7 +95,7 @@ export function parseEvalRun(value: unknown, where = 'results'): EvalRun {
   if (!v || typeof v !== 'object') throw bad('not a JSON object');
   if (typeof v.name !== 'string') throw bad('no "name"');
   if (!Array.isArray(v.results)) throw bad('no "results" array');
-  if (!v.summary || !Array.isArray(v.summary.scorers)) throw bad('no "summary.scorers"');
+  if (!v.summary || !isList(v.summary.scorers)) throw bad('no "summary.scorers"');
   for (const s of v.summary.scorers) {
     if (
       typeof s?.scorer !== 'string' ||

@@ -76,7 +76,7 @@ export function costBudget(options: CostBudgetOptions): Scorer {
         maxCost: cost,
         maxModelCalls: sample.modelCalls,
       };
-      const over = limits.filter((k) => options[k] !== undefined && used[k]! > options[k]!);
+      const over = limits.filter((k) => options[k] !== undefined && used[k]! > options[k]);
       return {
         score: over.length ? 0 : 1,
         reason: over.length

@@ -1,4 +1,5 @@
 import { checkOptionKeys, optionKeys, OptionsError } from '@rxscope/core';
+import { isList } from '../is-list.js';
 import { assertReplyGrammar } from '@rxscope/core/testing';
 import type { Scorer } from './scorer.js';
 
@@ -116,7 +117,7 @@ export interface NoSecretOptions {
  */
 export function noSecret(options: NoSecretOptions): Scorer {
   checkOptionKeys('noSecret', options, optionKeys<NoSecretOptions>({ secrets: true, toolInputs: true, name: true }));
-  if (!Array.isArray(options.secrets)) {
+  if (!isList(options.secrets)) {
     throw new OptionsError(
       'invalid_option',
       'noSecret.secrets',
