@@ -113,6 +113,7 @@ const config: Config = {
     program('quickstart', 'examples/quickstart'),
     program('tracing-example', 'examples/tracing'),
     program('coding-agent', 'examples/coding-agent'),
+    program('evals-presets', 'examples/evals-presets'),
     program('bench', 'bench'),
     angularApp('angular-chat', 'examples/angular-chat'),
     program('node-service', 'examples/node-service'),
