@@ -1,6 +1,13 @@
 import type { Dataset, DatasetLineError, EvalCase } from './eval-case.js';
 
-/** A line longer than this is refused (one case is a question and its expectations, not a corpus). */
+/**
+ * A line longer than this is refused (one case is a question and its expectations, not a corpus).
+ *
+ * @example
+ * ```ts
+ * if (line.length > MAX_LINE_CHARS) console.warn('this case will be refused');
+ * ```
+ */
 export const MAX_LINE_CHARS = 1_000_000;
 
 const CASE_KEYS = new Set(['id', 'input', 'expected', 'metadata']);

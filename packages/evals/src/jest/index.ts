@@ -16,5 +16,13 @@ declare global {
   }
 }
 
-/** The values `toPassScorers` accepts: a reply's events, or a reply stream it runs. */
+/**
+ * The values `toPassScorers` accepts: a reply's events, or a reply stream it runs.
+ *
+ * @example
+ * ```ts
+ * const reply: ReplyUnderTest = agent.reply('What is 2 + 3?');
+ * await expect(reply).toPassScorers([numericAnswer({ value: 5 })]);
+ * ```
+ */
 export type ReplyUnderTest = readonly AgentEvent[] | Observable<AgentEvent>;

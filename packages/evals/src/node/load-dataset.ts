@@ -6,7 +6,14 @@ import type { Dataset, EvalCase } from '../dataset/eval-case.js';
 import { parseJsonlDataset } from '../dataset/jsonl.js';
 import { EvalError } from '../eval-error.js';
 
-/** A dataset file larger than this is refused before it is read. */
+/**
+ * A dataset file larger than this (64 MiB) is refused before it is read.
+ *
+ * @example
+ * ```ts
+ * if ((await stat(path)).size > MAX_DATASET_BYTES) splitTheDataset(path);
+ * ```
+ */
 export const MAX_DATASET_BYTES = 64 * 1024 * 1024;
 
 /**
