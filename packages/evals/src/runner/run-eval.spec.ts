@@ -156,6 +156,7 @@ describe('runEval', () => {
     expect(run.results[1]!.error).toMatch(
       /^the cassette no longer matches the agent's requests; re-record it \(ReplayChatModel: model call #1 does not match the recording: request\.messages\[0\]\.content\[0\]\.text: recorded "2 \+ 3\?", but now "2 \+ 4\?"\)$/,
     );
+    expect(run.results[1]!.errorCode).toBe('cassette_outdated');
     expect(run.results[1]!.scores[0]!.error).toBe(run.results[1]!.error);
     expect(run.datasetErrors).toEqual([{ line: 2, reason: expect.stringMatching(/^not JSON/) }]);
     expect(formatSummary(run)).toMatch(/unreadable dataset lines:\n {2}line 2: not JSON/);
@@ -164,19 +165,27 @@ describe('runEval', () => {
     ]);
   });
 
-  it('an agent that cannot be built is a failed case, not a failed run', async () => {
+  it('an agent that cannot be built, or a reply that fails, is a failed case, not a failed run', async () => {
     const { run } = await runAll({
-      dataset: cases(2),
-      agent: (c) =>
-        c.id === 'c1'
-          ? (() => {
-              throw new Error('no key');
-            })()
-          : new Agent({ model: slowAdder(1, { now: 0, max: 0 }) }),
+      dataset: cases(3),
+      agent: (c) => {
+        if (c.id === 'c1') throw new Error('no key');
+        if (c.id === 'c3') return new Agent({ model: new ScriptedChatModel([{ error: new Error('overloaded') }]) });
+        return new Agent({ model: slowAdder(1, { now: 0, max: 0 }) });
+      },
       scorers: [exactAnswer()],
     });
-    expect(run.results.map((r) => r.error)).toEqual(['the reply could not run: no key', undefined]);
-    expect(run.summary.caseErrors).toBe(1);
+    expect(run.results.map((r) => [r.errorCode, r.finishReason])).toEqual([
+      ['reply_not_run', undefined],
+      [undefined, 'completed'],
+      ['reply_failed', 'error'],
+    ]);
+    expect(run.results[0]!.error).toBe('the reply could not run: no key');
+    expect(run.results[2]!.error).toMatch(/overloaded/);
+    // A failed reply is still scored (its answer is empty): a 0, not an error.
+    expect(run.results[2]!.scores).toEqual([expect.objectContaining({ score: 0, pass: false })]);
+    expect(run.results[2]!.scores[0]!.error).toBeUndefined();
+    expect(run.summary.caseErrors).toBe(2);
   });
 
   it('refuses bad options early, with "did you mean"', () => {

@@ -46,6 +46,12 @@ export interface CaseResult {
   readonly toolCalls: readonly string[];
   readonly finishReason?: string;
   readonly error?: string;
+  /**
+   * What `error` is: `cassette_outdated` (the agent no longer makes the recorded requests:
+   * re-record the cassette), `reply_failed` (the reply ended with an error, or without
+   * `REPLY_END`), `reply_not_run` (the agent could not be built or its reply could not start).
+   */
+  readonly errorCode?: 'cassette_outdated' | 'reply_failed' | 'reply_not_run';
   readonly usage: Usage;
   readonly durationMs?: number;
   readonly scores: readonly Score[];
@@ -110,13 +116,14 @@ function check(options: RunEvalOptions): void {
 
 /** Answers one case once and scores the reply. */
 function runCase(options: RunEvalOptions, evalCase: EvalCase, run: number): Observable<CaseResult> {
-  const failed = (error: string): CaseResult => ({
+  const failed = (error: string, errorCode: 'cassette_outdated' | 'reply_not_run'): CaseResult => ({
     caseId: evalCase.id,
     run,
     input: evalCase.input,
     answer: '',
     toolCalls: [],
     error,
+    errorCode,
     usage: { inputTokens: 0, outputTokens: 0 },
     scores: options.scorers.map((s) => errorScore(s.name, error)),
   });
@@ -126,7 +133,12 @@ function runCase(options: RunEvalOptions, evalCase: EvalCase, run: number): Obse
       const sample = replySample(events);
       const err = sample.end?.error;
       if (err?.code === 'cassette_mismatch') {
-        return of(failed(`the cassette no longer matches the agent's requests; re-record it (${err.message})`));
+        return of(
+          failed(
+            `the cassette no longer matches the agent's requests; re-record it (${err.message})`,
+            'cassette_outdated',
+          ),
+        );
       }
       const base = {
         caseId: evalCase.id,
@@ -135,7 +147,11 @@ function runCase(options: RunEvalOptions, evalCase: EvalCase, run: number): Obse
         answer: sample.answer,
         toolCalls: sample.toolCalls.map((c) => c.name),
         ...(sample.end ? { finishReason: sample.end.finishReason } : {}),
-        ...(err ? { error: err.message } : sample.end ? {} : { error: 'the reply ended without REPLY_END' }),
+        ...(err
+          ? { error: err.message, errorCode: 'reply_failed' as const }
+          : sample.end
+            ? {}
+            : { error: 'the reply ended without REPLY_END', errorCode: 'reply_failed' as const }),
         usage: sample.usage,
         ...(sample.durationMs !== undefined ? { durationMs: sample.durationMs } : {}),
       };
@@ -143,7 +159,9 @@ function runCase(options: RunEvalOptions, evalCase: EvalCase, run: number): Obse
         map((scores): CaseResult => ({ ...base, scores })),
       );
     }),
-    catchError((e: unknown) => of(failed(`the reply could not run: ${e instanceof Error ? e.message : String(e)}`))),
+    catchError((e: unknown) =>
+      of(failed(`the reply could not run: ${e instanceof Error ? e.message : String(e)}`, 'reply_not_run')),
+    ),
   );
 }
 
