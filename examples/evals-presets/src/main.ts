@@ -5,7 +5,9 @@
  * Prints each run's summary and the comparisons with coding().
  *
  *   node examples/evals-presets/dist/main.js [--out <folder>]   (--out writes each run's JSON)
- *   node examples/evals-presets/dist/record.js                   re-records the cassettes
+ *   OPENAI_API_KEY=sk-... node examples/evals-presets/dist/main.js   records new cassettes with that
+ *                                                                model first, then compares
+ *   node examples/evals-presets/dist/record.js                   re-records with the scripted model
  */
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -23,6 +25,7 @@ import {
 import { loadCassetteCases } from '@rxscope/evals/node';
 import { ReplayChatModel } from '@rxscope/middleware-builtin/recording';
 import { normalizeRequest } from './normalize.js';
+import { recordCassettes, recordingModel } from './recording.js';
 import { CASSETTES, freshWorkspace, PRESETS, type PresetName, presetAgent } from './presets.js';
 import { taskCases } from './tasks.js';
 
@@ -69,6 +72,13 @@ async function evaluate(preset: PresetName): Promise<EvalRun> {
 
 async function main(argv: readonly string[]): Promise<number> {
   const out = argv.includes('--out') ? argv[argv.indexOf('--out') + 1] : undefined;
+  if (process.env['OPENAI_API_KEY']) {
+    process.stdout.write('OPENAI_API_KEY is set: recording new cassettes with that model first\n');
+    await recordCassettes(
+      () => recordingModel(),
+      (line) => void process.stdout.write(`  ${line}\n`),
+    );
+  }
   const runs: EvalRun[] = [];
   for (const preset of PRESETS) {
     const run = await evaluate(preset);
