@@ -92,6 +92,10 @@ describe('rxscope-eval', () => {
       code: 2,
       stderr: expect.stringContaining('junk.json: not eval results (no "results" array)'),
     });
+    expect(cli(['compare', 'nope.json', 'junk.json'])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('nope.json: cannot read'),
+    });
     expect(cli([join(PKG, 'src', '__tests__', 'fixtures', 'no-default.eval.mjs')])).toMatchObject({
       code: 2,
       stderr: expect.stringContaining('export default defineEvalSuite({...}) is missing'),

@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { lastValueFrom, tap } from 'rxjs';
@@ -21,11 +21,22 @@ const bar = (done: number, total: number, width = 24) => {
   return `[${'#'.repeat(full)}${'-'.repeat(width - full)}] ${done}/${total}`;
 };
 
+/** A results file larger than this is refused before it is read. */
+const MAX_RESULTS_BYTES = 256 * 1024 * 1024;
+
 async function readRun(path: string): Promise<EvalRun> {
   let text: string;
   try {
+    const { size } = await stat(path);
+    if (size > MAX_RESULTS_BYTES) {
+      throw new EvalError(
+        'results_invalid',
+        `${path}: ${size} bytes is more than a results file may have (${MAX_RESULTS_BYTES}).`,
+      );
+    }
     text = await readFile(path, 'utf8');
   } catch (e) {
+    if (e instanceof EvalError) throw e;
     throw new EvalError('results_invalid', `${path}: cannot read (${e instanceof Error ? e.message : String(e)}).`);
   }
   try {
