@@ -77,6 +77,16 @@ describe('llmJudge', () => {
     expect(first).toMatchObject({ score: 0.75, pass: true });
   });
 
+  it("unsubscribing cancels the judge's model request", async () => {
+    const model = new ScriptedChatModel([{ text: '{"score": 1, "reason": "fine"}' }], { delayMs: 50 });
+    const sub = applyScorer(judgeWith(model), replySample(reply()), kase).subscribe();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(model.requests).toHaveLength(1);
+    expect(model.requests[0]!.signal?.aborted).toBe(false);
+    sub.unsubscribe();
+    expect(model.requests[0]!.signal?.aborted).toBe(true);
+  });
+
   it('refuses bad options', () => {
     expect(() =>
       llmJudge({ agent: () => new Agent({ model: new ScriptedChatModel([]) }), rubric: 'r', passat: 1 } as never),
