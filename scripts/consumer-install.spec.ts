@@ -120,6 +120,7 @@ describe('installing the packed packages with npm, outside the workspace', () =>
   it('packs every public package with real version ranges and its built entry points', () => {
     expect(tarballs.map((t) => t.name).sort()).toEqual([
       '@rxscope/core',
+      '@rxscope/evals',
       '@rxscope/harness',
       '@rxscope/middleware-builtin',
     ]);
@@ -183,6 +184,29 @@ describe('installing the packed packages with npm, outside the workspace', () =>
     expect(out.types).toEqual(expect.arrayContaining(['TOOL_CALL_START', 'TOOL_RESULT_END', 'REPLY_END']));
     expect(out.harness).toBe('Ready.');
     expect(out.harnessParts).toBeGreaterThan(0);
+  });
+
+  it('runs the installed rxscope-eval bin on a suite file of the project: the table, exit 0', () => {
+    const suite = join(project, 'evals', 'sum.eval.mjs');
+    mkdirSync(dirname(suite), { recursive: true });
+    writeFileSync(
+      suite,
+      [
+        "import { Agent } from '@rxscope/core';",
+        "import { ScriptedChatModel } from '@rxscope/core/testing';",
+        "import { defineEvalSuite, numericAnswer } from '@rxscope/evals';",
+        'export default defineEvalSuite({',
+        "  dataset: [{ id: 'sum', input: '2 + 3?', expected: { answer: '5' }, metadata: {} }],",
+        "  agent: () => new Agent({ model: new ScriptedChatModel([{ text: 'It is 5.' }]) }),",
+        '  scorers: [numericAnswer()],',
+        "  thresholds: { 'answer:numeric': { passRate: 1 } },",
+        '});',
+      ].join('\n'),
+    );
+    const { code, stdout, stderr } = run('node_modules/.bin/rxscope-eval', ['evals/sum.eval.mjs']);
+    expect(stderr).toContain('1/1 sum');
+    expect(stdout).toMatch(/answer:numeric\s+1\.00\s+100%/);
+    expect(code).toBe(0);
   });
 
   it('runs a CommonJS program that require()s the packages', () => {

@@ -84,6 +84,21 @@ import {
   WorkspaceContextMiddleware,
   WorkspaceSnapshotMiddleware,
 } from '@rxscope/harness';
+import {
+  costBudget,
+  exactAnswer,
+  includesAnswer,
+  jsonSchemaAnswer,
+  latencyBudget,
+  llmJudge,
+  noDeniedTool,
+  noSecret,
+  numericAnswer,
+  regexAnswer,
+  replyGrammar,
+  runEval,
+  trajectory,
+} from '@rxscope/evals';
 import { SubagentJobQueue, SubagentJobWorker } from '@rxscope/harness/bullmq';
 import { loadWorkspaceMcp } from '@rxscope/harness/mcp';
 import { RedisLease, RedisMessageBus, RedisSandboxLease } from '@rxscope/harness/redis';
@@ -261,6 +276,23 @@ const WALK: Readonly<Record<string, Checked | NotChecked>> = {
     build: (x) => serveAgentOverMcp(agent, { transport: { port: 0 }, ...base(x) }),
     key: 'description',
     noValidBuild: 'it would start a server',
+  },
+  // @rxscope/evals
+  TrajectoryOptions: { build: (x) => trajectory({ ...base(x) }), key: 'calls' },
+  ExactAnswerOptions: { build: (x) => exactAnswer({ ...base(x) }), key: 'ignoreCase' },
+  IncludesAnswerOptions: { build: (x) => includesAnswer({ ...base(x) }), key: 'values' },
+  RegexAnswerOptions: { build: (x) => regexAnswer({ pattern: /x/, ...base(x) }), key: 'pattern' },
+  NumericAnswerOptions: { build: (x) => numericAnswer({ ...base(x) }), key: 'tolerance' },
+  JsonSchemaAnswerOptions: { build: (x) => jsonSchemaAnswer({ schema: {}, ...base(x) }), key: 'schema' },
+  CostBudgetOptions: { build: (x) => costBudget({ maxModelCalls: 3, ...base(x) }), key: 'maxTotalTokens' },
+  LatencyBudgetOptions: { build: (x) => latencyBudget({ maxMs: 100, ...base(x) }), key: 'maxMs' },
+  ReplyGrammarOptions: { build: (x) => replyGrammar({ ...base(x) }), key: 'finishReason' },
+  NoDeniedToolOptions: { build: (x) => noDeniedTool({ tools: [], ...base(x) }), key: 'tools' },
+  NoSecretOptions: { build: (x) => noSecret({ secrets: [], ...base(x) }), key: 'toolInputs' },
+  LlmJudgeOptions: { build: (x) => llmJudge({ agent: () => agent, rubric: 'r', ...base(x) }), key: 'passAt' },
+  RunEvalOptions: {
+    build: (x) => runEval({ dataset: [], agent: () => agent, scorers: [exactAnswer()], ...base(x) }),
+    key: 'concurrency',
   },
   // @rxscope/harness and its subpaths
   HarnessOptions: { build: (x) => createHarnessAgent({ model, workspace: dir.path, ...base(x) }), key: 'compaction' },

@@ -1,0 +1,1 @@
+module.exports = { ...require('./sum.js'), ...require('./greet.js'), ...require('./avg.js') };
