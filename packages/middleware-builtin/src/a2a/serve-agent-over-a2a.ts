@@ -1,0 +1,162 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express, { type Express } from 'express';
+import { AGENT_CARD_PATH, type AgentCard } from '@a2a-js/sdk';
+import { DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server';
+import { agentCardHandler, jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express';
+import { Agent, checkOptionKeys, OptionsError, optionKeys } from '@rxscope/core';
+import { type A2aCardOptions, buildAgentCard } from './agent-card.js';
+import { RxscopeAgentExecutor } from './agent-executor.js';
+
+/**
+ * What `serveAgentOverA2A` serves: one agent (every A2A context talks to it, in one
+ * conversation), or a factory called once per A2A context with the context's id (the `agent`
+ * option of `AgentSessions` has this shape), so each context is a conversation of its own.
+ *
+ * @example
+ * ```ts
+ * const perContext: A2aAgentSource = (contextId) => new Agent({ name: 'support', model, sessionId: contextId });
+ * ```
+ */
+export type A2aAgentSource = Agent | ((contextId: string) => Agent | Promise<Agent>);
+
+/**
+ * Options of `serveAgentOverA2A`: the Agent Card, and where to serve: on `port` (and `host`) of
+ * a server of its own, or on an Express `app` you listen with yourself (then give `url`, the
+ * address callers reach it at).
+ *
+ * @example
+ * ```ts
+ * const options: ServeAgentOverA2AOptions = { card: { description: 'Answers questions about orders.' }, port: 4000 };
+ * ```
+ */
+export interface ServeAgentOverA2AOptions {
+  /** What the Agent Card says of the agent (served at `/.well-known/agent-card.json`). */
+  readonly card: A2aCardOptions;
+  /** The port of a server of its own. Default 0: a free port (read it from `url`). Not with `app`. */
+  readonly port?: number;
+  /** The address it listens on. Default `127.0.0.1`. Not with `app`. */
+  readonly host?: string;
+  /** An Express app to add the A2A routes to (at its root); you listen with it. Needs `url`. */
+  readonly app?: Express;
+  /** The address callers reach the agent at, written in the card. Default with `port`: `http://<host>:<port>/`. */
+  readonly url?: string;
+}
+
+/**
+ * An agent served over A2A (see `serveAgentOverA2A`).
+ *
+ * @example
+ * ```ts
+ * const served: ServedA2aAgent = await serveAgentOverA2A(agent, { card: { description: 'Support.' } });
+ * console.log(served.url, served.card.name); await served.close();
+ * ```
+ */
+export interface ServedA2aAgent {
+  /** Where callers reach it (the card is at `<url>.well-known/agent-card.json`). */
+  readonly url: string;
+  /** The Agent Card it serves. */
+  readonly card: AgentCard;
+  /** Cancels the running replies and, with `port`, stops listening. */
+  close(): Promise<void>;
+}
+
+const OPTION_KEYS = optionKeys<ServeAgentOverA2AOptions>({ card: true, port: true, host: true, app: true, url: true });
+
+/**
+ * Serves an agent over A2A (the Agent2Agent protocol, specification 1.0, on the official
+ * `@a2a-js/sdk`'s JSON-RPC transport): the Agent Card at `/.well-known/agent-card.json`;
+ * `SendMessage` and `SendStreamingMessage` run one reply per message as a task (the reply's text
+ * and media as artifacts, its tool calls as `working` status updates, its end as the final status
+ * with the usage in the metadata); `GetTask`; `CancelTask` cancels the reply and its model
+ * request. A reply that waits for a confirmation ends the task's turn as `input-required`, and
+ * the client's next message on the task answers it ("yes" approves; or data `{approve,
+ * arguments?, reason?}`). One session per A2A context with a factory.
+ *
+ * @example
+ * ```ts
+ * const served = await serveAgentOverA2A(
+ *   (contextId) => new Agent({ name: 'support', model, sessionId: contextId, store }),
+ *   { card: { name: 'support', description: 'Answers questions about orders.' }, port: 4000 },
+ * );
+ * console.log(`${served.url}.well-known/agent-card.json`);
+ * ```
+ */
+export async function serveAgentOverA2A(
+  source: A2aAgentSource,
+  options: ServeAgentOverA2AOptions,
+): Promise<ServedA2aAgent> {
+  checkOptionKeys('serveAgentOverA2A', options, OPTION_KEYS);
+  const refuse = (key: string, message: string) =>
+    new OptionsError('invalid_option', `serveAgentOverA2A.${key}`, `serveAgentOverA2A: ${message}`);
+  const single = source instanceof Agent ? source : undefined;
+  if (!single && typeof source !== 'function')
+    throw refuse('agent', 'serve an Agent, or a function (contextId) => Agent for one per A2A context.');
+  if (typeof options.card !== 'object' || options.card === null)
+    throw refuse('card', 'give a `card` with at least a `description`.');
+  if (options.app && (options.port !== undefined || options.host !== undefined))
+    throw refuse('app', 'give either `app` (you listen) or `port`/`host` (it listens), not both.');
+  if (options.app && !options.url) throw refuse('url', 'with `app`, give `url`: where callers reach the agent.');
+  checkUrl(options.url, refuse);
+
+  const agents = new Map<string, Promise<Agent>>();
+  const agentFor = (contextId: string): Promise<Agent> => {
+    if (single) return Promise.resolve(single);
+    let agent = agents.get(contextId);
+    if (!agent) {
+      const factory = source as (contextId: string) => Agent | Promise<Agent>;
+      agent = Promise.resolve().then(() => factory(contextId));
+      agent.catch(() => agents.delete(contextId));
+      agents.set(contextId, agent);
+    }
+    return agent;
+  };
+  // Checked before anything listens; built again below with the address.
+  buildAgentCard(options.card, single?.name, options.url ?? 'http://127.0.0.1/');
+  const app = options.app ?? express();
+  let http: Server | undefined;
+  let url = options.url;
+  if (!options.app) {
+    const host = options.host ?? '127.0.0.1';
+    const listening = app.listen(options.port ?? 0, host);
+    await new Promise<void>((resolve, reject) => {
+      listening.once('listening', resolve);
+      listening.once('error', reject);
+    });
+    http = listening;
+    const shownHost = host.includes(':') ? `[${host}]` : host;
+    url ??= `http://${shownHost}:${(listening.address() as AddressInfo).port}/`;
+  }
+  const card = buildAgentCard(options.card, single?.name, url!);
+  const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), new RxscopeAgentExecutor(agentFor));
+  app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: () => Promise.resolve(card) }));
+  app.use('/', jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
+  return {
+    url: url!,
+    card,
+    close: async () => {
+      await Promise.allSettled(
+        [...agents.values(), ...(single ? [Promise.resolve(single)] : [])].map(async (a) => {
+          const agent = await a;
+          if (agent.busy) agent.interrupt('the A2A server is closing');
+        }),
+      );
+      if (http) {
+        http.closeAllConnections();
+        await new Promise<void>((resolve) => http.close(() => resolve()));
+      }
+    },
+  };
+}
+
+function checkUrl(url: string | undefined, refuse: (key: string, message: string) => Error): void {
+  if (url === undefined) return;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw refuse('url', `\`url\` is not a valid URL: ${JSON.stringify(url)}.`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw refuse('url', `\`url\` must be http(s), got ${parsed.protocol}`);
+}
