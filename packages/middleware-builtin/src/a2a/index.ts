@@ -5,3 +5,5 @@ export { serveAgentOverA2A } from './serve-agent-over-a2a.js';
 export type { A2aAgentSource, ServeAgentOverA2AOptions, ServedA2aAgent } from './serve-agent-over-a2a.js';
 export type { A2aCardOptions, A2aSkill } from './agent-card.js';
 export { confirmationAnswer } from './confirmation-answer.js';
+export { A2aAgentError, a2aAgentTool, parseAgentCard } from './a2a-agent-tool.js';
+export type { A2aAgentToolOptions } from './a2a-agent-tool.js';
