@@ -62,7 +62,7 @@ describe('a2aAgentTool', () => {
   });
 
   it('takes its name and description from a card given inline; a card that does not parse is refused at once', () => {
-    const tool = a2aAgentTool({ card: probe.card as never });
+    const tool = a2aAgentTool({ card: probe.card });
     expect(tool.name).toBe('probe_agent');
     expect(tool.description).toBe('A scripted A2A agent.');
     expect(() => a2aAgentTool({ card: '{"name": ' })).toThrow(/agent card is not JSON/);
@@ -120,20 +120,19 @@ describe('a2aAgentTool', () => {
 
   it('input-required: the question comes back; answering it asks the user first, then the task goes on', async () => {
     const agent = front(probe.url, 'probe');
-    server.enqueue({ toolCalls: [{ name: 'probe', input: { message: 'confirm' } }] });
-    // The model reads the question and answers it with the task id it was given.
-    const first = start(agent, 'Transfer 100 EUR.');
-    await waitFor(
-      () => server.requests.length === 1 && ofType(first.events, 'TOOL_RESULT_END').length === 1,
-      'the question',
+    server.enqueue(
+      { toolCalls: [{ name: 'probe', input: { message: 'confirm' } }] },
+      { text: 'It asks you to approve.' },
     );
-    const result = ofType(first.events, 'TOOL_RESULT_END')[0]!;
-    const text = (result.output as { text: string }[])[0]!.text;
+    const first = await run(agent, 'Transfer 100 EUR.');
+    const text = (ofType(first.events, 'TOOL_RESULT_END')[0]!.output as { text: string }[])[0]!.text;
     expect(text).toContain('Approve the transfer of 100 EUR?');
     const taskId = /"taskId": "([^"]+)"/.exec(text)![1]!;
+    // The model answers the question with the task id it was given: the user is asked first.
     server.enqueue({ toolCalls: [{ name: 'probe', input: { taskId, message: 'yes, approved' } }] }, { text: 'Done.' });
-    await waitFor(() => first.done(), 'the reply to stop for a confirmation');
-    const asked = ofType(first.events, 'REQUIRE_USER_CONFIRM')[0]!;
+    const second = await run(agent, 'Yes, approve it.');
+    expect(second.end.finishReason).toBe('awaiting_confirmation');
+    const asked = ofType(second.events, 'REQUIRE_USER_CONFIRM')[0]!;
     expect(asked.toolCalls[0]).toMatchObject({ name: 'probe', input: { taskId, message: 'yes, approved' } });
     const resumed = await run(agent, {
       type: 'USER_CONFIRM_RESULT',

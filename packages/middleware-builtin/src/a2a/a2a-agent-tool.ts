@@ -25,7 +25,7 @@ export interface A2aAgentToolOptions {
   /** The agent's base URL: its card is read from `<url>/.well-known/agent-card.json` when first called. */
   readonly url?: string;
   /** The agent's card (A2A 1.0 JSON, as an object or its text), instead of `url`. */
-  readonly card?: string | Readonly<Record<string, unknown>>;
+  readonly card?: string | AgentCard | Readonly<Record<string, unknown>>;
   /** The tool's name. Default: the card's name (made a valid tool name), or `remote_agent` with `url`. */
   readonly name?: string;
   /** What the tool does, for the model. Default: the card's description. */
@@ -71,7 +71,7 @@ interface Waiting {
 }
 
 /** Parses a card given as text or object (A2A 1.0 JSON); throws a sentence that says what is wrong. */
-export function parseAgentCard(card: string | Readonly<Record<string, unknown>>): AgentCard {
+export function parseAgentCard(card: string | AgentCard | Readonly<Record<string, unknown>>): AgentCard {
   let json: unknown = card;
   if (typeof card === 'string') {
     try {
