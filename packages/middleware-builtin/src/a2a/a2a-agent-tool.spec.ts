@@ -125,7 +125,7 @@ describe('a2aAgentTool', () => {
       { text: 'It asks you to approve.' },
     );
     const first = await run(agent, 'Transfer 100 EUR.');
-    const text = (ofType(first.events, 'TOOL_RESULT_END')[0]!.output as { text: string }[])[0]!.text;
+    const text = (ofType(first.events, 'TOOL_RESULT_END')[0]!.output as readonly { text: string }[])[0]!.text;
     expect(text).toContain('Approve the transfer of 100 EUR?');
     const taskId = /"taskId": "([^"]+)"/.exec(text)![1]!;
     // The model answers the question with the task id it was given: the user is asked first.

@@ -70,7 +70,15 @@ interface Waiting {
   readonly question: string;
 }
 
-/** Parses a card given as text or object (A2A 1.0 JSON); throws a sentence that says what is wrong. */
+/**
+ * Parses an Agent Card given as text or object (A2A 1.0 JSON); throws an `A2aAgentError`
+ * (`a2a_card`) that says what is wrong.
+ *
+ * @example
+ * ```ts
+ * const card = parseAgentCard(await (await fetch('http://127.0.0.1:4000/.well-known/agent-card.json')).text());
+ * ```
+ */
 export function parseAgentCard(card: string | AgentCard | Readonly<Record<string, unknown>>): AgentCard {
   let json: unknown = card;
   if (typeof card === 'string') {

@@ -1,7 +1,14 @@
 import type { ConfirmResult, PendingToolCall } from '@rxscope/core';
 import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 
-/** Sends one form-mode `elicitation/create` request to the client and resolves with its answer. */
+/**
+ * Sends one form-mode `elicitation/create` request to the client and resolves with its answer.
+ *
+ * @example
+ * ```ts
+ * const elicit: Elicit = (params) => extra.sendRequest({ method: 'elicitation/create', params }, ElicitResultSchema);
+ * ```
+ */
 export type Elicit = (params: ElicitRequestFormParams) => Promise<ElicitResult>;
 
 /** How many times a person is asked again after sending arguments that are not a JSON object. */
