@@ -13,6 +13,12 @@ import { confirmationAnswer } from './confirmation-answer.js';
 /** How long a cancelled reply may take to end on its own before it is cut off. */
 const CANCEL_GRACE_MS = 5000;
 
+/** Where the executor gets the agent of a context, held while a reply of it runs. */
+export interface ExecutorAgents {
+  acquire(contextId: string): Promise<Agent>;
+  release(contextId: string): void;
+}
+
 interface Run {
   readonly agent: Agent;
   readonly subscription: Subscription;
@@ -29,7 +35,7 @@ export class RxscopeAgentExecutor implements AgentExecutor {
   /** Tasks stopped for a confirmation: the calls the client's next message answers. */
   private readonly waiting = new Map<string, readonly PendingToolCall[]>();
 
-  constructor(private readonly agentFor: (contextId: string) => Promise<Agent>) {}
+  constructor(private readonly agents: ExecutorAgents) {}
 
   async execute(request: RequestContext, bus: ExecutionEventBus): Promise<void> {
     const { taskId, contextId } = request;
@@ -68,8 +74,9 @@ export class RxscopeAgentExecutor implements AgentExecutor {
     }
     let agent: Agent;
     try {
-      agent = await this.agentFor(contextId);
+      agent = await this.agents.acquire(contextId);
     } catch (e) {
+      this.agents.release(contextId);
       status(
         TaskState.TASK_STATE_FAILED,
         a2aMessage('agent', [textPart(`No agent for this context: ${String(e)}`)], ids),
@@ -95,6 +102,7 @@ export class RxscopeAgentExecutor implements AgentExecutor {
     this.runs.set(taskId, { agent, subscription, done });
     await done;
     this.runs.delete(taskId);
+    this.agents.release(contextId);
     bus.finished();
   }
 

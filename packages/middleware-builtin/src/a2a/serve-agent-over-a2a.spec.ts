@@ -168,6 +168,33 @@ describe('serveAgentOverA2A with the @a2a-js/sdk client', () => {
     expect(JSON.stringify(server.requests[2]!.body.messages)).not.toContain('Order 1?');
   });
 
+  it('a context idle for idleTimeoutMs has its agent dropped; a running reply keeps it', async () => {
+    const made: string[] = [];
+    served = await serveAgentOverA2A(
+      (contextId: string) => {
+        made.push(contextId);
+        return agentFor(contextId);
+      },
+      { card: { name: 'support', description: 'Answers about orders.' }, idleTimeoutMs: 250 },
+    );
+    const client = await new ClientFactory().createFromUrl(served.url);
+    // A reply longer than the idle time (started while the first one's idle timer ran), then a
+    // message right after it: still the same agent.
+    server.enqueue({ text: 'One.' }, { text: ['a', 'b', 'c', 'd'], chunkDelayMs: 120 }, { text: 'Three.' });
+    const first = asTask(await client.sendMessage(send(userMessage('First?'))));
+    const contextId = first.contextId;
+    await client.sendMessage(send(userMessage('Second?', { contextId })));
+    await client.sendMessage(send(userMessage('Third?', { contextId })));
+    expect(made).toEqual([contextId]);
+    expect(JSON.stringify(server.requests[2]!.body.messages)).toContain('First?');
+    // Idle past the limit: the next message of the context gets a new agent (a new conversation here, no store).
+    await new Promise((r) => setTimeout(r, 500));
+    server.enqueue({ text: 'Four.' });
+    await client.sendMessage(send(userMessage('Fourth?', { contextId })));
+    expect(made).toEqual([contextId, contextId]);
+    expect(JSON.stringify(server.requests[3]!.body.messages)).not.toContain('First?');
+  });
+
   it('refuses bad options at once, with "did you mean"', async () => {
     const agent = agentFor('x');
     const refusal = (options: object) =>
@@ -179,6 +206,9 @@ describe('serveAgentOverA2A with the @a2a-js/sdk client', () => {
     expect(typo).toBeInstanceOf(OptionsError);
     expect((typo as Error).message).toMatch(/did you mean "port"/);
     await expect(refusal({ card: { descripton: 'd' } })).resolves.toMatchObject({ code: 'unknown_option' });
+    await expect(refusal({ card: { description: 'd' }, idleTimeoutMs: 0 })).resolves.toMatchObject({
+      code: 'invalid_option',
+    });
     await expect(refusal({ card: {} })).resolves.toMatchObject({ message: expect.stringMatching(/`description`/) });
     await expect(refusal({ card: { description: 'd' }, app: {} })).resolves.toMatchObject({
       message: expect.stringMatching(/give `url`/),

@@ -6,7 +6,8 @@ import { DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 import { Agent, checkOptionKeys, OptionsError, optionKeys } from '@rxscope/core';
 import { type A2aCardOptions, buildAgentCard } from './agent-card.js';
-import { RxscopeAgentExecutor } from './agent-executor.js';
+import { type ExecutorAgents, RxscopeAgentExecutor } from './agent-executor.js';
+import { ContextAgents } from './context-agents.js';
 
 /**
  * What `serveAgentOverA2A` serves: one agent (every A2A context talks to it, in one
@@ -41,7 +42,16 @@ export interface ServeAgentOverA2AOptions {
   readonly app?: Express;
   /** The address callers reach the agent at, written in the card. Default with `port`: `http://<host>:<port>/`. */
   readonly url?: string;
+  /**
+   * With a factory, a context with no message for this long, in ms, has its agent dropped (its
+   * next message gets a new one, from its session store if it has one). A running reply keeps it.
+   * Default 30 minutes; `Infinity`: never.
+   */
+  readonly idleTimeoutMs?: number;
 }
+
+/** A context's default idle time before its agent is dropped: 30 minutes. */
+const DEFAULT_IDLE_MS = 30 * 60_000;
 
 /**
  * An agent served over A2A (see `serveAgentOverA2A`).
@@ -61,7 +71,14 @@ export interface ServedA2aAgent {
   close(): Promise<void>;
 }
 
-const OPTION_KEYS = optionKeys<ServeAgentOverA2AOptions>({ card: true, port: true, host: true, app: true, url: true });
+const OPTION_KEYS = optionKeys<ServeAgentOverA2AOptions>({
+  card: true,
+  port: true,
+  host: true,
+  app: true,
+  url: true,
+  idleTimeoutMs: true,
+});
 
 /**
  * Serves an agent over A2A (the Agent2Agent protocol, specification 1.0, on the official
@@ -99,18 +116,13 @@ export async function serveAgentOverA2A(
   if (options.app && !options.url) throw refuse('url', 'with `app`, give `url`: where callers reach the agent.');
   checkUrl(options.url, refuse);
 
-  const agents = new Map<string, Promise<Agent>>();
-  const agentFor = (contextId: string): Promise<Agent> => {
-    if (single) return Promise.resolve(single);
-    let agent = agents.get(contextId);
-    if (!agent) {
-      const factory = source as (contextId: string) => Agent | Promise<Agent>;
-      agent = Promise.resolve().then(() => factory(contextId));
-      agent.catch(() => agents.delete(contextId));
-      agents.set(contextId, agent);
-    }
-    return agent;
-  };
+  const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_MS;
+  if (typeof idleTimeoutMs !== 'number' || !(idleTimeoutMs > 0))
+    throw refuse('idleTimeoutMs', '`idleTimeoutMs` must be a positive number of ms (or Infinity).');
+  const contexts = single
+    ? undefined
+    : new ContextAgents(source as (contextId: string) => Agent | Promise<Agent>, idleTimeoutMs);
+  const agents: ExecutorAgents = contexts ?? { acquire: () => Promise.resolve(single!), release: () => undefined };
   // Checked before anything listens; built again below with the address.
   buildAgentCard(options.card, single?.name, options.url ?? 'http://127.0.0.1/');
   const app = options.app ?? express();
@@ -128,15 +140,17 @@ export async function serveAgentOverA2A(
     url ??= `http://${shownHost}:${(listening.address() as AddressInfo).port}/`;
   }
   const card = buildAgentCard(options.card, single?.name, url!);
-  const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), new RxscopeAgentExecutor(agentFor));
+  const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), new RxscopeAgentExecutor(agents));
   app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: () => Promise.resolve(card) }));
   app.use('/', jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
   return {
     url: url!,
     card,
     close: async () => {
+      const made = contexts?.agents() ?? [Promise.resolve(single!)];
+      contexts?.clear();
       await Promise.allSettled(
-        [...agents.values(), ...(single ? [Promise.resolve(single)] : [])].map(async (a) => {
+        made.map(async (a) => {
           const agent = await a;
           if (agent.busy) agent.interrupt('the A2A server is closing');
         }),
