@@ -66,7 +66,11 @@ export function buildAgentCard(options: A2aCardOptions, fallbackName: string | u
   return {
     name,
     description: options.description,
-    supportedInterfaces: [{ url, protocolBinding: 'JSONRPC', protocolVersion: A2A_PROTOCOL_VERSION, tenant: '' }],
+    // 1.0, and 0.3 for the peers still on it (the SDK's compatibility layer translates).
+    supportedInterfaces: [
+      { url, protocolBinding: 'JSONRPC', protocolVersion: A2A_PROTOCOL_VERSION, tenant: '' },
+      { url, protocolBinding: 'JSONRPC', protocolVersion: '0.3', tenant: '' },
+    ],
     provider: options.provider ? { ...options.provider } : undefined,
     version: options.version ?? '0.1.0',
     ...(options.documentationUrl ? { documentationUrl: options.documentationUrl } : {}),

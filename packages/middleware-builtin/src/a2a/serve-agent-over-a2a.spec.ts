@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { type Message, Role, type StreamResponse, type Task, TaskState } from '@a2a-js/sdk';
 import { type Client, ClientFactory } from '@a2a-js/sdk/client';
+import { LegacyJsonRpcTransport } from '@a2a-js/sdk/compat/v0_3/client';
 import { Agent, defineTool, OptionsError } from '@rxscope/core';
 import { startOpenAITestServer, type OpenAITestServer } from '@rxscope/core/testing/node';
 import { closeTestServer, testServerModel } from '../__tests__/helpers.js';
@@ -69,7 +70,10 @@ describe('serveAgentOverA2A with the @a2a-js/sdk client', () => {
     expect(card).toMatchObject({
       name: 'support',
       description: 'Answers about orders.',
-      supportedInterfaces: [{ url: served.url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+      supportedInterfaces: [
+        { url: served.url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+        { url: served.url, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+      ],
       capabilities: { streaming: true },
       skills: [{ id: 'support', name: 'support' }],
     });
@@ -136,6 +140,32 @@ describe('serveAgentOverA2A with the @a2a-js/sdk client', () => {
     expect(done.id).toBe(waiting.id);
     expect(refunds).toEqual([]);
     expect(JSON.stringify(server.requests[1]!.body.messages)).toContain('No, too much.');
+  });
+
+  it("speaks A2A 0.3 too: message/send, message/stream, tasks/get and tasks/cancel from the SDK's 0.3 transport", async () => {
+    const { served } = await start();
+    const legacy = new LegacyJsonRpcTransport({ endpoint: served.url });
+    server.enqueue({ text: 'Ships tomorrow.' }, { text: ['Still ', 'tomorrow.'] }, { text: ['Hm'], fault: 'stall' });
+    const task = asTask(await legacy.sendMessage(send(userMessage('When?'))));
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(textOf(task.status?.message?.parts)).toBe('Ships tomorrow.');
+    expect((await legacy.getTask({ tenant: '', id: task.id })).status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    const streamed: StreamResponse[] = [];
+    for await (const e of legacy.sendMessageStream(send(userMessage('Sure?', { contextId: task.contextId }))))
+      streamed.push(e);
+    const chunks = streamed.flatMap((e) => (e.payload?.$case === 'artifactUpdate' ? [e.payload.value] : []));
+    expect(chunks.map((a) => textOf(a.artifact?.parts)).join('')).toBe('Still tomorrow.');
+    let taskId = '';
+    const reading = (async () => {
+      for await (const e of legacy.sendMessageStream(send(userMessage('And?')))) {
+        if (e.payload?.$case === 'task') taskId = e.payload.value.id;
+      }
+    })();
+    await waitFor(() => server.requests.length === 3 && taskId !== '', 'the third model request');
+    const cancelled = await legacy.cancelTask({ tenant: '', id: taskId, metadata: undefined });
+    expect(cancelled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    await waitFor(() => server.requests[2]!.clientClosed, 'the model request to be aborted');
+    await reading;
   });
 
   it('CancelTask cancels the reply and its model request', async () => {

@@ -141,8 +141,10 @@ export async function serveAgentOverA2A(
   }
   const card = buildAgentCard(options.card, single?.name, url!);
   const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), new RxscopeAgentExecutor(agents));
-  app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: () => Promise.resolve(card) }));
-  app.use('/', jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
+  // legacyCompat: A2A 0.3 clients (`message/send`, `message/stream`, `tasks/get`, `tasks/cancel`) too.
+  const legacyCompat = { enabled: true };
+  app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: () => Promise.resolve(card), legacyCompat }));
+  app.use('/', jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat }));
   return {
     url: url!,
     card,
