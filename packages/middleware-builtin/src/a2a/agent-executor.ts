@@ -33,7 +33,10 @@ interface Run {
 export class RxscopeAgentExecutor implements AgentExecutor {
   private readonly runs = new Map<string, Run>();
   /** Tasks stopped for a confirmation: the calls the client's next message answers. */
-  private readonly waiting = new Map<string, readonly PendingToolCall[]>();
+  private readonly waiting = new Map<
+    string,
+    { readonly calls: readonly PendingToolCall[]; readonly contextId: string }
+  >();
 
   constructor(private readonly agents: ExecutorAgents) {}
 
@@ -62,7 +65,7 @@ export class RxscopeAgentExecutor implements AgentExecutor {
         },
       ),
     );
-    const pending = this.waiting.get(taskId);
+    const pending = this.waiting.get(taskId)?.calls;
     this.waiting.delete(taskId);
     const input: ReplyInput = pending
       ? { type: 'USER_CONFIRM_RESULT', results: confirmationAnswer(request.userMessage, pending) }
@@ -91,7 +94,8 @@ export class RxscopeAgentExecutor implements AgentExecutor {
     const subscription = agent.reply(input).subscribe({
       next: (e) => {
         mapper.event(e);
-        if (e.type === 'REQUIRE_USER_CONFIRM' && e.source === agent.name) this.waiting.set(taskId, e.toolCalls);
+        if (e.type === 'REQUIRE_USER_CONFIRM' && e.source === agent.name)
+          this.waiting.set(taskId, { calls: e.toolCalls, contextId });
       },
       error: (e: unknown) => {
         status(TaskState.TASK_STATE_FAILED, a2aMessage('agent', [textPart(`The agent failed: ${String(e)}`)], ids));
@@ -108,13 +112,14 @@ export class RxscopeAgentExecutor implements AgentExecutor {
 
   async cancelTask(taskId: string, bus: ExecutionEventBus): Promise<void> {
     const run = this.runs.get(taskId);
+    const contextId = this.waiting.get(taskId)?.contextId ?? '';
     this.waiting.delete(taskId);
     if (!run) {
       // Not running here (waiting for input, or already over): cancelled as it stands.
       bus.publish(
         A2aEvent.statusUpdate({
           taskId,
-          contextId: '',
+          contextId,
           status: { state: TaskState.TASK_STATE_CANCELED, message: undefined, timestamp: new Date().toISOString() },
           metadata: undefined,
         }),

@@ -188,6 +188,18 @@ describe('serveAgentOverA2A with the @a2a-js/sdk client', () => {
     expect(final).toBe(TaskState.TASK_STATE_CANCELED);
   });
 
+  it('an input-required task can be cancelled; the context goes on with a new message', async () => {
+    const { client } = await start();
+    server.enqueue({ toolCalls: [{ name: 'refund', input: { amount: 9 } }] }, { text: 'Something else then.' });
+    const waiting = asTask(await client.sendMessage(send(userMessage('Refund 9'))));
+    expect(waiting.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const cancelled = await client.cancelTask({ tenant: '', id: waiting.id, metadata: undefined });
+    expect(cancelled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    const next = asTask(await client.sendMessage(send(userMessage('Never mind.', { contextId: waiting.contextId }))));
+    expect(next.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(refunds).toEqual([]);
+  });
+
   it('one conversation per A2A context: the same context goes on, another starts afresh', async () => {
     const { client } = await start();
     server.enqueue({ text: 'One.' }, { text: 'Two.' }, { text: 'Three.' });
