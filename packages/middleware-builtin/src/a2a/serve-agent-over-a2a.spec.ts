@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
 import { z } from 'zod';
 import { type Message, Role, type StreamResponse, type Task, TaskState } from '@a2a-js/sdk';
 import { type Client, ClientFactory } from '@a2a-js/sdk/client';
@@ -235,6 +237,26 @@ describe('serveAgentOverA2A with the @a2a-js/sdk client', () => {
     await client.sendMessage(send(userMessage('Fourth?', { contextId })));
     expect(made).toEqual([contextId, contextId]);
     expect(JSON.stringify(server.requests[3]!.body.messages)).not.toContain('First?');
+  });
+
+  it('mounts on an Express app of yours, which listens; the card names the url given', async () => {
+    const app = express();
+    app.get('/health', (_, res) => void res.send('ok'));
+    const http = app.listen(0, '127.0.0.1');
+    await new Promise<void>((resolve) => http.once('listening', resolve));
+    try {
+      const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/`;
+      served = await serveAgentOverA2A(agentFor('ctx'), { card: { description: 'Support.' }, app, url });
+      expect(served.card.supportedInterfaces[0]!.url).toBe(url);
+      const client = await new ClientFactory().createFromUrl(url);
+      server.enqueue({ text: 'Mounted.' });
+      const task = asTask(await client.sendMessage(send(userMessage('Hi'))));
+      expect(textOf(task.status?.message?.parts)).toBe('Mounted.');
+      expect(await (await fetch(`${url}health`)).text()).toBe('ok');
+    } finally {
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    }
   });
 
   it('refuses bad options at once, with "did you mean"', async () => {

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import express, { type Express } from 'express';
+import express from 'express';
 import { AGENT_CARD_PATH, type AgentCard } from '@a2a-js/sdk';
 import { DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express';
@@ -22,6 +22,18 @@ import { ContextAgents } from './context-agents.js';
 export type A2aAgentSource = Agent | ((contextId: string) => Agent | Promise<Agent>);
 
 /**
+ * What `serveAgentOverA2A` uses of an Express app: `use(path, handler)`.
+ *
+ * @example
+ * ```ts
+ * const app: A2aExpressApp = express();
+ * ```
+ */
+export interface A2aExpressApp {
+  use(path: string, ...handlers: unknown[]): unknown;
+}
+
+/**
  * Options of `serveAgentOverA2A`: the Agent Card, and where to serve: on `port` (and `host`) of
  * a server of its own, or on an Express `app` you listen with yourself (then give `url`, the
  * address callers reach it at).
@@ -38,8 +50,11 @@ export interface ServeAgentOverA2AOptions {
   readonly port?: number;
   /** The address it listens on. Default `127.0.0.1`. Not with `app`. */
   readonly host?: string;
-  /** An Express app to add the A2A routes to (at its root); you listen with it. Needs `url`. */
-  readonly app?: Express;
+  /**
+   * An Express app to add the A2A routes to (at its root); you listen with it. Needs `url`.
+   * (Typed by what is used of it, so a project without `@types/express` compiles.)
+   */
+  readonly app?: A2aExpressApp;
   /** The address callers reach the agent at, written in the card. Default with `port`: `http://<host>:<port>/`. */
   readonly url?: string;
   /**
@@ -125,12 +140,13 @@ export async function serveAgentOverA2A(
   const agents: ExecutorAgents = contexts ?? { acquire: () => Promise.resolve(single!), release: () => undefined };
   // Checked before anything listens; built again below with the address.
   buildAgentCard(options.card, single?.name, options.url ?? 'http://127.0.0.1/');
-  const app = options.app ?? express();
+  const own = options.app ? undefined : express();
+  const app: A2aExpressApp = options.app ?? own!;
   let http: Server | undefined;
   let url = options.url;
-  if (!options.app) {
+  if (own) {
     const host = options.host ?? '127.0.0.1';
-    const listening = app.listen(options.port ?? 0, host);
+    const listening = own.listen(options.port ?? 0, host);
     await new Promise<void>((resolve, reject) => {
       listening.once('listening', resolve);
       listening.once('error', reject);
