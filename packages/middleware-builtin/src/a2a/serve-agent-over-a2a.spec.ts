@@ -6,6 +6,7 @@ import { type Message, Role, type StreamResponse, type Task, TaskState } from '@
 import { type Client, ClientFactory } from '@a2a-js/sdk/client';
 import { LegacyJsonRpcTransport } from '@a2a-js/sdk/compat/v0_3/client';
 import { Agent, defineTool, OptionsError } from '@rxscope/core';
+import { AgentSessions } from '@rxscope/core/node';
 import { startOpenAITestServer, type OpenAITestServer } from '@rxscope/core/testing/node';
 import { closeTestServer, testServerModel } from '../__tests__/helpers.js';
 import { waitFor } from '../mcp/__tests__/servers.js';
@@ -237,6 +238,18 @@ describe('serveAgentOverA2A with the @a2a-js/sdk client', () => {
     await client.sendMessage(send(userMessage('Fourth?', { contextId })));
     expect(made).toEqual([contextId, contextId]);
     expect(JSON.stringify(server.requests[3]!.body.messages)).not.toContain('First?');
+  });
+
+  it('serves the sessions of an AgentSessions: an A2A context is the session of its id', async () => {
+    const sessions = new AgentSessions({ agent: agentFor });
+    served = await serveAgentOverA2A(sessions, { card: { name: 'support', description: 'Answers about orders.' } });
+    const client = await new ClientFactory().createFromUrl(served.url);
+    server.enqueue({ text: 'Noted.' });
+    const task = asTask(await client.sendMessage(send(userMessage('Remember order 42.'))));
+    const agent = await sessions.agent(task.contextId);
+    expect(agent.sessionId).toBe(task.contextId);
+    expect(JSON.stringify(agent.context)).toContain('Remember order 42.');
+    await sessions.close();
   });
 
   it('mounts on an Express app of yours, which listens; the card names the url given', async () => {

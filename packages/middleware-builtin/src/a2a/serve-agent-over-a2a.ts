@@ -5,21 +5,31 @@ import { AGENT_CARD_PATH, type AgentCard } from '@a2a-js/sdk';
 import { DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 import { Agent, checkOptionKeys, OptionsError, optionKeys } from '@rxscope/core';
+import type { AgentSessions } from '@rxscope/core/node';
 import { type A2aCardOptions, buildAgentCard } from './agent-card.js';
 import { type ExecutorAgents, RxscopeAgentExecutor } from './agent-executor.js';
 import { ContextAgents } from './context-agents.js';
 
 /**
  * What `serveAgentOverA2A` serves: one agent (every A2A context talks to it, in one
- * conversation), or a factory called once per A2A context with the context's id (the `agent`
- * option of `AgentSessions` has this shape), so each context is a conversation of its own.
+ * conversation); or, for a conversation per A2A context, a factory called with the context's id
+ * (the shape of `AgentSessions`' `agent` option) or an `AgentSessions` (`@rxscope/core/node`),
+ * whose session of that id each context is.
  *
  * @example
  * ```ts
  * const perContext: A2aAgentSource = (contextId) => new Agent({ name: 'support', model, sessionId: contextId });
+ * const sessions: A2aAgentSource = new AgentSessions({ agent: (id) => new Agent({ name: 'support', model, sessionId: id, store }) });
  * ```
  */
-export type A2aAgentSource = Agent | ((contextId: string) => Agent | Promise<Agent>);
+export type A2aAgentSource = Agent | AgentSessions | ((contextId: string) => Agent | Promise<Agent>);
+
+/** An `AgentSessions`, known by its shape (this entry point does not load `@rxscope/core/node`). */
+const isSessions = (source: unknown): source is AgentSessions =>
+  typeof source === 'object' &&
+  source !== null &&
+  typeof (source as Partial<AgentSessions>).agent === 'function' &&
+  typeof (source as Partial<AgentSessions>).start === 'function';
 
 /**
  * What `serveAgentOverA2A` uses of an Express app: `use(path, handler)`.
@@ -122,8 +132,16 @@ export async function serveAgentOverA2A(
   const refuse = (key: string, message: string) =>
     new OptionsError('invalid_option', `serveAgentOverA2A.${key}`, `serveAgentOverA2A: ${message}`);
   const single = source instanceof Agent ? source : undefined;
-  if (!single && typeof source !== 'function')
-    throw refuse('agent', 'serve an Agent, or a function (contextId) => Agent for one per A2A context.');
+  const factory = isSessions(source)
+    ? (contextId: string) => source.agent(contextId)
+    : typeof source === 'function'
+      ? source
+      : undefined;
+  if (!single && !factory)
+    throw refuse(
+      'agent',
+      'serve an Agent, an AgentSessions, or a function (contextId) => Agent for one per A2A context.',
+    );
   if (typeof options.card !== 'object' || options.card === null)
     throw refuse('card', 'give a `card` with at least a `description`.');
   if (options.app && (options.port !== undefined || options.host !== undefined))
@@ -134,9 +152,7 @@ export async function serveAgentOverA2A(
   const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_MS;
   if (typeof idleTimeoutMs !== 'number' || !(idleTimeoutMs > 0))
     throw refuse('idleTimeoutMs', '`idleTimeoutMs` must be a positive number of ms (or Infinity).');
-  const contexts = single
-    ? undefined
-    : new ContextAgents(source as (contextId: string) => Agent | Promise<Agent>, idleTimeoutMs);
+  const contexts = factory ? new ContextAgents(factory, idleTimeoutMs) : undefined;
   const agents: ExecutorAgents = contexts ?? { acquire: () => Promise.resolve(single!), release: () => undefined };
   // Checked before anything listens; built again below with the address.
   buildAgentCard(options.card, single?.name, options.url ?? 'http://127.0.0.1/');
