@@ -37,7 +37,8 @@ const moduleNameMapper = { ...workspaceModules(), '^(\\.{1,2}/.*)\\.js$': '$1' }
  * cannot load them as they are, so ts-jest compiles them like the sources. Named as pnpm's store
  * folder (`arktype@2.2.10`, `@ark+util@...`) and as the package folder inside it.
  */
-const ESM_ONLY = ['arktype[@/]', 'arkregex[@/]', '@ark[+/]'];
+// jose: the A2A SDK's dependency (agent card signatures).
+const ESM_ONLY = ['arktype[@/]', 'arkregex[@/]', '@ark[+/]', 'jose[@/]'];
 const ESM_ONLY_JS = `/node_modules/\\.pnpm/(${ESM_ONLY.join('|')}).*\\.js$`;
 
 /** One jest project per workspace package; sources are transpiled by ts-jest (CommonJS). */

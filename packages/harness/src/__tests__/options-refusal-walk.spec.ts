@@ -48,6 +48,7 @@ import {
   UsageMiddleware,
 } from '@rxscope/middleware-builtin';
 import { InMemoryKnowledgeBase, RAGMiddleware, VectorStoreKnowledgeBase } from '@rxscope/middleware-builtin/knowledge';
+import { a2aAgentTool, serveAgentOverA2A } from '@rxscope/middleware-builtin/a2a';
 import { McpMiddleware, serveAgentOverMcp } from '@rxscope/middleware-builtin/mcp';
 import {
   AgenticMemoryMiddleware,
@@ -294,6 +295,17 @@ const WALK: Readonly<Record<string, Checked | NotChecked>> = {
     build: (x) => runEval({ dataset: [], agent: () => agent, scorers: [exactAnswer()], ...base(x) }),
     key: 'concurrency',
   },
+  ServeAgentOverA2AOptions: {
+    build: (x) => serveAgentOverA2A(agent, { card: { description: 'd' }, ...base(x) }),
+    key: 'port',
+    noValidBuild: 'it would start a server',
+  },
+  A2aCardOptions: {
+    build: (x) => serveAgentOverA2A(agent, { card: { description: 'd', ...base(x) } }),
+    key: 'description',
+    noValidBuild: 'it would start a server',
+  },
+  A2aAgentToolOptions: { build: (x) => a2aAgentTool({ url: 'http://127.0.0.1:9/', ...base(x) }), key: 'timeoutMs' },
   // @rxscope/harness and its subpaths
   HarnessOptions: { build: (x) => createHarnessAgent({ model, workspace: dir.path, ...base(x) }), key: 'compaction' },
   HarnessMemoryOptions: {

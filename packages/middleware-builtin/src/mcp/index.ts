@@ -15,6 +15,14 @@ export type { McpHttpServer, McpServerCommon, McpServerConfig, McpStdioServer } 
 
 // --- an agent served over MCP ---
 export { serveAgentOverMcp } from './serve-agent.js';
-export type { ServeAgentHttpTransport, ServeAgentOptions, ServedAgent, ServedAgentOverHttp } from './serve-agent.js';
+export type {
+  ServeAgentHttpTransport,
+  ServeAgentOptions,
+  ServedAgent,
+  ServedAgentOverHttp,
+  ServedAgentSource,
+} from './serve-agent.js';
+export { confirmByElicitation } from './elicit-confirmation.js';
+export type { Elicit } from './elicit-confirmation.js';
 export { runAgentForCall } from './agent-tool-handler.js';
 export type { ServedCall } from './agent-tool-handler.js';

@@ -1,12 +1,24 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { type Agent, checkOptionKeys, OptionsError, optionKeys } from '@rxscope/core';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { Agent, checkOptionKeys, OptionsError, optionKeys } from '@rxscope/core';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { z } from 'zod';
-import { runAgentForCall } from './agent-tool-handler.js';
+import { agentServer } from './agent-mcp-server.js';
+import { listenMcpHttp } from './mcp-http-sessions.js';
+
+/**
+ * What `serveAgentOverMcp` serves: one agent (every MCP session talks to it, one reply at a
+ * time, in one conversation), or a factory called once per MCP session with the session's id
+ * (the `agent` option of `AgentSessions` has this shape), so each session is a conversation of
+ * its own.
+ *
+ * @example
+ * ```ts
+ * const perSession: ServedAgentSource = (sessionId) => new Agent({ name: 'support', model, sessionId });
+ * ```
+ */
+export type ServedAgentSource = Agent | ((sessionId: string) => Agent | Promise<Agent>);
+
+/** A session's default idle time before it is ended: 30 minutes. */
+const DEFAULT_IDLE_MS = 30 * 60_000;
 
 /**
  * Options of `serveAgentOverMcp`.
@@ -17,7 +29,7 @@ import { runAgentForCall } from './agent-tool-handler.js';
  * ```
  */
 export interface ServeAgentOptions {
-  /** Name of the tool (and of the server). Default: the agent's name. */
+  /** Name of the tool (and of the server). Default: the agent's name (required with a factory). */
   readonly name?: string;
   /** What the tool does, for the calling model. Default: "Ask the <name> agent ...". */
   readonly description?: string;
@@ -29,6 +41,12 @@ export interface ServeAgentOptions {
   readonly transport: 'stdio' | ServeAgentHttpTransport;
   /** Version the server reports. Default `'0.1.0'`. */
   readonly version?: string;
+  /**
+   * An HTTP session with no request open for this long, in ms, is ended: its agent (from a
+   * factory) is dropped and its next request is answered 404, so the client initializes a new
+   * session. A running call keeps its session alive. Default 30 minutes; `Infinity`: never.
+   */
+  readonly idleTimeoutMs?: number;
 }
 
 /**
@@ -84,46 +102,26 @@ export interface ServedAgentOverHttp extends ServedAgent {
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
-/** One MCP server (one per session) offering the agent as a tool and its session as a resource. */
-function agentServer(agent: Agent, toolName: string, description: string, version: string): McpServer {
-  const server = new McpServer({ name: toolName, version });
-  server.registerTool(
-    toolName,
-    {
-      description,
-      inputSchema: { message: z.string().min(1).describe('What to ask or tell the agent.') },
-      annotations: { title: `${agent.name} agent`, readOnlyHint: false, openWorldHint: true },
-    },
-    ({ message }, extra) =>
-      runAgentForCall(agent, message, {
-        signal: extra.signal,
-        sendNotification: extra.sendNotification,
-        ...(extra._meta?.progressToken !== undefined ? { progressToken: extra._meta.progressToken } : {}),
-      }),
-  );
-  const uri = `agent://${encodeURIComponent(toolName)}/session`;
-  server.registerResource(
-    'session',
-    uri,
-    {
-      title: `${agent.name}: session`,
-      description: "The agent's saved state: its conversation and settings (JSON).",
-      mimeType: 'application/json',
-    },
-    () => ({ contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(agent.saveState()) }] }),
-  );
-  return server;
-}
-
 // Every option, typed against ServeAgentOptions: adding one there without listing it here fails to compile.
-const OPTION_KEYS = optionKeys<ServeAgentOptions>({ name: true, description: true, transport: true, version: true });
+const OPTION_KEYS = optionKeys<ServeAgentOptions>({
+  name: true,
+  description: true,
+  transport: true,
+  version: true,
+  idleTimeoutMs: true,
+});
 
 /**
  * Serves an agent over the Model Context Protocol, so Claude Desktop, IDEs and other agents can
  * call it: one tool, named after the agent, takes `{message}` and returns the reply's final
  * text; the reply's text streams out as progress notifications while it runs, and cancelling
  * the call cancels the reply. The agent's session is offered as the resource
- * `agent://<name>/session`. Replies run one at a time (the agent's own queue), whoever calls.
+ * `agent://<name>/session`. Given one agent, every MCP session shares it (replies run one at a
+ * time, the agent's own queue); given a factory, each MCP session has its own agent, created with
+ * the session's id, ended after `idleTimeoutMs` without a request. A reply that waits for a
+ * confirmation asks the client by elicitation (approve or deny, the arguments to edit) when the
+ * client declares it. The server has the `logging` capability: the reply's tool calls and its
+ * end go to the client as log messages at the level it set.
  *
  * @example
  * ```ts
@@ -131,10 +129,12 @@ const OPTION_KEYS = optionKeys<ServeAgentOptions>({ name: true, description: tru
  * console.log(`MCP endpoint: ${served.url}`);
  * // ... later
  * await served.close();
+ * // one conversation per MCP session:
+ * await serveAgentOverMcp((sessionId) => new Agent({ name: 'support', model, sessionId }), { name: 'support', transport: { port: 3001 } });
  * ```
  */
 export function serveAgentOverMcp(
-  agent: Agent,
+  agent: ServedAgentSource,
   options: ServeAgentOptions & { readonly transport: ServeAgentHttpTransport },
 ): Promise<ServedAgentOverHttp>;
 /**
@@ -147,7 +147,7 @@ export function serveAgentOverMcp(
  * ```
  */
 export function serveAgentOverMcp(
-  agent: Agent,
+  agent: ServedAgentSource,
   options: ServeAgentOptions & { readonly transport: 'stdio' },
 ): Promise<ServedAgent>;
 /**
@@ -159,25 +159,43 @@ export function serveAgentOverMcp(
  * const served = await serveAgentOverMcp(agent, { transport: process.env.MCP_STDIO ? 'stdio' : { port: 3001 } });
  * ```
  */
-export function serveAgentOverMcp(agent: Agent, options: ServeAgentOptions): Promise<ServedAgent>;
-export async function serveAgentOverMcp(agent: Agent, options: ServeAgentOptions): Promise<ServedAgent> {
+export function serveAgentOverMcp(agent: ServedAgentSource, options: ServeAgentOptions): Promise<ServedAgent>;
+export async function serveAgentOverMcp(source: ServedAgentSource, options: ServeAgentOptions): Promise<ServedAgent> {
   checkOptionKeys('serveAgentOverMcp', options, OPTION_KEYS);
   const refuse = (key: string, message: string) =>
     new OptionsError('invalid_option', `serveAgentOverMcp.${key}`, message);
   if (typeof options !== 'object' || options === null)
     throw refuse('transport', "serveAgentOverMcp needs options: { transport: 'stdio' } or { transport: { port } }.");
-  const toolName = options.name ?? agent.name;
+  const single = source instanceof Agent ? source : undefined;
+  if (!single && typeof source !== 'function')
+    throw refuse('agent', 'serveAgentOverMcp: serve an Agent, or a function (sessionId) => Agent for one per session.');
+  const toolName = options.name ?? single?.name;
+  if (toolName === undefined)
+    throw refuse('name', 'serveAgentOverMcp: with an agent factory, give the tool a `name` (no agent exists yet).');
   if (!TOOL_NAME.test(toolName)) {
     throw refuse(
       'name',
       `serveAgentOverMcp: the name "${toolName}" must be 1-64 letters, digits, "_" or "-" (it names the MCP tool).`,
     );
   }
-  const description = options.description ?? `Ask the ${agent.name} agent. Send one message; the answer is its reply.`;
+  const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_MS;
+  if (typeof idleTimeoutMs !== 'number' || !(idleTimeoutMs > 0))
+    throw refuse('idleTimeoutMs', 'serveAgentOverMcp: `idleTimeoutMs` must be a positive number of ms (or Infinity).');
+  const description =
+    options.description ?? `Ask the ${single?.name ?? toolName} agent. Send one message; the answer is its reply.`;
   const version = options.version ?? '0.1.0';
-  const create = () => agentServer(agent, toolName, description, version);
+  const create = (sessionId: string) => {
+    let agent: Promise<Agent> | undefined;
+    const factory = source as (sessionId: string) => Agent | Promise<Agent>;
+    return agentServer({
+      toolName,
+      description,
+      version,
+      agent: () => (single ? Promise.resolve(single) : (agent ??= Promise.resolve().then(() => factory(sessionId)))),
+    });
+  };
   if (options.transport === 'stdio') {
-    const server = create();
+    const server = create(randomUUID());
     await server.connect(new StdioServerTransport());
     return { url: undefined, toolName, close: () => server.close() };
   }
@@ -185,59 +203,8 @@ export async function serveAgentOverMcp(agent: Agent, options: ServeAgentOptions
     throw refuse('transport', "serveAgentOverMcp: transport must be 'stdio' or { port?, host?, path? }.");
   }
   checkOptionKeys('serveAgentOverMcp transport', options.transport, ['port', 'host', 'path']);
-  return serveHttp(create, toolName, options.transport);
-}
-
-async function serveHttp(
-  create: () => McpServer,
-  toolName: string,
-  { port = 0, host = '127.0.0.1', path = '/mcp' }: ServeAgentHttpTransport,
-): Promise<ServedAgentOverHttp> {
-  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: McpServer }>();
-  const loopback = host === '127.0.0.1' || host === 'localhost' || host === '::1';
-  let allowedHosts: string[] = [];
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    if (new URL(req.url ?? '/', 'http://x').pathname !== path) {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end(`Not found: the MCP endpoint is ${path}\n`);
-      return;
-    }
-    const id = req.headers['mcp-session-id'];
-    const existing = typeof id === 'string' ? sessions.get(id) : undefined;
-    if (existing) return existing.transport.handleRequest(req, res);
-    const server = create();
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (sid) => void sessions.set(sid, { transport, server }),
-      // A browser page must not reach a local agent through DNS rebinding.
-      ...(loopback ? { enableDnsRebindingProtection: true, allowedHosts } : {}),
-    });
-    transport.onclose = () => {
-      if (transport.sessionId) sessions.delete(transport.sessionId);
-    };
-    await server.connect(transport);
-    await transport.handleRequest(req, res);
-  };
-  const http: Server = createServer((req, res) => {
-    handle(req, res).catch((e: unknown) => {
-      if (!res.headersSent)
-        res.writeHead(500, { 'content-type': 'text/plain' }).end(`MCP endpoint failed: ${String(e)}\n`);
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    http.once('error', reject);
-    http.listen(port, host, () => resolve());
-  });
-  const actual = (http.address() as AddressInfo).port;
-  allowedHosts = [`127.0.0.1:${actual}`, `localhost:${actual}`, `[::1]:${actual}`];
+  const { port = 0, host = '127.0.0.1', path = '/mcp' } = options.transport;
+  const listener = await listenMcpHttp({ port, host, path, idleTimeoutMs, create });
   const shownHost = host.includes(':') ? `[${host}]` : host;
-  return {
-    url: `http://${shownHost}:${actual}${path}`,
-    toolName,
-    close: async () => {
-      await Promise.allSettled([...sessions.values()].map((s) => s.server.close()));
-      sessions.clear();
-      http.closeAllConnections();
-      await new Promise<void>((resolve) => http.close(() => resolve()));
-    },
-  };
+  return { url: `http://${shownHost}:${listener.port}${path}`, toolName, close: () => listener.close() };
 }

@@ -62,6 +62,8 @@ import type { SubagentTaskQueue } from '../subagent-task-queue.js';
 import { GENERAL_PURPOSE, loadSubagent, type SubagentDefinition } from '../subagent-definition.js';
 import type { WorkspaceFileSystem } from '../../workspace/index.js';
 import { subagentCatalogue, withCatalogue } from './catalogue.js';
+import { describeTask } from './describe-task.js';
+import { checkRemoteSubagents, remoteCatalogue, spawnRemote } from './remote-subagents.js';
 import { buildSubagent } from './spawn.js';
 import { SUBAGENT_TOOL_NAMES, subagentTools } from './subagent-tools.js';
 import { HarnessOptionError, refuseUnknownOptions } from '../../options/index.js';
@@ -97,6 +99,12 @@ export interface SubagentsOptions {
   readonly maxIters?: number;
   /** The level of the agent this middleware serves: 0 for the main agent (set for nested subagents). */
   readonly depth?: number;
+  /**
+   * Subagents that run elsewhere, by name: a tool taking `{message}` that `agent_spawn {name,
+   * task}` calls with the task, such as a remote A2A agent (`a2aAgentTool` of
+   * `@rxscope/middleware-builtin/a2a`). Listed for the model with the declared ones.
+   */
+  readonly remote?: Readonly<Record<string, Tool>>;
 }
 
 /** The declared subagents, read once per reply. */
@@ -119,6 +127,7 @@ const OPTION_KEYS = optionKeys<SubagentsOptions>({
   maxDepth: true,
   maxIters: true,
   depth: true,
+  remote: true,
 });
 
 /** See the module documentation. */
@@ -137,6 +146,7 @@ export class SubagentsMiddleware implements Middleware {
         'SubagentsMiddleware.fileSystem',
         'SubagentsMiddleware needs the workspace (options.fileSystem).',
       );
+    checkRemoteSubagents(options.remote);
     this.depth = options.depth ?? 0;
     this.maxDepth = options.maxDepth ?? 2;
     if (!Number.isInteger(this.maxDepth) || this.maxDepth < 1)
@@ -163,7 +173,10 @@ export class SubagentsMiddleware implements Middleware {
     return defer(() => {
       let catalogue = ctx.get(CATALOGUE);
       if (!catalogue) {
-        catalogue = subagentCatalogue(this.options.fileSystem).catch(() => '');
+        const remote = remoteCatalogue(this.options.remote);
+        catalogue = subagentCatalogue(this.options.fileSystem)
+          .catch(() => '')
+          .then((local) => [local, remote].filter(Boolean).join('\n'));
         ctx.set(CATALOGUE, catalogue);
       }
       return from(catalogue);
@@ -217,6 +230,8 @@ export class SubagentsMiddleware implements Middleware {
     input: SpawnInput,
     toolCtx: ToolContext,
   ): Observable<ToolOutput> {
+    const remote = this.options.remote?.[input.name?.trim() ?? ''];
+    if (remote) return spawnRemote(remote, input, toolCtx);
     return defer(() => from(this.definition(input.name))).pipe(
       switchMap((def) => {
         if (input.background && (this.depth > 0 || (!this.options.tasks && !this.options.taskQueue))) {
@@ -301,7 +316,7 @@ export class SubagentsMiddleware implements Middleware {
         return `Sent to task ${id}; it reads the message before its next step.`;
       }
       case 'task_output':
-        return describe(local ?? queued!);
+        return describeTask(local ?? queued!);
       default: {
         const cancelled = local
           ? this.options.tasks!.cancel(sessionId, id, 'cancelled with task_cancel')
@@ -377,19 +392,6 @@ export class SubagentsMiddleware implements Middleware {
     const known = this.options.tasks?.list(sessionId).map((t) => `${t.id} (${t.name}, ${t.status})`) ?? [];
     return `There is no task "${id}". ${known.length ? `Tasks of this session: ${known.join(', ')}.` : 'This session has no tasks in this process.'}`;
   }
-}
-
-/** What `task_output` says about a task. */
-function describe(info: TaskInfo): string {
-  const { id } = info;
-  const what = `${info.kind === 'tool' ? 'tool call' : 'subagent'} "${info.name}"`;
-  const seconds = Math.round(((info.endedAt ?? Date.now()) - info.startedAt) / 1000);
-  if (info.status === 'queued')
-    return `Task ${id} (${what}) is waiting for a worker (${seconds} s so far). Its result will arrive as a message.`;
-  if (info.status === 'running')
-    return `Task ${id} (${what}) is still running (${seconds} s so far). Its result will arrive as a message.`;
-  const head = `Task ${id} (${what}) ${info.status} after ${seconds} s.`;
-  return info.result ? `${head}\n\n${info.status === 'completed' ? 'Result' : 'Reason'}:\n${info.result}` : head;
 }
 
 export { SUBAGENT_TOOL_NAMES };
