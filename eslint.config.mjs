@@ -4,7 +4,8 @@ import tseslint from 'typescript-eslint';
 import rxjsX from 'eslint-plugin-rxjs-x';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', '**/*.d.ts', 'bench/.compare/**'] },
+  // packages/*/jest/*.cjs: jest environments (plain CommonJS, outside every TypeScript program)
+  { ignores: ['**/dist/**', '**/node_modules/**', '**/*.d.ts', 'bench/.compare/**', 'packages/*/jest/*.cjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   rxjsX.configs.strict,
