@@ -2,7 +2,9 @@ import { assertInInjectionContext, computed, DestroyRef, inject, signal, type Si
 import { AgentStreamError, RxscopeError, type AgentEvent, type ConfirmResult, type Usage } from '@rxscope/core';
 import { Observable, Subject, throwError, timeout, type Subscription } from 'rxjs';
 import type { AgentChatRequest } from './agent-chat-request.js';
+import { agUiReply } from './ag-ui-transport.js';
 import { applyChatEvent } from './chat-reducer.js';
+import type { SharedStateEvent } from './shared-state.js';
 import {
   EMPTY_VIEW,
   type AgentChatError,
@@ -97,6 +99,7 @@ export function injectAgentChat(options: InjectAgentChatOptions = {}): AgentChat
   const view = signal<ChatView>(EMPTY_VIEW);
   const events = new Subject<AgentEvent>();
   let running: Subscription | undefined;
+  const threadId = `thread-${Date.now().toString(36)}-${++localIds}`; // the AG-UI thread of this chat
 
   const stopRunning = () => {
     running?.unsubscribe();
@@ -107,11 +110,18 @@ export function injectAgentChat(options: InjectAgentChatOptions = {}): AgentChat
     events.complete();
   });
 
+  const replyOf = (request: AgentChatRequest): Observable<AgentEvent | SharedStateEvent> => {
+    if (config.transport !== 'ag-ui') return sseReply(config, request);
+    const history = view().messages;
+    const resumes = 'confirmations' in request ? history.at(-1)?.id : undefined;
+    return agUiReply(config, request, { threadId, history, ...(resumes ? { resumes } : {}) });
+  };
+
   const start = (request: AgentChatRequest) => {
     stopRunning();
     view.update((v) => ({ ...v, status: 'streaming', error: undefined, pending: [] }));
     const timeoutMs = config.firstEventTimeoutMs ?? 30_000;
-    const reply$ = sseReply(config, request).pipe(
+    const reply$ = replyOf(request).pipe(
       timeout({
         first: timeoutMs,
         with: () => throwError(() => new NoFirstEventError(config.url, timeoutMs)),
@@ -122,7 +132,8 @@ export function injectAgentChat(options: InjectAgentChatOptions = {}): AgentChat
       next: (event) => {
         if (event.type === 'REPLY_END') ended = true;
         view.update((v) => applyChatEvent(v, event));
-        events.next(event);
+        // The shared-state events are members of the core's event union too (see shared-state.ts).
+        events.next(event as AgentEvent);
       },
       error: (err: unknown) => view.update((v) => ({ ...v, status: 'error', error: errorOf(err) })),
       complete: () => {
@@ -147,21 +158,8 @@ export function injectAgentChat(options: InjectAgentChatOptions = {}): AgentChat
     if (next.every((p) => p.answer)) start({ confirmations: next.map((p) => p.answer!) });
   };
 
-  const messages = computed(() => view().messages);
-  const lastReply = computed(() => {
-    const last = messages().at(-1);
-    return last?.role === 'assistant' ? last : undefined;
-  });
   return {
-    messages,
-    streamingText: computed(() => (view().status === 'streaming' ? (lastReply()?.text ?? '') : '')),
-    toolCalls: computed(() => lastReply()?.toolCalls ?? []),
-    pendingConfirmations: computed(() => view().pending),
-    usage: computed(() => view().usage),
-    status: computed(() => view().status),
-    error: computed(() => view().error),
-    state: computed(() => view().state),
-    stateStale: computed(() => view().stateStale),
+    ...signalsOf(view),
     events$: events.asObservable(),
     send(message: string) {
       const user: ChatMessage = { id: `user-${++localIds}`, role: 'user', text: message, toolCalls: [] };
@@ -184,6 +182,26 @@ export function injectAgentChat(options: InjectAgentChatOptions = {}): AgentChat
     confirm: (toolCallId) => answer(toolCallId, { toolCallId, confirmed: true }),
     reject: (toolCallId, reason) => answer(toolCallId, { toolCallId, confirmed: false, ...(reason ? { reason } : {}) }),
     edit: (toolCallId, input) => answer(toolCallId, { toolCallId, confirmed: true, input }),
+  };
+}
+
+/** The chat's read-only signals, each a slice of the view. */
+function signalsOf(view: Signal<ChatView>) {
+  const messages = computed(() => view().messages);
+  const lastReply = computed(() => {
+    const last = messages().at(-1);
+    return last?.role === 'assistant' ? last : undefined;
+  });
+  return {
+    messages,
+    streamingText: computed(() => (view().status === 'streaming' ? (lastReply()?.text ?? '') : '')),
+    toolCalls: computed(() => lastReply()?.toolCalls ?? []),
+    pendingConfirmations: computed(() => view().pending),
+    usage: computed(() => view().usage),
+    status: computed(() => view().status),
+    error: computed(() => view().error),
+    state: computed(() => view().state),
+    stateStale: computed(() => view().stateStale),
   };
 }
 

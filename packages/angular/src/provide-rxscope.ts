@@ -2,7 +2,7 @@ import { InjectionToken, makeEnvironmentProviders, type EnvironmentProviders } f
 import { checkOptionKeys, optionKeys, OptionsError } from '@rxscope/core';
 
 /** How the chat talks to the server: see {@link RxscopeConfig.transport}. */
-export type RxscopeTransport = 'sse';
+export type RxscopeTransport = 'sse' | 'ag-ui';
 
 /**
  * Where and how `injectAgentChat()` reaches the agent; given once with {@link provideRxscope}.
@@ -17,7 +17,9 @@ export interface RxscopeConfig {
   readonly url: string;
   /**
    * `'sse'`: rxscope's own event stream (`createAgentSseHandler` on the server), one POST per
-   * reply with an {@link AgentChatRequest} body.
+   * reply with an {@link AgentChatRequest} body. `'ag-ui'`: an AG-UI endpoint
+   * (`createAgUiHandler`), one POST of a `RunAgentInput` per run (the thread's messages, and
+   * `resume` entries answering the run's interrupts).
    */
   readonly transport: RxscopeTransport;
   /**
@@ -34,7 +36,7 @@ export interface RxscopeConfig {
 }
 
 const KEYS = optionKeys<RxscopeConfig>({ url: true, transport: true, headers: true, firstEventTimeoutMs: true });
-const TRANSPORTS: readonly RxscopeTransport[] = ['sse'];
+const TRANSPORTS: readonly RxscopeTransport[] = ['sse', 'ag-ui'];
 
 /**
  * The configuration {@link provideRxscope} gave, for code that builds its own requests.
@@ -68,7 +70,7 @@ export function provideRxscope(config: RxscopeConfig): EnvironmentProviders {
   if (!TRANSPORTS.includes(config.transport))
     throw invalid(
       'transport',
-      `provideRxscope's "transport" is ${JSON.stringify(config.transport)}; use "sse" (a createAgentSseHandler endpoint).`,
+      `provideRxscope's "transport" is ${JSON.stringify(config.transport)}; use "sse" (a createAgentSseHandler endpoint) or "ag-ui" (a createAgUiHandler endpoint).`,
     );
   const timeout = config.firstEventTimeoutMs;
   if (timeout !== undefined && !(Number.isFinite(timeout) && timeout > 0))
