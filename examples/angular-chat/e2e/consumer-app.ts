@@ -69,7 +69,7 @@ const ANGULAR_JSON = {
             tsConfig: 'tsconfig.json',
             outputPath: { base: 'dist', browser: 'browser' },
             // CommonJS dependencies of @rxscope/core's root entry (tool schemas, permission rules).
-            allowedCommonJsDependencies: ['ajv', 'picomatch', 'openai', 'p-queue', 'base64-js'],
+            allowedCommonJsDependencies: ['ajv', 'ajv/dist/2020.js', 'picomatch', 'openai', 'p-queue', 'base64-js'],
           },
         },
       },

@@ -38,6 +38,7 @@ export interface AgentChat {
   readonly pendingConfirmations: Signal<readonly PendingConfirmation[]>;
   /** Tokens used by the conversation's model calls so far (grows while a reply streams). */
   readonly usage: Signal<Usage>;
+  /** Where the chat is: `'idle'`, `'streaming'`, `'awaiting_confirmation'` or `'error'`. */
   readonly status: Signal<AgentChatStatus>;
   /** Why the last reply failed (`undefined` unless `status()` is `'error'`). */
   readonly error: Signal<AgentChatError | undefined>;
@@ -61,7 +62,14 @@ export interface AgentChat {
   edit(toolCallId: string, input: unknown): void;
 }
 
-/** Options of {@link injectAgentChat}. */
+/**
+ * Options of {@link injectAgentChat}.
+ *
+ * @example
+ * ```ts
+ * const support = injectAgentChat({ config: { url: '/api/support/chat' } });
+ * ```
+ */
 export interface InjectAgentChatOptions {
   /** Overrides parts of the configuration of `provideRxscope` for this chat (another `url`, `headers`). */
   readonly config?: Partial<RxscopeConfig>;

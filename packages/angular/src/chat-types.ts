@@ -97,7 +97,9 @@ export interface PendingConfirmation {
  * ```
  */
 export interface AgentChatError {
+  /** Stable and machine-readable: branch on it, not on the message. */
   readonly code: string;
+  /** What went wrong, in words for a person (the URL and what it answered, or the agent's error). */
   readonly message: string;
 }
 

@@ -1,4 +1,11 @@
-/** One RFC 6902 JSON Patch operation. */
+/**
+ * One RFC 6902 JSON Patch operation (what a `STATE_DELTA` event carries).
+ *
+ * @example
+ * ```ts
+ * const op: JsonPatchOperation = { op: 'replace', path: '/plan/0/done', value: true };
+ * ```
+ */
 export type JsonPatchOperation =
   | { readonly op: 'add' | 'replace' | 'test'; readonly path: string; readonly value: unknown }
   | { readonly op: 'remove'; readonly path: string }

@@ -1,7 +1,14 @@
 import { InjectionToken, makeEnvironmentProviders, type EnvironmentProviders } from '@angular/core';
 import { checkOptionKeys, optionKeys, OptionsError } from '@rxscope/core';
 
-/** How the chat talks to the server: see {@link RxscopeConfig.transport}. */
+/**
+ * How the chat talks to the server: see {@link RxscopeConfig.transport}.
+ *
+ * @example
+ * ```ts
+ * const transport: RxscopeTransport = environment.agUi ? 'ag-ui' : 'sse';
+ * ```
+ */
 export type RxscopeTransport = 'sse' | 'ag-ui';
 
 /**
