@@ -107,7 +107,8 @@ export function injectAgentChat(options: InjectAgentChatOptions = {}): AgentChat
   const view = signal<ChatView>(EMPTY_VIEW);
   const events = new Subject<AgentEvent>();
   let running: Subscription | undefined;
-  const threadId = `thread-${Date.now().toString(36)}-${++localIds}`; // the AG-UI thread of this chat
+  // The AG-UI thread of this chat: unguessable, as the server keys a conversation by it.
+  const threadId = globalThis.crypto?.randomUUID?.() ?? `thread-${Date.now().toString(36)}-${++localIds}`;
 
   const stopRunning = () => {
     running?.unsubscribe();
