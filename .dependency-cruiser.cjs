@@ -63,6 +63,14 @@ module.exports = {
         pathNot: [`${HARNESS}assembly/`, `${HARNESS}[^/]+/index\\.ts$`, `${HARNESS}[^/]+/[^/]+-parts?\\.ts$`],
       },
     },
+    {
+      name: 'angular-browser-safe-core-only',
+      severity: 'error',
+      comment:
+        "@rxscope/angular runs in the browser and builds on the core's public, browser-safe root entry: no Node entry (node, testing/node), no internal one, no file of the core's sources.",
+      from: { path: '^packages/angular/src/', pathNot: '/__tests__/' },
+      to: { path: ['^packages/core/', '^@rxscope/core/(node|internal|testing)'] },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

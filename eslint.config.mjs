@@ -5,13 +5,15 @@ import rxjsX from 'eslint-plugin-rxjs-x';
 
 export default tseslint.config(
   {
-    // The evals CLI spec's suite files are plain ES modules a user would write, run by the built bin.
+    // The evals CLI spec's suite files are plain ES modules a user would write, run by the built bin;
+    // packages/*/jest/*.cjs: jest environments (plain CommonJS, outside every TypeScript program).
     ignores: [
       '**/dist/**',
       '**/node_modules/**',
       '**/*.d.ts',
       'bench/.compare/**',
       'packages/evals/src/__tests__/fixtures/**',
+      'packages/*/jest/*.cjs',
     ],
   },
   js.configs.recommended,

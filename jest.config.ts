@@ -94,6 +94,27 @@ function angularApp(name: string, dir: string): Project {
   return { ...program(name, dir), testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/e2e/**/*.spec.ts'] };
 }
 
+/**
+ * An Angular package: TestBed specs in jsdom, zoneless (jest-preset-angular compiles Angular's
+ * ES modules for jest); its environment hands Node's fetch to the page, so the specs stream from
+ * real servers on loopback.
+ */
+function angularPackage(name: string): Project {
+  return {
+    displayName: name,
+    rootDir: `<rootDir>/packages/${name}`,
+    testEnvironment: '<rootDir>/jest/environment.cjs',
+    transform: {
+      '^.+\\.(ts|js|mjs)$': ['jest-preset-angular', { tsconfig: '<rootDir>/tsconfig.json', diagnostics: false }],
+    },
+    transformIgnorePatterns: ['node_modules/(?!.*\\.mjs$)'],
+    moduleNameMapper,
+    setupFilesAfterEnv: ['<rootDir>/jest/setup.ts', ...setupFilesAfterEnv],
+    testMatch: ['<rootDir>/src/**/*.spec.ts'],
+    modulePathIgnorePatterns: ['<rootDir>/dist/'], // ng-packagr's build has a package.json of its own
+  };
+}
+
 /** The repository's own scripts (plain Node, no workspace imports). */
 const scripts: Project = {
   displayName: 'scripts',
@@ -111,6 +132,7 @@ const config: Config = {
     project('middleware-builtin'),
     project('harness'),
     project('evals'),
+    angularPackage('angular'),
     program('quickstart', 'examples/quickstart'),
     program('tracing-example', 'examples/tracing'),
     program('coding-agent', 'examples/coding-agent'),

@@ -91,7 +91,8 @@ beforeAll(() => {
     JSON.parse(readFileSync(join(ROOT, 'node_modules', 'rxjs', 'package.json'), 'utf8')) as { version: string }
   ).version;
   const dependencies = [
-    ...tarballs.map((t) => t.tarball),
+    // @rxscope/angular goes into an Angular app (examples/angular-chat/e2e/consumer-install.e2e.spec.ts).
+    ...tarballs.filter((t) => t.name !== '@rxscope/angular').map((t) => t.tarball),
     `rxjs@${rxjs}`,
     'zod@^4',
     '@langchain/openai@^1',
@@ -119,6 +120,7 @@ afterAll(() => {
 describe('installing the packed packages with npm, outside the workspace', () => {
   it('packs every public package with real version ranges and its built entry points', () => {
     expect(tarballs.map((t) => t.name).sort()).toEqual([
+      '@rxscope/angular',
       '@rxscope/core',
       '@rxscope/evals',
       '@rxscope/harness',

@@ -1,5 +1,6 @@
 // Packs every public package of packages/ into installable tarballs, as a release would: builds
-// them first (`tsc -b`, incremental), then `pnpm pack`, which rewrites the `catalog:` and
+// them first (`tsc -b`, incremental; ng-packagr for an Angular package, one with ng-package.json),
+// then `pnpm pack`, which rewrites the `catalog:` and
 // `workspace:` ranges of package.json into real version ranges (npm cannot install those
 // protocols). Checks each tarball before handing it out: no protocol range left, and every file
 // its `exports` map names is inside. Use it to install rxscope before it is published:
@@ -70,6 +71,8 @@ function packTarballs(dest) {
     [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', ...packages.map((p) => p.dir)],
     { cwd: ROOT, stdio: 'pipe' },
   );
+  for (const p of packages.filter((p) => existsSync(join(p.dir, 'ng-package.json'))))
+    execFileSync('npx', [...PNPM, '--filter', p.name, 'run', 'build'], { cwd: ROOT, stdio: 'pipe' });
   const filters = packages.flatMap((p) => ['--filter', p.name]);
   const json = execFileSync('npx', [...PNPM, '-r', ...filters, 'pack', '--pack-destination', out, '--json'], {
     cwd: ROOT,

@@ -31,7 +31,7 @@ beforeAll(async () => {
     if (msg.type() === 'error') pageErrors.push(msg.text());
   });
   await page.goto(service.url);
-  await page.locator('.connection[data-state="live"]').waitFor();
+  await page.locator('.chat-status[data-state="idle"]').waitFor();
 }, 120_000);
 
 afterAll(async () => {

@@ -8,9 +8,11 @@ const APP = join(ROOT, 'examples', 'angular-chat');
 /** Where `ng build` puts the browser bundle (what the node-service serves). */
 export const APP_DIST = join(APP, 'dist', 'browser');
 
+const NG_PACKAGE = join(ROOT, 'packages', 'angular');
+
 /**
- * Builds `@rxscope/core` (the app bundles its dist) and the app, unless the app's build is newer
- * than its sources and the core build — `npm test` builds it before the tests, so the test
+ * Builds `@rxscope/core` and `@rxscope/angular` (the app bundles their dist) and the app, unless
+ * each build is newer than its sources — `npm test` builds them before the tests, so the test
  * itself usually only checks.
  */
 export function ensureAppBuilt(): void {
@@ -18,12 +20,27 @@ export function ensureAppBuilt(): void {
     cwd: ROOT,
     stdio: 'pipe',
   });
+  const ngBuilt = join(NG_PACKAGE, 'dist', 'fesm2022', 'rxscope-angular.mjs');
+  if (!existsSync(ngBuilt) || statSync(ngBuilt).mtimeMs < newest(join(NG_PACKAGE, 'src'))) {
+    execFileSync(
+      process.execPath,
+      [
+        join(NG_PACKAGE, 'node_modules', 'ng-packagr', 'src', 'cli', 'main.js'),
+        '-p',
+        'ng-package.json',
+        '-c',
+        'tsconfig.lib.json',
+      ],
+      { cwd: NG_PACKAGE, stdio: 'pipe' },
+    );
+  }
   const built = join(APP_DIST, 'index.html');
   const inputs = [
     join(APP, 'src'),
     join(APP, 'angular.json'),
     join(APP, 'tsconfig.app.json'),
     join(ROOT, 'packages', 'core', 'dist', '.tsbuildinfo'),
+    ngBuilt,
   ];
   if (existsSync(built) && statSync(built).mtimeMs > Math.max(...inputs.map(newest))) return;
   execFileSync(process.execPath, [join(APP, 'node_modules', '@angular', 'cli', 'bin', 'ng.js'), 'build'], {

@@ -250,6 +250,39 @@ describe('node-service over HTTP (offline scripted model)', () => {
     expect(await post(`/api/sessions/${id}/cancel`)).toEqual({ status: 200, body: { cancelled: false } });
   });
 
+  it('streams one reply per POST /chat (the @rxscope/angular protocol): a message, confirmations, a bad body', async () => {
+    const chat = (id: string, body: unknown) =>
+      lastValueFrom(
+        fromAgentEventStream(`${service.url}/api/sessions/${id}/chat`, {
+          init: { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
+        }).pipe(toArray()),
+      );
+    const asking = await chat('chat-1', { message: 'Please refund order G-5, 40 EUR' });
+    expect(asking.at(-1)).toMatchObject({ type: 'REPLY_END', finishReason: 'awaiting_confirmation' });
+    const ask = asking.find((e) => e.type === 'REQUIRE_USER_CONFIRM');
+    const callId = ask?.type === 'REQUIRE_USER_CONFIRM' ? ask.toolCalls[0]!.id : '';
+    expect(service.refunds.filter((r) => r.orderId === 'G-5')).toEqual([]);
+
+    const resumed = await chat('chat-1', { confirmations: [{ toolCallId: callId, confirmed: true }] });
+    expect(resumed[0]).toMatchObject({ type: 'REPLY_START', replyId: asking[0]!.replyId });
+    expect(resumed.find((e) => e.type === 'TOOL_RESULT_END')).toMatchObject({ status: 'success', toolCallId: callId });
+    expect(resumed.at(-1)).toMatchObject({ type: 'REPLY_END', finishReason: 'completed' });
+    expect(service.refunds.filter((r) => r.orderId === 'G-5')).toEqual([expect.objectContaining({ amount: 40 })]);
+
+    await expect(chat('chat-1', { text: 'hi' })).rejects.toMatchObject({
+      status: 400,
+      details: { body: expect.stringContaining('invalid_body') as string },
+    });
+    // regenerate: the last exchange answered anew, not a second copy of the question.
+    await chat('chat-2', { message: 'hello' });
+    const again = await chat('chat-2', { message: 'hello', regenerate: true });
+    expect(again.at(-1)).toMatchObject({ type: 'REPLY_END', finishReason: 'completed' });
+    const conversation = (await (await api('/api/sessions/chat-2')).json()) as { messages: { role: string }[] };
+    expect(conversation.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+    const diagnostics = (await (await api('/api/diagnostics')).json()) as { running: string[] };
+    expect(diagnostics.running).toEqual([]);
+  });
+
   it('replays what a reconnecting client missed (Last-Event-ID header or ?lastEventId=)', async () => {
     const id = 'reconnect-1';
     const witness = lastValueFrom(service.sessions.events(id).pipe(untilEnd, toArray()));

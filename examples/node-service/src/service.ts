@@ -19,6 +19,8 @@ import {
   sendHttpError,
   type SessionEventBus,
 } from '@rxscope/core/node';
+import { defer, finalize } from 'rxjs';
+import { chatReply } from './chat-reply.js';
 import { checkConfirmations } from './confirmations.js';
 import { serveStatic } from './static-files.js';
 import { createTools, type Refund } from './tools.js';
@@ -112,6 +114,22 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     return id;
   };
 
+  // Sessions whose reply runs attached to a `/chat` request (the detached ones are in `sessions`).
+  const attached = new Set<string>();
+  const streamChat = (req: IncomingMessage, res: ServerResponse, id: string) =>
+    createAgentSseHandler({
+      heartbeatMs: options.heartbeatMs ?? 15_000,
+      headers: cors(req),
+      sessionId: id,
+      events: async (_req, { body }) => {
+        const events$ = chatReply(await sessions.agent(id), await body(), tools);
+        return defer(() => {
+          attached.add(id);
+          return events$;
+        }).pipe(finalize(() => attached.delete(id)));
+      },
+    })(req, res);
+
   const streamEvents = (req: IncomingMessage, res: ServerResponse, id: string) =>
     createAgentSseHandler({
       heartbeatMs: options.heartbeatMs ?? 15_000,
@@ -133,11 +151,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
           completed: r.completed,
           clientClosed: r.clientClosed,
         })),
-        running: sessions.runningSessions(),
+        running: [...sessions.runningSessions(), ...attached],
         refunds,
       });
     }
-    const match = /^\/api\/sessions\/([^/]+)(?:\/(events|messages|confirmations|cancel))?$/.exec(path);
+    const match = /^\/api\/sessions\/([^/]+)(?:\/(events|messages|confirmations|cancel|chat))?$/.exec(path);
     if (!match) throw new HttpError(404, `No route ${method} ${path}.`, 'not_found');
     const id = sessionId(match[1]!);
     const action = match[2];
@@ -175,6 +193,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         ...(answering ? { replyId: answering } : {}),
       });
       return json(req, res, 202, { sessionId: id, replyId });
+    }
+    if (method === 'POST' && action === 'chat') {
+      requireJsonContentType(req, 'A chat request'); // no reply started by a cross-site form post
+      await streamChat(req, res, id);
+      return;
     }
     if (method === 'POST' && action === 'cancel') return json(req, res, 200, { cancelled: await sessions.cancel(id) });
     throw new HttpError(405, `${method} is not allowed on ${path}.`, 'method_not_allowed');

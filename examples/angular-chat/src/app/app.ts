@@ -19,7 +19,7 @@ import { TurnView } from './chat/turn-view';
   template: `
     <header>
       <h1>rxscope <span>chat</span></h1>
-      <span class="connection" [attr.data-state]="store.connection()">{{ store.connection() }}</span>
+      <span class="chat-status" [attr.data-state]="store.chat.status()">{{ store.chat.status() }}</span>
     </header>
     <main #transcript>
       @for (turn of store.turns(); track turn.id) {
@@ -64,11 +64,11 @@ import { TurnView } from './chat/turn-view';
     h1 span {
       color: var(--accent);
     }
-    .connection {
+    .chat-status {
       font-size: 0.75rem;
       color: var(--muted);
     }
-    .connection::before {
+    .chat-status::before {
       content: '';
       display: inline-block;
       width: 0.5rem;
@@ -77,10 +77,10 @@ import { TurnView } from './chat/turn-view';
       border-radius: 50%;
       background: var(--warn);
     }
-    .connection[data-state='live']::before {
+    .chat-status[data-state='idle']::before {
       background: var(--ok);
     }
-    .connection[data-state='failed']::before {
+    .chat-status[data-state='error']::before {
       background: var(--bad);
     }
     main {
