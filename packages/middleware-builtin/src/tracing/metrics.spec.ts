@@ -83,6 +83,9 @@ describe('TracingMiddleware metrics', () => {
     const first = got.get(semconv.METRIC_GEN_AI_CLIENT_OPERATION_TIME_TO_FIRST_CHUNK)!;
     const perChunk = got.get(semconv.METRIC_GEN_AI_CLIENT_OPERATION_TIME_PER_OUTPUT_CHUNK)!;
     expect([first.descriptor.unit, perChunk.descriptor.unit]).toEqual(['s', 's']);
+    // The client time histograms share the duration's boundaries (the finer ones are the server side's).
+    expect(point(first, common)!.value.buckets.boundaries).toEqual(d.value.buckets.boundaries);
+    expect(point(perChunk, common)!.value.buckets.boundaries).toEqual(d.value.buckets.boundaries);
     expect(point(first, common)!.value.count).toBe(1);
     expect(point(perChunk, common)!.value.count).toBe(2);
     expect(point(first, common)!.value.sum).toBeLessThanOrEqual(d.value.sum!);

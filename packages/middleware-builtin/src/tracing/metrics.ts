@@ -11,12 +11,18 @@ export const METRIC = {
   timePerOutputChunk: 'gen_ai.client.operation.time_per_output_chunk',
 } as const;
 
-/** The bucket boundaries the conventions advise for each histogram. */
+const SECONDS = [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92] as const;
+
+/**
+ * The bucket boundaries the conventions advise for each histogram. The three client time
+ * histograms share the doubling seconds boundaries; the finer ones of `gen_ai.server.time_to_first_token`
+ * and `time_per_output_token` are the server side's, not these.
+ */
 export const BUCKETS = {
-  duration: [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92],
+  duration: SECONDS,
   tokenUsage: [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864],
-  timeToFirstChunk: [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0],
-  timePerOutputChunk: [0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5],
+  timeToFirstChunk: SECONDS,
+  timePerOutputChunk: SECONDS,
 } as const;
 
 /** The four histograms of one meter. */
