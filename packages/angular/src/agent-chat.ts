@@ -1,5 +1,13 @@
 import { assertInInjectionContext, computed, DestroyRef, inject, signal, type Signal } from '@angular/core';
-import { AgentStreamError, RxscopeError, type AgentEvent, type ConfirmResult, type Usage } from '@rxscope/core';
+import {
+  AgentStreamError,
+  checkOptionKeys,
+  optionKeys,
+  RxscopeError,
+  type AgentEvent,
+  type ConfirmResult,
+  type Usage,
+} from '@rxscope/core';
 import { Observable, Subject, throwError, timeout, type Subscription } from 'rxjs';
 import type { AgentChatRequest } from './agent-chat-request.js';
 import { agUiReply } from './ag-ui-transport.js';
@@ -14,7 +22,7 @@ import {
   type ChatView,
   type PendingConfirmation,
 } from './chat-types.js';
-import { RXSCOPE_CONFIG, type RxscopeConfig } from './provide-rxscope.js';
+import { checkRxscopeConfig, RXSCOPE_CONFIG, type RxscopeConfig } from './provide-rxscope.js';
 import { sseReply } from './sse-transport.js';
 
 /**
@@ -75,6 +83,8 @@ export interface InjectAgentChatOptions {
   readonly config?: Partial<RxscopeConfig>;
 }
 
+const CHAT_OPTION_KEYS = optionKeys<InjectAgentChatOptions>({ config: true });
+
 let localIds = 0;
 
 /**
@@ -103,6 +113,8 @@ let localIds = 0;
  */
 export function injectAgentChat(options: InjectAgentChatOptions = {}): AgentChat {
   assertInInjectionContext(injectAgentChat);
+  checkOptionKeys('injectAgentChat', options, CHAT_OPTION_KEYS);
+  if (options.config !== undefined) checkRxscopeConfig('injectAgentChat.config', options.config, true);
   const config: RxscopeConfig = { ...inject(RXSCOPE_CONFIG), ...options.config };
   const view = signal<ChatView>(EMPTY_VIEW);
   const events = new Subject<AgentEvent>();

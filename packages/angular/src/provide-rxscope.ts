@@ -55,6 +55,27 @@ const TRANSPORTS: readonly RxscopeTransport[] = ['sse', 'ag-ui'];
  */
 export const RXSCOPE_CONFIG = new InjectionToken<RxscopeConfig>('RXSCOPE_CONFIG');
 
+/** Refuses a configuration (or a chat's override of it, `partial`) that cannot work, naming `owner`. */
+export function checkRxscopeConfig(owner: string, config: Partial<RxscopeConfig>, partial = false): void {
+  checkOptionKeys(owner, config, KEYS);
+  const invalid = (key: string, message: string) => new OptionsError('invalid_option', `${owner}.${key}`, message);
+  if ((!partial || config.url !== undefined) && (typeof config.url !== 'string' || !config.url.trim()))
+    throw invalid('url', `${owner} needs "url": the endpoint of the agent, such as "/api/chat".`);
+  if ((!partial || config.transport !== undefined) && !TRANSPORTS.includes(config.transport!))
+    throw invalid(
+      'transport',
+      `${owner}'s "transport" is ${JSON.stringify(config.transport)}; use "sse" (a createAgentSseHandler endpoint) or "ag-ui" (a createAgUiHandler endpoint).`,
+    );
+  const timeout = config.firstEventTimeoutMs;
+  if (timeout !== undefined && !(Number.isFinite(timeout) && timeout > 0))
+    throw invalid('firstEventTimeoutMs', `${owner}'s "firstEventTimeoutMs" is a positive number of ms.`);
+  if (config.headers !== undefined && typeof config.headers !== 'function' && typeof config.headers !== 'object')
+    throw invalid(
+      'headers',
+      `${owner}'s "headers" is an object of header names to values, or a function returning one.`,
+    );
+}
+
 /**
  * Provides the agent endpoint to `injectAgentChat()`, in `bootstrapApplication`'s providers (or
  * a route's). Checks the configuration at once: an unknown key (with "did you mean"), an empty
@@ -69,23 +90,6 @@ export const RXSCOPE_CONFIG = new InjectionToken<RxscopeConfig>('RXSCOPE_CONFIG'
  * ```
  */
 export function provideRxscope(config: RxscopeConfig): EnvironmentProviders {
-  checkOptionKeys('provideRxscope', config, KEYS);
-  const invalid = (key: string, message: string) =>
-    new OptionsError('invalid_option', `provideRxscope.${key}`, message);
-  if (typeof config.url !== 'string' || !config.url.trim())
-    throw invalid('url', 'provideRxscope needs "url": the endpoint of the agent, such as "/api/chat".');
-  if (!TRANSPORTS.includes(config.transport))
-    throw invalid(
-      'transport',
-      `provideRxscope's "transport" is ${JSON.stringify(config.transport)}; use "sse" (a createAgentSseHandler endpoint) or "ag-ui" (a createAgUiHandler endpoint).`,
-    );
-  const timeout = config.firstEventTimeoutMs;
-  if (timeout !== undefined && !(Number.isFinite(timeout) && timeout > 0))
-    throw invalid('firstEventTimeoutMs', 'provideRxscope\'s "firstEventTimeoutMs" is a positive number of ms.');
-  if (config.headers !== undefined && typeof config.headers !== 'function' && typeof config.headers !== 'object')
-    throw invalid(
-      'headers',
-      'provideRxscope\'s "headers" is an object of header names to values, or a function returning one.',
-    );
+  checkRxscopeConfig('provideRxscope', config);
   return makeEnvironmentProviders([{ provide: RXSCOPE_CONFIG, useValue: config }]);
 }

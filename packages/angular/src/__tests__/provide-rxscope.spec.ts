@@ -1,4 +1,6 @@
+import { TestBed } from '@angular/core/testing';
 import { OptionsError } from '@rxscope/core';
+import { injectAgentChat, type InjectAgentChatOptions } from '../agent-chat.js';
 import { provideRxscope, type RxscopeConfig } from '../provide-rxscope.js';
 
 describe('provideRxscope refuses a bad configuration when the app starts', () => {
@@ -26,6 +28,30 @@ describe('provideRxscope refuses a bad configuration when the app starts', () =>
     expect(refusal({ url: '/x', transport: 'websocket' }).message).toMatch(/"websocket"; use "sse"/);
     expect(refusal({ url: '/x', transport: 'sse', firstEventTimeoutMs: -1 })).toMatchObject({
       option: 'provideRxscope.firstEventTimeoutMs',
+    });
+  });
+});
+
+describe('injectAgentChat refuses options it does not know', () => {
+  afterEach(() => TestBed.resetTestingModule());
+  const chatRefusal = (options: unknown) => {
+    TestBed.resetTestingModule();
+    TestBed.configureTestingModule({ providers: [provideRxscope({ url: '/api/chat', transport: 'sse' })] });
+    try {
+      TestBed.runInInjectionContext(() => injectAgentChat(options as InjectAgentChatOptions));
+    } catch (e) {
+      return e as OptionsError;
+    }
+    throw new Error('not refused');
+  };
+
+  it('an unknown key of its own or of its config override, with "did you mean"', () => {
+    expect(chatRefusal({ confg: { url: '/b' } })).toMatchObject({ code: 'unknown_option' });
+    expect(chatRefusal({ confg: {} }).message).toMatch(/did you mean "config"/);
+    expect(chatRefusal({ config: { ulr: '/b' } }).message).toMatch(/did you mean "url"/);
+    expect(chatRefusal({ config: { transport: 'ws' } })).toMatchObject({
+      code: 'invalid_option',
+      option: 'injectAgentChat.config.transport',
     });
   });
 });

@@ -23,6 +23,41 @@ function hangingTool(aborted: { value: boolean }) {
 }
 
 describe('agent.asTool()', () => {
+  it("runs the nested reply for the caller's user: its tools and middlewares see the same userId", async () => {
+    const seen: (string | undefined)[] = [];
+    const whoAmI = defineTool({
+      name: 'who_am_i',
+      description: 'Says which user it acts for',
+      input: z.object({}),
+      execute: (_input, toolCtx) => {
+        seen.push(toolCtx.userId);
+        return toolCtx.userId ?? 'nobody';
+      },
+    });
+    const spy: Middleware = {
+      onAgent: (_agent, ctx, input, next) => {
+        seen.push(`ctx:${ctx.userId}`);
+        return next(input);
+      },
+    };
+    const inner = new Agent({
+      name: 'records',
+      model: new ScriptedChatModel([{ toolCalls: [{ id: 'ic1', name: 'who_am_i', input: {} }] }, { text: 'done' }]),
+      tools: [whoAmI],
+      middlewares: [spy],
+    });
+    const outer = new Agent({
+      name: 'lead',
+      model: new ScriptedChatModel([
+        { toolCalls: [{ id: 'oc1', name: 'records', input: { message: 'Who?' } }] },
+        { text: 'ok' },
+      ]),
+      tools: [inner.asTool({ description: 'Keeps records.' })],
+    });
+    await runReply(outer, outer.reply('Look me up', { userId: 'ann' }));
+    expect(seen).toEqual(['ctx:ann', 'ann']);
+  });
+
   it('streams the inner reply through the outer one, with its own source, and returns its final text', async () => {
     const innerModel = new ScriptedChatModel([
       { text: 'Adding.', toolCalls: [{ id: 'ic1', name: 'add', input: { a: 2, b: 3 } }] },

@@ -127,7 +127,13 @@ function runNested(
         down.next(outcome);
         down.complete();
       },
-    }).subscribeTo(agent.reply(input, output ? { output } : {}));
+    }).subscribeTo(
+      // The nested reply acts for the caller's user: its memory, limits and audit are theirs.
+      agent.reply(input, {
+        ...(output ? { output } : {}),
+        ...(toolCtx.userId !== undefined ? { userId: toolCtx.userId } : {}),
+      }),
+    );
   });
 }
 

@@ -31,6 +31,7 @@ export {
   RedisSessionEventBus,
 } from './sessions/index.js';
 export type {
+  AgentSessionInfo,
   AgentSessionsOptions,
   RecoveryReport,
   InMemorySessionEventBusOptions,

@@ -4,7 +4,7 @@
  * `...Options` type without an entry fails the first test, so a new option object cannot skip
  * the check; an entry whose constructor stops checking fails the others.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeStreamingChatModel } from '@langchain/core/utils/testing';
 import { Redis } from 'ioredis';
@@ -385,6 +385,11 @@ const WALK: Readonly<Record<string, Checked | NotChecked>> = {
     noValidBuild: bullmq,
   },
   SubagentWorkerShutdownOptions: callTime('subagentJobWorker.close()'),
+  // @rxscope/angular
+  InjectAgentChatOptions: {
+    notChecked:
+      'refused in an Angular injection context, which this project does not load: packages/angular/src/__tests__/provide-rxscope.spec.ts walks it',
+  },
 };
 
 /** Every `...Options` type (and `ToolDefinition`) exported by an entry point of a package. */
@@ -398,7 +403,15 @@ function exportedOptionTypes(): string[] {
     for (const [subpath, target] of Object.entries(manifest.exports)) {
       // ./internal is the engine's own, unstable entry point.
       if (!target.types || subpath === './internal') continue;
-      const source = join(packages, name, target.types.replace('./dist/', 'src/').replace(/\.d\.ts$/, '.ts'));
+      // An Angular package (built by ng-packagr) names its source entry in ng-package.json.
+      const ngPackage = join(packages, name, 'ng-package.json');
+      const source = existsSync(ngPackage)
+        ? join(
+            packages,
+            name,
+            (JSON.parse(readFileSync(ngPackage, 'utf8')) as { lib: { entryFile: string } }).lib.entryFile,
+          )
+        : join(packages, name, target.types.replace('./dist/', 'src/').replace(/\.d\.ts$/, '.ts'));
       for (const block of readFileSync(source, 'utf8').matchAll(/export\s+(?:type\s+)?\{([^}]*)\}/g)) {
         for (const item of block[1]!.split(',')) {
           const exported = item

@@ -4,10 +4,28 @@ import type { SessionStore } from '../../state/session-store.js';
 import type { SessionScheduler } from './schedules/session-schedule.js';
 import type { SessionEventBus } from './session-event-bus.js';
 
+/**
+ * What the agent factory of {@link AgentSessions} knows of a session when it builds its agent.
+ *
+ * @example
+ * ```ts
+ * new AgentSessions({ store, agent: (id, { userId }) => makeAgent(id, `/srv/ws/${encodeURIComponent(userId ?? 'shared')}`) });
+ * ```
+ */
+export interface AgentSessionInfo {
+  /** The session's owner, when it has one. */
+  readonly userId?: string;
+}
+
 /** Options of {@link AgentSessions}. */
 export interface AgentSessionsOptions {
-  /** The agent of a session; called once per session (the result is kept). */
-  readonly agent: (sessionId: string) => Agent | Promise<Agent>;
+  /**
+   * The agent of a session; called once per session (the result is kept). `session.userId` is
+   * the session's owner: as the store has it, else the user of the `start()` that creates the
+   * agent (`undefined` for an anonymous session). Build per-user parts from it, e.g. a harness
+   * workspace per user (its memory then is the user's own).
+   */
+  readonly agent: (sessionId: string, session: AgentSessionInfo) => Agent | Promise<Agent>;
   /** Where replies' events go. Default: a new `InMemorySessionEventBus`. */
   readonly bus?: SessionEventBus;
   /**

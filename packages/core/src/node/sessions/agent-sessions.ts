@@ -72,12 +72,18 @@ export class AgentSessions {
     this.scheduler.start((s) => this.wake(s.sessionId, s.message).then(() => undefined, this.onError));
   }
 
-  /** The session's agent (created on first use). */
-  agent(sessionId: string): Promise<Agent> {
+  /**
+   * The session's agent (created on first use; `userId`: the user creating the session, when the
+   * store holds no owner for it yet).
+   */
+  agent(sessionId: string, userId?: string): Promise<Agent> {
     let agent = this.agents.get(sessionId);
     if (!agent) {
       agent = Promise.resolve()
-        .then(() => this.options.agent(sessionId))
+        .then(async () => {
+          const owner = (await this.options.store?.load(sessionId))?.state.owner ?? userId;
+          return this.options.agent(sessionId, owner !== undefined ? { userId: owner } : {});
+        })
         .then((created) => {
           bindAgentToSession(created, sessionId, 'AgentSessions');
           // Created during a shutdown (to read a conversation): it takes no reply either.
@@ -119,7 +125,7 @@ export class AgentSessions {
       );
     }
     this.refuseWhileRunning(sessionId);
-    const agent = await this.agent(sessionId);
+    const agent = await this.agent(sessionId, userId);
     // A recovered reply continues, on the bus, the stream its dead process left open.
     const splice = isRecovery(input) ? await RecoveredReplySplice.of(this.bus, sessionId) : undefined;
     this.refuseWhileRunning(sessionId);

@@ -339,6 +339,7 @@ export class SubagentsMiddleware implements Middleware {
       idempotencyKey: id,
       agentName: agent.name,
       replyId: ctx.replyId,
+      ...(ctx.userId !== undefined ? { userId: ctx.userId } : {}),
       emit: () => undefined,
       forward: (event) => tasks.publish(ctx.sessionId, id, event),
     };
