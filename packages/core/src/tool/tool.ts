@@ -3,6 +3,7 @@ import type { ObservableInput } from 'rxjs';
 import type { AgentEvent } from '../event/events.js';
 import type { ToolResultContent } from '../message/blocks.js';
 import type { ToolSchema } from '../model/chat-model.js';
+import type { ToolAnswer } from './tool-question.js';
 import { SchemaError } from './schema-error.js';
 import { assertStandardSchema, jsonSchemaOf, type SchemaOutput } from './standard-schema.js';
 import { checkToolDefinition } from './check-tool-definition.js';
@@ -24,6 +25,11 @@ export interface ToolContext {
   readonly replyId: string;
   /** The user the reply acts for (`ctx.userId`), when it has one: scope what the tool reads and writes by it. */
   readonly userId?: string;
+  /**
+   * The person's answer to the question this call's previous run asked by throwing a
+   * `ToolQuestion` (the reply suspended and was resumed with `USER_CONFIRM_RESULT`).
+   */
+  readonly answer?: ToolAnswer;
   /**
    * Reports progress as a `TOOL_PROGRESS` event: shown live, never part of the result (the values
    * the tool returns are the result, streamed as `TOOL_RESULT_DELTA`).

@@ -17,6 +17,7 @@ import { linkAbort } from '../../util/abort-link.js';
 import { newId } from '../../util/id.js';
 import { appendContent, contentToText, isStructuredValue, toolOutputToContent } from '../../tool/output.js';
 import type { Tool, ToolContext, ToolOutput, ToolProgress } from '../../tool/tool.js';
+import { type ToolAnswer, ToolQuestion, type ToolQuestionRequest } from '../../tool/tool-question.js';
 import { parseToolArguments } from '../../tool/validate.js';
 import { journalOf } from './journal-writer.js';
 import { NestedReplies } from './nested-replies.js';
@@ -24,7 +25,14 @@ import { Relay } from '../operator-relay.js';
 
 /** A tool call after lookup and validation: either ready to run or answered with an error. */
 export type PreparedCall =
-  | { readonly kind: 'run'; readonly call: ToolCallBlock; readonly tool: Tool; readonly input: unknown }
+  | {
+      readonly kind: 'run';
+      readonly call: ToolCallBlock;
+      readonly tool: Tool;
+      readonly input: unknown;
+      /** The answer to the question the call's previous run asked. */
+      readonly answer?: ToolAnswer;
+    }
   | { readonly kind: 'answer'; readonly call: ToolCallBlock; readonly status: ToolResultStatus; readonly text: string };
 
 /**
@@ -108,6 +116,7 @@ export function executeTool(ctx: RuntimeContext, input: ActingInput): Observable
       agentName: ctx.agentName,
       replyId: ctx.replyId,
       ...(ctx.userId !== undefined ? { userId: ctx.userId } : {}),
+      ...(input.answer !== undefined ? { answer: input.answer } : {}),
       emit: (progress) => {
         if (done || subscriber.closed) return;
         const report = typeof progress === 'string' ? { message: progress } : progressFields(progress);
@@ -225,6 +234,7 @@ export function runCall(
   ctx: RuntimeContext,
   prepared: PreparedCall,
   acting: (input: ActingInput) => Observable<AgentEvent>,
+  onQuestion?: (question: ToolQuestionRequest) => void,
 ): Observable<AgentEvent> {
   if (prepared.kind === 'answer') return from(resultEvents(ctx, prepared.call, prepared.status, prepared.text));
   // One Observable and one relay (not defer + tap + catchError + concat): every event of a tool
@@ -239,6 +249,27 @@ export function runCall(
       if (nested.active) for (const e of nested.close(`tool call ${call.id} ended first`)) down.next(e);
     };
     const fail = (err: unknown, down: Subscriber<AgentEvent>) => {
+      if (!answered && err instanceof ToolQuestion && onQuestion) {
+        // Not a result: the call waits for a person (the step suspends), its open block is closed as such.
+        answered = true;
+        closeNested(down);
+        if (openBlock !== undefined) {
+          const text = `Waiting for the user's answer: ${err.question.message}`;
+          down.next(
+            ctx.event('TOOL_RESULT_END', {
+              blockId: openBlock,
+              toolCallId: call.id,
+              status: 'interrupted',
+              output: [{ type: 'text', text }],
+              awaitingAnswer: true,
+            }),
+          );
+        }
+        openBlock = undefined;
+        onQuestion(err.question);
+        down.complete();
+        return;
+      }
       if (!answered) {
         answered = true;
         closeNested(down);
@@ -259,7 +290,7 @@ export function runCall(
     };
     let run: Observable<AgentEvent>;
     try {
-      run = acting({ toolCall: call, tool, input });
+      run = acting({ toolCall: call, tool, input, ...(prepared.answer ? { answer: prepared.answer } : {}) });
     } catch (err) {
       fail(err, subscriber);
       return;
