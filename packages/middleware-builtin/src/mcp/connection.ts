@@ -4,6 +4,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   type CallToolResult,
+  ElicitRequestSchema,
+  type ElicitResult,
   ErrorCode,
   McpError,
   type Progress,
@@ -11,6 +13,7 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { isHttpServer, type McpServerConfig } from './server-config.js';
+import type { McpElicitation } from './elicitation.js';
 import { RxscopeError } from '@rxscope/core';
 
 /** How a connection identifies itself to servers. */
@@ -26,12 +29,25 @@ export interface McpConnectionOptions {
   readonly onToolsChanged?: (connection: McpConnection) => void;
   /** Failures outside any call (a tool list that could not be read again). */
   readonly onError?: (error: Error) => void;
+  /** Declare the `elicitation` capability (form and URL mode). Default true. */
+  readonly elicitation?: boolean;
 }
 
 /** Options of one tool call. */
 export interface McpCallOptions {
   readonly signal?: AbortSignal;
   readonly onProgress?: (progress: Progress) => void;
+  /**
+   * Answers the server's elicitations made while this call runs. Without it (or outside any call)
+   * an elicitation is answered `cancel`.
+   */
+  readonly onElicit?: (params: McpElicitation) => Promise<ElicitResult>;
+}
+
+/** A call in flight that takes elicitations. */
+interface Inflight {
+  readonly onElicit: (params: McpElicitation) => Promise<ElicitResult>;
+  waiting: boolean;
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -78,6 +94,7 @@ export class McpConnection {
   private checking = false;
   private initialised = false;
   private refreshing: Promise<void> = Promise.resolve();
+  private readonly inflight: Inflight[] = [];
 
   private constructor(
     readonly name: string,
@@ -91,12 +108,15 @@ export class McpConnection {
   static async open(name: string, config: McpServerConfig, options: McpConnectionOptions): Promise<McpConnection> {
     const client = new Client(
       { name: options.clientInfo.name, version: options.clientInfo.version },
-      { capabilities: {} },
+      { capabilities: options.elicitation === false ? {} : { elicitation: { form: {}, url: {} } } },
     );
     const transport = createTransport(config);
     const connection = new McpConnection(name, config, client, options, transport);
     client.onclose = () => connection.markClosed(connection.closing ? 'closed' : 'the server closed the connection');
     client.onerror = () => connection.checkAlive();
+    if (options.elicitation !== false) {
+      client.setRequestHandler(ElicitRequestSchema, (request) => connection.elicit(request.params));
+    }
     try {
       await client.connect(transport);
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => connection.refreshTools());
@@ -137,6 +157,8 @@ export class McpConnection {
    */
   async callTool(tool: string, args: Record<string, unknown>, options: McpCallOptions = {}): Promise<CallToolResult> {
     if (this.closedReason !== undefined) throw new McpServerClosedError(this.name, this.closedReason);
+    const entry: Inflight | undefined = options.onElicit ? { onElicit: options.onElicit, waiting: false } : undefined;
+    if (entry) this.inflight.push(entry);
     try {
       const result = await this.client.callTool({ name: tool, arguments: args }, undefined, {
         ...(options.signal ? { signal: options.signal } : {}),
@@ -149,6 +171,24 @@ export class McpConnection {
         throw new McpServerClosedError(this.name, this.closedReason ?? 'the connection closed during the call');
       }
       throw e;
+    } finally {
+      if (entry) this.inflight.splice(this.inflight.indexOf(entry), 1);
+    }
+  }
+
+  /**
+   * A server's elicitation, given to the call it belongs to. Requests carry no link to the call
+   * that caused them, so it goes to the most recent call of this server not already waiting for
+   * an answer (calls of one server overlap only for read-only, idempotent tools).
+   */
+  private async elicit(params: McpElicitation): Promise<ElicitResult> {
+    const entry = [...this.inflight].reverse().find((c) => !c.waiting);
+    if (!entry) return { action: 'cancel' };
+    entry.waiting = true;
+    try {
+      return await entry.onElicit(params);
+    } finally {
+      entry.waiting = false;
     }
   }
 

@@ -30,6 +30,12 @@ export interface McpOptions {
    * they are all done.
    */
   readonly closeOnShutdown?: boolean;
+  /**
+   * Declare the `elicitation` capability (form and URL mode): a server's question during a tool
+   * call suspends the reply with `REQUIRE_USER_CONFIRM` carrying it (see docs/mcp.md). Default
+   * true; `false` hides the servers' tools that need it.
+   */
+  readonly elicitation?: boolean;
 }
 
 /**
@@ -51,6 +57,7 @@ const OPTION_KEYS = optionKeys<McpOptions>({
   onError: true,
   filter: true,
   closeOnShutdown: true,
+  elicitation: true,
 });
 
 /**
@@ -129,6 +136,7 @@ export class McpMiddleware implements Middleware {
         McpConnection.open(name, config, {
           clientInfo,
           onError,
+          ...(options.elicitation !== undefined ? { elicitation: options.elicitation } : {}),
           onToolsChanged: () => {
             try {
               middleware.rebuild();
