@@ -93,6 +93,7 @@ export type {
   Tool,
   ToolContext,
   ToolDefinition,
+  ToolModelRequest,
   ToolOutput,
   ToolPermissionDecision,
   ToolProgress,

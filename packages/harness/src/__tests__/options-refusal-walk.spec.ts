@@ -255,6 +255,11 @@ const WALK: Readonly<Record<string, Checked | NotChecked>> = {
     key: 'closeOnShutdown',
     noValidBuild: mcp,
   },
+  McpSamplingOptions: {
+    build: (x) => McpMiddleware.connect({ servers: {}, sampling: { ...base(x) } }),
+    key: 'policy',
+    noValidBuild: mcp,
+  },
   McpConnectionOptions: { notChecked: 'McpConnection.open(), which McpMiddleware.connect calls with checked options' },
   McpCallOptions: callTime('an MCP tool call'),
   ServeAgentOptions: {

@@ -4,6 +4,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   type CallToolResult,
+  CreateMessageRequestSchema,
+  type CreateMessageResult,
   ElicitRequestSchema,
   type ElicitResult,
   ErrorCode,
@@ -14,6 +16,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { isHttpServer, type McpServerConfig } from './server-config.js';
 import type { McpElicitation } from './elicitation.js';
+import type { McpSamplingOptions, McpSamplingRequest } from './sampling.js';
 import { RxscopeError } from '@rxscope/core';
 
 /** How a connection identifies itself to servers. */
@@ -31,6 +34,8 @@ export interface McpConnectionOptions {
   readonly onError?: (error: Error) => void;
   /** Declare the `elicitation` capability (form and URL mode). Default true. */
   readonly elicitation?: boolean;
+  /** Declare the `sampling` capability, answered as these options say. Default `{}` (policy `'ask'`); `false`: not declared. */
+  readonly sampling?: McpSamplingOptions | false;
 }
 
 /** Options of one tool call. */
@@ -42,11 +47,14 @@ export interface McpCallOptions {
    * an elicitation is answered `cancel`.
    */
   readonly onElicit?: (params: McpElicitation) => Promise<ElicitResult>;
+  /** Answers the server's sampling requests made while this call runs (else they are refused). */
+  readonly onSample?: (params: McpSamplingRequest) => Promise<CreateMessageResult>;
 }
 
-/** A call in flight that takes elicitations. */
+/** A call in flight that takes the server's requests. */
 interface Inflight {
-  readonly onElicit: (params: McpElicitation) => Promise<ElicitResult>;
+  readonly onElicit?: ((params: McpElicitation) => Promise<ElicitResult>) | undefined;
+  readonly onSample?: ((params: McpSamplingRequest) => Promise<CreateMessageResult>) | undefined;
   waiting: boolean;
 }
 
@@ -108,14 +116,26 @@ export class McpConnection {
   static async open(name: string, config: McpServerConfig, options: McpConnectionOptions): Promise<McpConnection> {
     const client = new Client(
       { name: options.clientInfo.name, version: options.clientInfo.version },
-      { capabilities: options.elicitation === false ? {} : { elicitation: { form: {}, url: {} } } },
+      {
+        capabilities: {
+          ...(options.elicitation === false ? {} : { elicitation: { form: {}, url: {} } }),
+          ...(options.sampling === false ? {} : { sampling: {} }),
+        },
+      },
     );
     const transport = createTransport(config);
     const connection = new McpConnection(name, config, client, options, transport);
     client.onclose = () => connection.markClosed(connection.closing ? 'closed' : 'the server closed the connection');
     client.onerror = () => connection.checkAlive();
     if (options.elicitation !== false) {
-      client.setRequestHandler(ElicitRequestSchema, (request) => connection.elicit(request.params));
+      client.setRequestHandler(ElicitRequestSchema, (request) =>
+        connection.route((c) => c.onElicit?.(request.params), { action: 'cancel' }),
+      );
+    }
+    if (options.sampling !== false) {
+      client.setRequestHandler(CreateMessageRequestSchema, (request) =>
+        connection.route((c) => c.onSample?.(request.params), undefined),
+      );
     }
     try {
       await client.connect(transport);
@@ -157,7 +177,10 @@ export class McpConnection {
    */
   async callTool(tool: string, args: Record<string, unknown>, options: McpCallOptions = {}): Promise<CallToolResult> {
     if (this.closedReason !== undefined) throw new McpServerClosedError(this.name, this.closedReason);
-    const entry: Inflight | undefined = options.onElicit ? { onElicit: options.onElicit, waiting: false } : undefined;
+    const entry: Inflight | undefined =
+      options.onElicit || options.onSample
+        ? { onElicit: options.onElicit, onSample: options.onSample, waiting: false }
+        : undefined;
     if (entry) this.inflight.push(entry);
     try {
       const result = await this.client.callTool({ name: tool, arguments: args }, undefined, {
@@ -176,17 +199,27 @@ export class McpConnection {
     }
   }
 
+  /** How sampling requests are answered (`false`: the capability is not declared). */
+  get sampling(): McpSamplingOptions | false {
+    return this.options.sampling ?? {};
+  }
+
   /**
-   * A server's elicitation, given to the call it belongs to. Requests carry no link to the call
-   * that caused them, so it goes to the most recent call of this server not already waiting for
-   * an answer (calls of one server overlap only for read-only, idempotent tools).
+   * A server's request (elicitation, sampling), given to the call it belongs to. Requests carry
+   * no link to the call that caused them, so it goes to the most recent call of this server not
+   * already waiting for an answer (calls of one server overlap only for read-only, idempotent
+   * tools). Outside any call: `otherwise`, or a refusal when there is none.
    */
-  private async elicit(params: McpElicitation): Promise<ElicitResult> {
+  private async route<R>(handle: (call: Inflight) => Promise<R> | undefined, otherwise: R | undefined): Promise<R> {
     const entry = [...this.inflight].reverse().find((c) => !c.waiting);
-    if (!entry) return { action: 'cancel' };
+    const answer = entry ? handle(entry) : undefined;
+    if (!entry || !answer) {
+      if (otherwise !== undefined) return otherwise;
+      throw new McpError(ErrorCode.InvalidRequest, `The client takes this request only during a tool call.`);
+    }
     entry.waiting = true;
     try {
-      return await entry.onElicit(params);
+      return await answer;
     } finally {
       entry.waiting = false;
     }

@@ -8,6 +8,8 @@ export type { McpCallOptions, McpClientInfo, McpConnectionOptions } from './conn
 export { McpToolError, mcpTool, mcpToolName } from './mcp-tool.js';
 export type { McpToolOrigin } from './mcp-tool.js';
 export { mcpContentToBlocks, mcpResultToOutput } from './content.js';
+export type { McpElicitation } from './elicitation.js';
+export type { McpSamplingOptions, McpSamplingRequest } from './sampling.js';
 export { jsonSchemaInput } from './json-schema-input.js';
 export type { JsonSchemaObject } from './json-schema-input.js';
 export { checkServerConfig } from './server-config.js';

@@ -5,9 +5,17 @@ import {
   ToolQuestion,
   type ToolQuestionRequest,
 } from '@rxscope/core';
-import type { CallToolResult, ElicitResult, Progress } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, CreateMessageResult, ElicitResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import type { McpConnection } from './connection.js';
 import { answers, elicitationQuestion, elicitResultOf, type McpElicitation } from './elicitation.js';
+import {
+  answersSampling,
+  declinedSampling,
+  type McpSamplingRequest,
+  refuseSampling,
+  sampleWithAgent,
+  samplingQuestion,
+} from './sampling.js';
 
 /**
  * A call stopped by an elicitation: its MCP request stays open (the server waits for the answer)
@@ -17,9 +25,10 @@ interface HeldCall {
   readonly controller: AbortController;
   result?: Promise<CallToolResult>;
   settled: boolean;
-  /** Sends the answer of the elicitation the server waits for. */
-  answer?: ((result: ElicitResult) => void) | undefined;
+  /** Answers the request the server waits for (`undefined`: the call is over unanswered). */
+  answer?: ((answer: ToolAnswer | undefined) => void) | undefined;
   /** Set by the run watching the call. */
+  ctx?: ToolContext | undefined;
   progress?: ((p: Progress) => void) | undefined;
   raise?: ((question: ToolQuestionRequest) => void) | undefined;
 }
@@ -34,8 +43,9 @@ const heldOf = (connection: McpConnection): Map<string, HeldCall> => {
 };
 
 /**
- * Runs one MCP tool call for a rxscope tool call. An elicitation from the server stops the run
- * with a `ToolQuestion` (the reply suspends for the person) while the MCP request stays open;
+ * Runs one MCP tool call for a rxscope tool call. An elicitation from the server (or a sampling
+ * request under `policy: 'ask'`) stops the run with a `ToolQuestion` (the reply suspends for the
+ * person) while the MCP request stays open;
  * the run resumed with `toolCtx.answer` sends the answer and follows the same request. When
  * that request is gone (its connection closed, it timed out, the reply resumed in another
  * process), the call is made again and the answer given to the same question when the server
@@ -53,14 +63,14 @@ export function runMcpCall(
   ctx: ToolContext,
 ): Promise<CallToolResult> {
   const answer = ctx.answer;
-  if (answer?.question.kind === 'mcp_elicitation') {
+  if (answer?.question.kind === 'mcp_elicitation' || answer?.question.kind === 'mcp_sampling') {
     const held = heldOf(connection).get(ctx.callId);
     heldOf(connection).delete(ctx.callId);
     if (held && !held.settled && held.answer) {
       const followed = watch(held, ctx);
       const send = held.answer;
       held.answer = undefined;
-      send(elicitResultOf(answer));
+      send(answer);
       return followed;
     }
     return start(connection, tool, args, ctx, answer);
@@ -77,28 +87,47 @@ function start(
 ): Promise<CallToolResult> {
   const held: HeldCall = { controller: new AbortController(), settled: false };
   let unused = prepared;
-  const onElicit = (params: McpElicitation): Promise<ElicitResult> => {
-    if (unused && answers(unused, connection.name, params)) {
-      const result = elicitResultOf(unused);
-      unused = undefined;
-      return Promise.resolve(result);
-    }
-    return new Promise<ElicitResult>((resolve) => {
+  /** The answer an earlier run got to this very request, used once. */
+  const given = (matches: (a: ToolAnswer) => boolean): ToolAnswer | undefined => {
+    if (!unused || !matches(unused)) return undefined;
+    const a = unused;
+    unused = undefined;
+    return a;
+  };
+  /** Waits for a person: the run stops with the question, the request stays open. */
+  const ask = (question: ToolQuestionRequest): Promise<ToolAnswer | undefined> =>
+    new Promise((resolve) => {
       held.answer = resolve;
       heldOf(connection).set(ctx.callId, held);
-      held.raise?.(elicitationQuestion(connection.name, params));
+      held.raise?.(question);
     });
+  const onElicit = async (params: McpElicitation): Promise<ElicitResult> => {
+    const answer =
+      given((a) => answers(a, connection.name, params)) ?? (await ask(elicitationQuestion(connection.name, params)));
+    return answer ? elicitResultOf(answer) : { action: 'cancel' };
+  };
+  const onSample = async (params: McpSamplingRequest): Promise<CreateMessageResult> => {
+    const options = connection.sampling || {};
+    refuseSampling(connection.name, options, params);
+    if ((options.policy ?? 'ask') === 'ask') {
+      const answer =
+        given((a) => answersSampling(a, connection.name, params)) ??
+        (await ask(samplingQuestion(connection.name, params)));
+      if (!answer?.confirmed) throw declinedSampling(connection.name, answer);
+    }
+    return sampleWithAgent(held.ctx ?? ctx, params, options.model);
   };
   const result = connection.callTool(tool, args, {
     signal: held.controller.signal,
     onProgress: (p) => held.progress?.(p),
     onElicit,
+    onSample,
   });
   held.result = result;
   const settle = () => {
     held.settled = true;
     // Over before the person answered (timeout, connection closed): free the server's request.
-    held.answer?.({ action: 'cancel' });
+    held.answer?.(undefined);
     held.answer = undefined;
     if (heldOf(connection).get(ctx.callId) === held) heldOf(connection).delete(ctx.callId);
   };
@@ -115,6 +144,7 @@ function watch(held: HeldCall, ctx: ToolContext): Promise<CallToolResult> {
       held.progress = undefined;
       held.raise = undefined;
     };
+    held.ctx = ctx;
     if (ctx.signal.aborted) onAbort();
     else ctx.signal.addEventListener('abort', onAbort, { once: true });
     held.progress = (p) => ctx.emit(formatProgress(p));

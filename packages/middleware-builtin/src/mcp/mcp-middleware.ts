@@ -4,6 +4,7 @@ import { checkOptionKeys, OptionsError, optionKeys } from '@rxscope/core';
 import { type McpClientInfo, McpConnection, McpServerClosedError } from './connection.js';
 import { mcpTool, mcpToolName, type McpToolOrigin } from './mcp-tool.js';
 import { checkServerConfig, type McpServerConfig } from './server-config.js';
+import { checkSamplingOptions, type McpSamplingOptions } from './sampling.js';
 
 /**
  * Options of {@link McpMiddleware.connect}.
@@ -36,6 +37,12 @@ export interface McpOptions {
    * true; `false` hides the servers' tools that need it.
    */
   readonly elicitation?: boolean;
+  /**
+   * Declare the `sampling` capability: a server's `sampling/createMessage` during a tool call is
+   * answered by the agent's model (or `model`) through its `onModelCall` chain, under `policy`
+   * (default `'ask'`: a confirmation first) and a `maxTokens` cap. `false` declares nothing.
+   */
+  readonly sampling?: McpSamplingOptions | false;
 }
 
 /**
@@ -58,6 +65,7 @@ const OPTION_KEYS = optionKeys<McpOptions>({
   filter: true,
   closeOnShutdown: true,
   elicitation: true,
+  sampling: true,
 });
 
 /**
@@ -120,6 +128,7 @@ export class McpMiddleware implements Middleware {
         'McpMiddleware.connect needs { servers: { <name>: { command, args? } | { url, headers? } } }.',
       );
     }
+    checkSamplingOptions(options.sampling);
     const entries = Object.entries(options.servers);
     for (const [name, config] of entries) checkServerConfig(name, config);
     const clientInfo = options.clientInfo ?? { name: 'rxscope', version: '0.1.0' };
@@ -137,6 +146,7 @@ export class McpMiddleware implements Middleware {
           clientInfo,
           onError,
           ...(options.elicitation !== undefined ? { elicitation: options.elicitation } : {}),
+          ...(options.sampling !== undefined ? { sampling: options.sampling } : {}),
           onToolsChanged: () => {
             try {
               middleware.rebuild();

@@ -6,6 +6,8 @@ import type { ActingInput } from '../../middleware/middleware.js';
 import { toolOutputToContent } from '../../tool/output.js';
 import { newId } from '../../util/id.js';
 import { executeTool, prepareCall, runCall, runCalls } from './tool-run.js';
+import { callModel } from './model-call-terminal.js';
+import type { ToolModelRequest } from '../../tool/tool.js';
 import type { ResumeRequest } from './loop-host.js';
 import { foldStep } from './step-fold.js';
 import { doneStep, isStep, reasonStep, type ReplyStep, type StepOutput, type StepScope, suspendStep } from './steps.js';
@@ -107,10 +109,26 @@ export function resumeStep(scope: StepScope, { pending, event }: ResumeRequest):
 /** Runs the calls decided `now` (in call order), then continues or suspends. */
 function execute(scope: StepScope, triaged: readonly Triage[]): Observable<StepOutput> {
   const { host, ctx } = scope;
+  // A tool's own model call (toolCtx.callModel): through the onModelCall chain, without tools.
+  const toolModel = (request: ToolModelRequest, signal: AbortSignal) =>
+    host.modelCallChain(
+      host.agent,
+      ctx,
+      {
+        model: request.model ?? host.agent.model,
+        messages: request.messages,
+        tools: [],
+        toolChoice: 'none',
+        options: request.options ?? {},
+        signal,
+        attempt: 1,
+      },
+      (i) => callModel(ctx, i),
+    );
   const now = triaged.flatMap((t) => (t.kind === 'now' ? [t.prepared] : []));
   const confirm = triaged.flatMap((t) => (t.kind === 'confirm' ? [t.call] : []));
   const external = triaged.flatMap((t) => (t.kind === 'external' ? [t.call] : []));
-  const acting = (i: ActingInput) => host.actingChain(host.agent, ctx, i, (j) => executeTool(ctx, j));
+  const acting = (i: ActingInput) => host.actingChain(host.agent, ctx, i, (j) => executeTool(ctx, j, toolModel));
   // Calls whose run stopped to ask a person something: they wait with the confirmations.
   const asked: PendingToolCall[] = [];
   // A shutdown lets running calls finish but starts no other: those stay without a result for the resume.

@@ -16,7 +16,7 @@ import type { ActingInput, Next } from '../../middleware/middleware.js';
 import { linkAbort } from '../../util/abort-link.js';
 import { newId } from '../../util/id.js';
 import { appendContent, contentToText, isStructuredValue, toolOutputToContent } from '../../tool/output.js';
-import type { Tool, ToolContext, ToolOutput, ToolProgress } from '../../tool/tool.js';
+import type { Tool, ToolContext, ToolModelRequest, ToolOutput, ToolProgress } from '../../tool/tool.js';
 import { type ToolAnswer, ToolQuestion, type ToolQuestionRequest } from '../../tool/tool-question.js';
 import { parseToolArguments } from '../../tool/validate.js';
 import { journalOf } from './journal-writer.js';
@@ -77,7 +77,11 @@ export function resultEvents(
  * `TOOL_RESULT_END {status: 'success'}` holding the whole output (and the returned `value`). A failure is an error notification (so middlewares can retry); the loop turns it into
  * an error result. Unsubscribing aborts `toolCtx.signal`.
  */
-export function executeTool(ctx: RuntimeContext, input: ActingInput): Observable<AgentEvent> {
+export function executeTool(
+  ctx: RuntimeContext,
+  input: ActingInput,
+  callModel?: (request: ToolModelRequest, signal: AbortSignal) => Observable<AgentEvent>,
+): Observable<AgentEvent> {
   return new Observable<AgentEvent>((subscriber) => {
     const { toolCall, tool } = input;
     // The tool's signal is made when the tool first reads it: most tools never do, and an
@@ -117,6 +121,7 @@ export function executeTool(ctx: RuntimeContext, input: ActingInput): Observable
       replyId: ctx.replyId,
       ...(ctx.userId !== undefined ? { userId: ctx.userId } : {}),
       ...(input.answer !== undefined ? { answer: input.answer } : {}),
+      ...(callModel ? { callModel: (request: ToolModelRequest) => callModel(request, signal()) } : {}),
       emit: (progress) => {
         if (done || subscriber.closed) return;
         const report = typeof progress === 'string' ? { message: progress } : progressFields(progress);
