@@ -16,6 +16,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { isHttpServer, type McpServerConfig } from './server-config.js';
 import type { McpElicitation } from './elicitation.js';
+import { callToolAsTask, cannotRun, runsAsTask } from './task-call.js';
 import type { McpSamplingOptions, McpSamplingRequest } from './sampling.js';
 import { RxscopeError } from '@rxscope/core';
 
@@ -155,9 +156,13 @@ export class McpConnection {
     return connection;
   }
 
-  /** The server's tools as it last listed them. */
+  /**
+   * The server's tools as it last listed them, without those this client cannot call (a tool
+   * that requires a task on a server that takes no task-augmented calls).
+   */
   get tools(): readonly McpTool[] {
-    return this.currentTools;
+    const capabilities = this.client.getServerCapabilities();
+    return this.currentTools.filter((t) => !cannotRun(t, capabilities));
   }
 
   /** Why the connection is closed, or `undefined` while it is open. */
@@ -183,10 +188,20 @@ export class McpConnection {
         : undefined;
     if (entry) this.inflight.push(entry);
     try {
+      const timeoutMs = this.config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+      const info = this.currentTools.find((t) => t.name === tool);
+      if (runsAsTask(info, this.client.getServerCapabilities())) {
+        return await callToolAsTask(this.client, tool, args, {
+          server: this.name,
+          timeoutMs,
+          signal: options.signal,
+          onProgress: options.onProgress,
+        });
+      }
       const result = await this.client.callTool({ name: tool, arguments: args }, undefined, {
         ...(options.signal ? { signal: options.signal } : {}),
         ...(options.onProgress ? { onprogress: options.onProgress, resetTimeoutOnProgress: true } : {}),
-        timeout: this.config.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+        timeout: timeoutMs,
       });
       return result as CallToolResult;
     } catch (e) {
