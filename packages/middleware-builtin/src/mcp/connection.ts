@@ -83,6 +83,33 @@ export class McpServerClosedError extends RxscopeError {
   }
 }
 
+const OUTPUT_MISMATCH =
+  /(?:Structured content does not match the tool's output schema|Failed to validate structured content): (.*)$/s;
+
+/**
+ * The error of a call whose result's `structuredContent` does not match the tool's
+ * `outputSchema`: the call gets an `error` result naming the field.
+ *
+ * @example
+ * ```ts
+ * new McpOutputSchemaError('structured', 'weather', 'celsius must be number').message;
+ * // 'MCP tool "weather" of server "structured" returned structured content that does not match its output schema: celsius must be number'
+ * ```
+ */
+export class McpOutputSchemaError extends RxscopeError {
+  override readonly name = 'McpOutputSchemaError';
+  readonly code = 'mcp_output_schema';
+  constructor(
+    readonly server: string,
+    readonly tool: string,
+    readonly detail: string,
+  ) {
+    super(
+      `MCP tool "${tool}" of server "${server}" returned structured content that does not match its output schema: ${detail}`,
+    );
+  }
+}
+
 /**
  * One live connection to one MCP server, over stdio or Streamable HTTP, on the official SDK's
  * `Client`: it knows the server's tools (all pages, read again when the server says the list
@@ -208,6 +235,9 @@ export class McpConnection {
       if (e instanceof McpError && e.code === (ErrorCode.ConnectionClosed as number)) {
         throw new McpServerClosedError(this.name, this.closedReason ?? 'the connection closed during the call');
       }
+      // The SDK checks structuredContent against the tool's outputSchema (ajv; its message names the field).
+      const mismatch = e instanceof McpError ? OUTPUT_MISMATCH.exec(e.message) : null;
+      if (mismatch) throw new McpOutputSchemaError(this.name, tool, mismatch[1]!.replace(/\bdata\//g, ''));
       throw e;
     } finally {
       if (entry) this.inflight.splice(this.inflight.indexOf(entry), 1);

@@ -3,7 +3,7 @@
 
 export { McpMiddleware } from './mcp-middleware.js';
 export type { McpOptions, McpServerDisconnectedValue } from './mcp-middleware.js';
-export { McpConnection, McpServerClosedError } from './connection.js';
+export { McpConnection, McpOutputSchemaError, McpServerClosedError } from './connection.js';
 export type { McpCallOptions, McpClientInfo, McpConnectionOptions } from './connection.js';
 export { McpToolError, mcpTool, mcpToolName } from './mcp-tool.js';
 export type { McpToolOrigin } from './mcp-tool.js';

@@ -83,6 +83,8 @@ export function mcpTool(connection: McpConnection, info: McpToolInfo, name: stri
       const result = await runMcpCall(connection, info.name, input, ctx);
       const output = mcpResultToOutput(result);
       if (result.isError) throw new McpToolError(connection.name, info.name, output);
+      // A tool with an output schema: its structured value is the result (checked against the schema on arrival).
+      if (info.outputSchema && result.structuredContent !== undefined) return result.structuredContent;
       return output;
     },
   };
