@@ -7,6 +7,8 @@ import {
   CreateMessageRequestSchema,
   type CreateMessageResult,
   ElicitRequestSchema,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
   type ElicitResult,
   ErrorCode,
   McpError,
@@ -17,6 +19,8 @@ import {
 import { isHttpServer, type McpServerConfig } from './server-config.js';
 import type { McpElicitation } from './elicitation.js';
 import { callToolAsTask, cannotRun, runsAsTask } from './task-call.js';
+import { McpCatalog } from './catalog.js';
+import type { McpLogLevel, McpLogValue, McpRoot } from './server-log.js';
 import type { McpSamplingOptions, McpSamplingRequest } from './sampling.js';
 import { RxscopeError } from '@rxscope/core';
 
@@ -37,6 +41,12 @@ export interface McpConnectionOptions {
   readonly elicitation?: boolean;
   /** Declare the `sampling` capability, answered as these options say. Default `{}` (policy `'ask'`); `false`: not declared. */
   readonly sampling?: McpSamplingOptions | false;
+  /** Asks servers that log (`logging` capability) for messages of this level and above. */
+  readonly logLevel?: McpLogLevel;
+  /** Receives every log message of the server. */
+  readonly onLog?: (value: McpLogValue) => void;
+  /** The roots offered to the server (`roots` capability with list-changed); read at each request. */
+  readonly roots?: () => readonly McpRoot[];
 }
 
 /** Options of one tool call. */
@@ -131,6 +141,7 @@ export class McpConnection {
   private initialised = false;
   private refreshing: Promise<void> = Promise.resolve();
   private readonly inflight: Inflight[] = [];
+  private currentCatalog: McpCatalog | undefined;
 
   private constructor(
     readonly name: string,
@@ -148,6 +159,7 @@ export class McpConnection {
         capabilities: {
           ...(options.elicitation === false ? {} : { elicitation: { form: {}, url: {} } }),
           ...(options.sampling === false ? {} : { sampling: {} }),
+          ...(options.roots ? { roots: { listChanged: true } } : {}),
         },
       },
     );
@@ -160,6 +172,10 @@ export class McpConnection {
         connection.route((c) => c.onElicit?.(request.params), { action: 'cancel' }),
       );
     }
+    if (options.roots) {
+      const roots = options.roots;
+      client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: roots().map((r) => ({ ...r })) }));
+    }
     if (options.sampling !== false) {
       client.setRequestHandler(CreateMessageRequestSchema, (request) =>
         connection.route((c) => c.onSample?.(request.params), undefined),
@@ -168,7 +184,22 @@ export class McpConnection {
     try {
       await client.connect(transport);
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => connection.refreshTools());
+      if (options.onLog) {
+        const onLog = options.onLog;
+        client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) =>
+          onLog({
+            server: name,
+            level: params.level,
+            data: params.data,
+            ...(params.logger !== undefined ? { logger: params.logger } : {}),
+          }),
+        );
+      }
+      if (options.logLevel && client.getServerCapabilities()?.logging) await client.setLoggingLevel(options.logLevel);
       connection.currentTools = await connection.listAllTools();
+      connection.currentCatalog = await McpCatalog.open(client, (e) =>
+        options.onError?.(new Error(`MCP server "${name}": ${e.message}`, { cause: e.cause })),
+      );
       connection.initialised = true;
     } catch (e) {
       await client.close().catch(() => undefined);
@@ -242,6 +273,16 @@ export class McpConnection {
     } finally {
       if (entry) this.inflight.splice(this.inflight.indexOf(entry), 1);
     }
+  }
+
+  /** The server's resources, resource templates and prompts (empty lists when it has none). */
+  get catalog(): McpCatalog {
+    return this.currentCatalog!;
+  }
+
+  /** Tells the server that the roots changed (it asks for them again). */
+  async rootsChanged(): Promise<void> {
+    if (this.closedReason === undefined && this.options.roots) await this.client.sendRootsListChanged();
   }
 
   /** How sampling requests are answered (`false`: the capability is not declared). */

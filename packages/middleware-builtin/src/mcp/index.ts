@@ -2,7 +2,11 @@
 // A separate entry point so that the root entry never loads @modelcontextprotocol/sdk (an optional peer).
 
 export { McpMiddleware } from './mcp-middleware.js';
-export type { McpOptions, McpServerDisconnectedValue } from './mcp-middleware.js';
+export type { McpOptions, McpPromptEntry, McpResourceEntry, McpServerDisconnectedValue } from './mcp-middleware.js';
+export { McpCatalog } from './catalog.js';
+export { McpLogHub, MCP_LOG_LEVELS, withServerLogs } from './server-log.js';
+export type { McpLogLevel, McpLogValue, McpRoot } from './server-log.js';
+export { promptToMessages, readResourceTool, resourceToOutput } from './resource-tool.js';
 export { McpConnection, McpOutputSchemaError, McpServerClosedError } from './connection.js';
 export type { McpCallOptions, McpClientInfo, McpConnectionOptions } from './connection.js';
 export { McpToolError, mcpTool, mcpToolName } from './mcp-tool.js';

@@ -1,5 +1,25 @@
 import { catchError, concat, type Observable, of, throwError } from 'rxjs';
-import type { ActingInput, AgentHandle, AgentEvent, Middleware, Next, RuntimeContext, Tool } from '@rxscope/core';
+import type {
+  ActingInput,
+  AgentHandle,
+  AgentEvent,
+  AgentInput,
+  Middleware,
+  Msg,
+  Next,
+  RuntimeContext,
+  Tool,
+} from '@rxscope/core';
+import type { Prompt, ReadResourceResult, Resource, ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
+import {
+  checkLogAndRoots,
+  McpLogHub,
+  type McpLogLevel,
+  type McpLogValue,
+  type McpRoot,
+  withServerLogs,
+} from './server-log.js';
+import { promptToMessages, readResourceTool } from './resource-tool.js';
 import { checkOptionKeys, OptionsError, optionKeys } from '@rxscope/core';
 import { type McpClientInfo, McpConnection, McpServerClosedError } from './connection.js';
 import { mcpTool, mcpToolName, type McpToolOrigin } from './mcp-tool.js';
@@ -43,7 +63,23 @@ export interface McpOptions {
    * (default `'ask'`: a confirmation first) and a `maxTokens` cap. `false` declares nothing.
    */
   readonly sampling?: McpSamplingOptions | false;
+  /**
+   * Ask servers that log for messages of this level and above (`debug` … `emergency`). Their
+   * messages reach the replies running meanwhile as `CUSTOM {name: 'mcp_log'}` events.
+   */
+  readonly logLevel?: McpLogLevel;
+  /** Receives every server log message, also those arriving while no reply runs. */
+  readonly onLog?: (value: McpLogValue) => void;
+  /** Roots offered to the servers (`file://` URIs of folders); declares `roots` with list-changed. Change them with `setRoots`. */
+  readonly roots?: readonly McpRoot[];
+  /** Offer `<server>__read_resource` for servers with resources. Default true. */
+  readonly resourceTool?: boolean;
 }
+
+/** A server's resource, with the server it belongs to. */
+export type McpResourceEntry = Resource & { readonly server: string };
+/** A server's prompt, with the server and the name `prompt()` takes (`<server>__<prompt>`). */
+export type McpPromptEntry = Prompt & { readonly server: string; readonly id: string };
 
 /**
  * Value of the `CUSTOM {name: 'mcp_server_disconnected'}` event emitted when a call fails
@@ -66,6 +102,10 @@ const OPTION_KEYS = optionKeys<McpOptions>({
   closeOnShutdown: true,
   elicitation: true,
   sampling: true,
+  logLevel: true,
+  onLog: true,
+  roots: true,
+  resourceTool: true,
 });
 
 /**
@@ -101,12 +141,15 @@ export class McpMiddleware implements Middleware {
   private readonly origins = new WeakMap<Tool, McpToolOrigin>();
   private readonly cache = new Map<string, { readonly signature: string; readonly tool: Tool }>();
   private current: readonly Tool[] = [];
+  private readonly logs = new McpLogHub();
 
   private constructor(
     private readonly connections: Map<string, McpConnection>,
     private readonly prefix: boolean,
     private readonly filter: ((name: string, origin: McpToolOrigin) => boolean) | undefined,
     private readonly closeOnShutdown: boolean,
+    private readonly resourceTool: boolean,
+    private currentRoots: readonly McpRoot[],
   ) {}
 
   /**
@@ -129,6 +172,7 @@ export class McpMiddleware implements Middleware {
       );
     }
     checkSamplingOptions(options.sampling);
+    checkLogAndRoots(options);
     const entries = Object.entries(options.servers);
     for (const [name, config] of entries) checkServerConfig(name, config);
     const clientInfo = options.clientInfo ?? { name: 'rxscope', version: '0.1.0' };
@@ -139,7 +183,13 @@ export class McpMiddleware implements Middleware {
       options.prefix ?? true,
       options.filter,
       options.closeOnShutdown ?? true,
+      options.resourceTool ?? true,
+      options.roots ?? [],
     );
+    const onLog = (value: McpLogValue) => {
+      middleware.logs.emit(value);
+      options.onLog?.(value);
+    };
     const settled = await Promise.allSettled(
       entries.map(([name, config]) =>
         McpConnection.open(name, config, {
@@ -147,6 +197,9 @@ export class McpMiddleware implements Middleware {
           onError,
           ...(options.elicitation !== undefined ? { elicitation: options.elicitation } : {}),
           ...(options.sampling !== undefined ? { sampling: options.sampling } : {}),
+          ...(options.logLevel !== undefined ? { logLevel: options.logLevel } : {}),
+          ...(options.roots !== undefined ? { roots: () => middleware.currentRoots } : {}),
+          onLog,
           onToolsChanged: () => {
             try {
               middleware.rebuild();
@@ -193,6 +246,57 @@ export class McpMiddleware implements Middleware {
     return this.connections.get(server);
   }
 
+  /** Every server's resources, as last listed (`notifications/resources/list_changed` reads them again). */
+  resources(): readonly McpResourceEntry[] {
+    return [...this.connections.values()].flatMap((c) => c.catalog.resources.map((r) => ({ ...r, server: c.name })));
+  }
+
+  /** Every server's resource templates (URI templates such as `demo://resource/dynamic/text/{id}`). */
+  resourceTemplates(): readonly (ResourceTemplate & { readonly server: string })[] {
+    return [...this.connections.values()].flatMap((c) => c.catalog.templates.map((t) => ({ ...t, server: c.name })));
+  }
+
+  /** Reads one resource of a server. */
+  readResource(server: string, uri: string): Promise<ReadResourceResult> {
+    return this.connectionOf(server).catalog.read(uri);
+  }
+
+  /** Every server's prompts, each with the `id` that {@link McpMiddleware.prompt} takes. */
+  prompts(): readonly McpPromptEntry[] {
+    return [...this.connections.values()].flatMap((c) =>
+      c.catalog.prompts.map((p) => ({ ...p, server: c.name, id: mcpToolName(c.name, p.name, this.prefix) })),
+    );
+  }
+
+  /**
+   * One prompt as messages, ready to be a reply's input: `agent.reply(await mcp.prompt(id, args))`.
+   * `id` as listed by `prompts()` (`<server>__<prompt>`); a wrong id is refused naming the prompts there are.
+   */
+  async prompt(id: string, args: Readonly<Record<string, string>> = {}): Promise<Msg[]> {
+    const entry = this.prompts().find((p) => p.id === id);
+    if (!entry) {
+      const known = this.prompts().map((p) => p.id);
+      throw new OptionsError(
+        'invalid_option',
+        'McpMiddleware.prompt',
+        `No MCP prompt "${id}"; prompts: ${known.join(', ') || 'none'}.`,
+      );
+    }
+    return promptToMessages(await this.connectionOf(entry.server).catalog.prompt(entry.name, args));
+  }
+
+  /** Replaces the roots offered to the servers and tells them (they ask for the new list). */
+  async setRoots(roots: readonly McpRoot[]): Promise<void> {
+    checkLogAndRoots({ roots });
+    this.currentRoots = [...roots];
+    await Promise.all([...this.connections.values()].map((c) => c.rootsChanged()));
+  }
+
+  /** Passes the servers' log messages into the reply as `CUSTOM {name: 'mcp_log'}` events. */
+  onAgent(_agent: AgentHandle, ctx: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent> {
+    return withServerLogs(ctx, next(input), this.logs);
+  }
+
   onActing(
     _agent: AgentHandle,
     ctx: RuntimeContext,
@@ -229,6 +333,17 @@ export class McpMiddleware implements Middleware {
     await Promise.allSettled([...this.connections.values()].map((c) => c.close()));
   }
 
+  private connectionOf(server: string): McpConnection {
+    const connection = this.connections.get(server);
+    if (!connection)
+      throw new OptionsError(
+        'invalid_option',
+        'McpMiddleware',
+        `No MCP server "${server}"; servers: ${[...this.connections.keys()].join(', ')}.`,
+      );
+    return connection;
+  }
+
   /** Rebuilds the tool list from the connections, keeping the objects of unchanged tools. */
   private rebuild(): void {
     const tools: Tool[] = [];
@@ -256,6 +371,22 @@ export class McpMiddleware implements Middleware {
           this.cache.set(key, cached);
           this.origins.set(cached.tool, { server: connection.name, tool: info.name });
         }
+        tools.push(cached.tool);
+      }
+      // The model's way to open resource links and listed resources (unless the server has a tool of that name).
+      const reader = mcpToolName(connection.name, 'read_resource', true);
+      const offered =
+        (!include || include.includes('read_resource')) &&
+        !exclude?.includes('read_resource') &&
+        (!this.filter || this.filter(reader, { server: connection.name, tool: 'read_resource' }));
+      if (this.resourceTool && offered && connection.catalog.hasResources && !owners.has(reader)) {
+        const key = `${connection.name}\u0000${reader}`;
+        let cached = this.cache.get(key);
+        if (!cached) {
+          cached = { signature: '', tool: readResourceTool(connection, reader) };
+          this.cache.set(key, cached);
+        }
+        owners.set(reader, `read_resource of server "${connection.name}"`);
         tools.push(cached.tool);
       }
     }

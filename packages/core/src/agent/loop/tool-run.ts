@@ -71,6 +71,9 @@ export function resultEvents(
   ];
 }
 
+/** A tool's own model call (`toolCtx.callModel`), made by the acting step through the agent's chain. */
+export type ToolModelCall = (request: ToolModelRequest, signal: AbortSignal) => Observable<AgentEvent>;
+
 /**
  * The innermost step of `onActing`: runs the tool, streams each emitted value as a
  * `TOOL_RESULT_DELTA` (and each `toolCtx.emit` as `TOOL_PROGRESS`), and ends with
@@ -80,7 +83,7 @@ export function resultEvents(
 export function executeTool(
   ctx: RuntimeContext,
   input: ActingInput,
-  callModel?: (request: ToolModelRequest, signal: AbortSignal) => Observable<AgentEvent>,
+  callModel?: ToolModelCall,
 ): Observable<AgentEvent> {
   return new Observable<AgentEvent>((subscriber) => {
     const { toolCall, tool } = input;
@@ -120,8 +123,7 @@ export function executeTool(
       agentName: ctx.agentName,
       replyId: ctx.replyId,
       ...(ctx.userId !== undefined ? { userId: ctx.userId } : {}),
-      ...(input.answer !== undefined ? { answer: input.answer } : {}),
-      ...(callModel ? { callModel: (request: ToolModelRequest) => callModel(request, signal()) } : {}),
+      ...answerAndModel(input, callModel, signal),
       emit: (progress) => {
         if (done || subscriber.closed) return;
         const report = typeof progress === 'string' ? { message: progress } : progressFields(progress);
@@ -177,6 +179,18 @@ export function executeTool(
       else unlink?.();
     };
   });
+}
+
+/** The parts of a tool context only some calls have: the answer to a question, the model call. */
+function answerAndModel(
+  input: ActingInput,
+  callModel: ToolModelCall | undefined,
+  signal: () => AbortSignal,
+): Pick<ToolContext, 'answer' | 'callModel'> {
+  return {
+    ...(input.answer !== undefined ? { answer: input.answer } : {}),
+    ...(callModel ? { callModel: (request: ToolModelRequest) => callModel(request, signal()) } : {}),
+  };
 }
 
 const SIGNAL_OF = Symbol('signalOf');

@@ -63,6 +63,24 @@ function probeServer(): McpServer {
       return { content: [{ type: 'text', text: `added ${name}` }] };
     },
   );
+  // A resource and a prompt from the start (their capabilities are declared at connection), more on request.
+  const addResourceAndPrompt = (name: string) => {
+    server.registerResource(name, `probe://${name}`, { mimeType: 'text/plain' }, (uri) => ({
+      contents: [{ uri: uri.href, text: `contents of ${name}` }],
+    }));
+    server.registerPrompt(`${name}-prompt`, { description: `Asks about ${name}.` }, () => ({
+      messages: [{ role: 'user', content: { type: 'text', text: `Tell me about ${name}.` } }],
+    }));
+  };
+  addResourceAndPrompt('first');
+  server.registerTool(
+    'add_resource',
+    { description: 'Adds a resource probe://<name> and a prompt <name>-prompt.', inputSchema: { name: z.string() } },
+    ({ name }) => {
+      addResourceAndPrompt(name);
+      return { content: [{ type: 'text', text: `added ${name}` }] };
+    },
+  );
   server.registerTool('fail', { description: 'Always fails.' }, () => ({
     isError: true,
     content: [{ type: 'text', text: 'the disk is full' }],
