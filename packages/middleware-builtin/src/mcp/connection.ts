@@ -1,5 +1,4 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
@@ -17,6 +16,8 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { isHttpServer, type McpServerConfig } from './server-config.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { authorizationCodeFor, createTransport, McpUnauthorizedError } from './transport.js';
 import type { McpElicitation } from './elicitation.js';
 import { callToolAsTask, cannotRun, runsAsTask } from './task-call.js';
 import { McpCatalog } from './catalog.js';
@@ -152,7 +153,17 @@ export class McpConnection {
   ) {}
 
   /** Starts (stdio) or reaches (HTTP) the server, initialises the session and reads its tools. */
-  static async open(name: string, config: McpServerConfig, options: McpConnectionOptions): Promise<McpConnection> {
+  static open(name: string, config: McpServerConfig, options: McpConnectionOptions): Promise<McpConnection> {
+    return McpConnection.openOnce(name, config, options, false);
+  }
+
+  /** `authorized`: this is the attempt after an OAuth authorization completed (never a second one). */
+  private static async openOnce(
+    name: string,
+    config: McpServerConfig,
+    options: McpConnectionOptions,
+    authorized: boolean,
+  ): Promise<McpConnection> {
     const client = new Client(
       { name: options.clientInfo.name, version: options.clientInfo.version },
       {
@@ -203,6 +214,13 @@ export class McpConnection {
       connection.initialised = true;
     } catch (e) {
       await client.close().catch(() => undefined);
+      // OAuth: the person was sent to authorize; with the code, the flow completes and we connect again.
+      const code = authorized ? undefined : authorizationCodeFor(config, e);
+      if (code) {
+        await (transport as StreamableHTTPClientTransport).finishAuth(await code);
+        return McpConnection.openOnce(name, config, options, true);
+      }
+      if (e instanceof UnauthorizedError) throw new McpUnauthorizedError(name, e.message);
       const where = isHttpServer(config) ? config.url : [config.command, ...(config.args ?? [])].join(' ');
       throw new Error(
         `MCP server "${name}" (${where}) could not be connected: ${e instanceof Error ? e.message : String(e)}`,
@@ -266,6 +284,7 @@ export class McpConnection {
       if (e instanceof McpError && e.code === (ErrorCode.ConnectionClosed as number)) {
         throw new McpServerClosedError(this.name, this.closedReason ?? 'the connection closed during the call');
       }
+      if (e instanceof UnauthorizedError) throw new McpUnauthorizedError(this.name, e.message);
       // The SDK checks structuredContent against the tool's outputSchema (ajv; its message names the field).
       const mismatch = e instanceof McpError ? OUTPUT_MISMATCH.exec(e.message) : null;
       if (mismatch) throw new McpOutputSchemaError(this.name, tool, mismatch[1]!.replace(/\bdata\//g, ''));
@@ -377,19 +396,4 @@ export class McpConnection {
     });
     return this.refreshing;
   }
-}
-
-function createTransport(config: McpServerConfig): Transport {
-  if (isHttpServer(config)) {
-    return new StreamableHTTPClientTransport(new URL(config.url), {
-      ...(config.headers ? { requestInit: { headers: { ...config.headers } } } : {}),
-    });
-  }
-  return new StdioClientTransport({
-    command: config.command,
-    args: [...(config.args ?? [])],
-    env: { ...getDefaultEnvironment(), ...config.env },
-    ...(config.cwd !== undefined ? { cwd: config.cwd } : {}),
-    stderr: config.stderr ?? 'inherit',
-  });
 }
