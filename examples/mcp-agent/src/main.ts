@@ -127,7 +127,7 @@ async function register(agent: Agent): Promise<void> {
   for (;;) {
     let events: AgentEvent[];
     try {
-      events = await lastValueFrom(agent.reply(input).pipe(tap(show), toArray()));
+      events = await lastValueFrom(agent.reply(input).pipe(tap(show), toArray()), { defaultValue: [] });
     } catch (e) {
       if (!(e instanceof AgentUsageError) || !waiting.length) throw e;
       process.stdout.write(`\n${e.message}\n`);

@@ -1,6 +1,6 @@
 import type { ToolResultContent, ToolResultStatus } from '../message/blocks.js';
 import type { ModelRequestInfo } from './model-request.js';
-import type { ToolQuestionRequest } from '../tool/tool-question.js';
+import type { ToolQuestionRequest } from './tool-question-request.js';
 
 /** Token usage of one model call (or a sum of calls). */
 export interface Usage {

@@ -1,27 +1,7 @@
 import { RxscopeError } from '../error/rxscope-error.js';
-import type { JsonSchemaObject } from './json-schema-input.js';
+import type { ToolQuestionRequest } from '../event/tool-question-request.js';
 
-/**
- * What a running tool asks a person: a message, and either a form to fill in (`schema`, a JSON
- * Schema of an object; the answer's `input` is validated against it before the reply resumes) or
- * a page to visit (`url`). `kind` and `details` say who asks and why, for a UI (an MCP server's
- * elicitation: `kind: 'mcp_elicitation'`).
- *
- * @example
- * ```ts
- * const question: ToolQuestionRequest = {
- *   message: 'Which account should be charged?',
- *   schema: { type: 'object', properties: { account: { type: 'string' } }, required: ['account'] },
- * };
- * ```
- */
-export interface ToolQuestionRequest {
-  readonly message: string;
-  readonly schema?: JsonSchemaObject;
-  readonly url?: string;
-  readonly kind?: string;
-  readonly details?: Readonly<Record<string, unknown>>;
-}
+export type { ToolQuestionRequest } from '../event/tool-question-request.js';
 
 /**
  * A person's answer to a {@link ToolQuestionRequest}, given to the tool's next run as

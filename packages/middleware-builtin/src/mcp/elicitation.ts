@@ -1,7 +1,14 @@
 import type { ToolAnswer, ToolQuestionRequest } from '@rxscope/core';
 import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 
-/** The parameters of a server's `elicitation/create` request (form or URL mode). */
+/**
+ * The parameters of a server's `elicitation/create` request (form or URL mode).
+ *
+ * @example
+ * ```ts
+ * const form: McpElicitation = { message: 'Your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } };
+ * ```
+ */
 export type McpElicitation = ElicitRequest['params'];
 
 /**
@@ -27,7 +34,7 @@ export function elicitationQuestion(server: string, params: McpElicitation): Too
   }
   return {
     message: params.message,
-    schema: params.requestedSchema as Record<string, unknown>,
+    schema: params.requestedSchema,
     kind: 'mcp_elicitation',
     details: { server, mode: 'form' },
   };

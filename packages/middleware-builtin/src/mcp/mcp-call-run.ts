@@ -38,7 +38,7 @@ const heldCalls = new WeakMap<McpConnection, Map<string, HeldCall>>();
 
 const heldOf = (connection: McpConnection): Map<string, HeldCall> => {
   let map = heldCalls.get(connection);
-  if (!map) heldCalls.set(connection, (map = new Map()));
+  if (!map) heldCalls.set(connection, (map = new Map<string, HeldCall>()));
   return map;
 };
 
@@ -160,7 +160,7 @@ function watch(held: HeldCall, ctx: ToolContext): Promise<CallToolResult> {
       },
       (e: unknown) => {
         detach();
-        reject(e as Error);
+        reject(e instanceof Error ? e : new Error(String(e)));
       },
     );
   });

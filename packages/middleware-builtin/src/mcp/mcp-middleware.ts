@@ -76,9 +76,23 @@ export interface McpOptions {
   readonly resourceTool?: boolean;
 }
 
-/** A server's resource, with the server it belongs to. */
+/**
+ * A server's resource, with the server it belongs to.
+ *
+ * @example
+ * ```ts
+ * const entry: McpResourceEntry = mcp.resources()[0]!; // { server: 'everything', uri: 'demo://…', name: '…' }
+ * ```
+ */
 export type McpResourceEntry = Resource & { readonly server: string };
-/** A server's prompt, with the server and the name `prompt()` takes (`<server>__<prompt>`). */
+/**
+ * A server's prompt, with the server and the name `prompt()` takes (`<server>__<prompt>`).
+ *
+ * @example
+ * ```ts
+ * const entry: McpPromptEntry = mcp.prompts()[0]!; // { server: 'everything', id: 'everything__simple-prompt', name: 'simple-prompt' }
+ * ```
+ */
 export type McpPromptEntry = Prompt & { readonly server: string; readonly id: string };
 
 /**

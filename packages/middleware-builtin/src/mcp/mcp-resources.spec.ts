@@ -7,10 +7,10 @@ import { closeTestServer, customValues, ofType, run, testServerModel } from '../
 import { everythingStdio, probeStdio, waitFor } from './__tests__/servers.js';
 import { McpMiddleware, type McpLogValue } from './index.js';
 
-const texts = (events: readonly AgentEvent[], i = 0) =>
-  ofType(events, 'TOOL_RESULT_END')
-    [i]!.output.map((b) => (b.type === 'text' ? b.text : `<${b.mediaType}>`))
-    .join('\n');
+const texts = (events: readonly AgentEvent[], i = 0) => {
+  const result = ofType(events, 'TOOL_RESULT_END')[i]!;
+  return result.output.map((b) => (b.type === 'text' ? b.text : `<${b.mediaType}>`)).join('\n');
+};
 
 /**
  * Resources, prompts, server logging and roots against server-everything over stdio, and a

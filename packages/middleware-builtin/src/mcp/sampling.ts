@@ -19,7 +19,14 @@ import {
   type SamplingMessage,
 } from '@modelcontextprotocol/sdk/types.js';
 
-/** The parameters of a server's `sampling/createMessage` request. */
+/**
+ * The parameters of a server's `sampling/createMessage` request.
+ *
+ * @example
+ * ```ts
+ * const request: McpSamplingRequest = { messages: [{ role: 'user', content: { type: 'text', text: 'Hi' } }], maxTokens: 100 };
+ * ```
+ */
 export type McpSamplingRequest = CreateMessageRequest['params'];
 
 /**
@@ -160,7 +167,12 @@ export async function sampleWithAgent(
     ...(params.temperature !== undefined ? { temperature: params.temperature } : {}),
     ...(params.stopSequences ? { stop: params.stopSequences } : {}),
   };
-  const events = await lastValueFrom(ctx.callModel({ messages, options, ...(model ? { model } : {}) }).pipe(toArray()));
+  const events = await lastValueFrom(
+    ctx.callModel({ messages, options, ...(model ? { model } : {}) }).pipe(toArray()),
+    {
+      defaultValue: [],
+    },
+  );
   let text = '';
   let used = model?.modelName ?? 'unknown';
   let stopReason: string = 'endTurn';

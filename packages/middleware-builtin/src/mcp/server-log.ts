@@ -2,10 +2,24 @@ import { Observable } from 'rxjs';
 import { type AgentEvent, OptionsError, type RuntimeContext } from '@rxscope/core';
 import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 
-/** A server log level, least to most severe: `debug` … `emergency` (RFC 5424). */
+/**
+ * A server log level, least to most severe: `debug` … `emergency` (RFC 5424).
+ *
+ * @example
+ * ```ts
+ * const level: McpLogLevel = 'warning';
+ * ```
+ */
 export type McpLogLevel = LoggingLevel;
 
-/** The levels, least severe first. */
+/**
+ * The levels, least severe first.
+ *
+ * @example
+ * ```ts
+ * MCP_LOG_LEVELS.indexOf('error') > MCP_LOG_LEVELS.indexOf('info'); // true
+ * ```
+ */
 export const MCP_LOG_LEVELS: readonly McpLogLevel[] = [
   'debug',
   'info',

@@ -160,7 +160,7 @@ export class SessionStoreOAuthProvider implements OAuthClientProvider {
     if (this.kept) return this.kept;
     const stored = await this.options.store.load(this.options.key);
     this.version = stored?.version ?? 0;
-    this.kept = ((stored?.state.middlewareState['mcpOAuth'] as Kept | undefined) ?? {}) as Kept;
+    this.kept = (stored?.state.middlewareState['mcpOAuth'] as Kept | undefined) ?? {};
     return this.kept;
   }
 

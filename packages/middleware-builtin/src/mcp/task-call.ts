@@ -89,7 +89,7 @@ export async function callToolAsTask(
         // Polling repeats the status: report changes only.
         if (status !== lastStatus) options.onProgress?.({ progress: ++step, message: status });
         lastStatus = status;
-      } else if (message.type === 'result') return message.result as CallToolResult;
+      } else if (message.type === 'result') return message.result;
       else throw message.error;
     }
     throw new McpError(ErrorCode.InternalError, `task of tool "${tool}" ended without a result`);

@@ -6,6 +6,7 @@ import { appendFileSync } from 'node:fs';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
 const log = (line: string) => {
@@ -48,15 +49,15 @@ server.experimental.tasks.registerToolTask(
       return { task };
     },
     getTask: (_args, extra) => extra.taskStore.getTask(extra.taskId),
-    getTaskResult: (_args, extra) => extra.taskStore.getTaskResult(extra.taskId),
+    getTaskResult: (_args, extra) => extra.taskStore.getTaskResult(extra.taskId) as Promise<CallToolResult>,
   },
 );
 
 server.experimental.tasks.registerToolTask(
   'never',
-  { description: 'Starts a task that never completes.', execution: { taskSupport: 'optional' } },
+  { description: 'Starts a task that never completes.', inputSchema: {}, execution: { taskSupport: 'optional' } },
   {
-    createTask: async (extra) => {
+    createTask: async (_args, extra) => {
       const task = await extra.taskStore.createTask({ ttl: 60_000, pollInterval: 50 });
       log(`created ${task.taskId}`);
       // Watches its own status: a client's tasks/cancel shows up here.
@@ -69,8 +70,8 @@ server.experimental.tasks.registerToolTask(
       })();
       return { task };
     },
-    getTask: (extra) => extra.taskStore.getTask(extra.taskId),
-    getTaskResult: (extra) => extra.taskStore.getTaskResult(extra.taskId),
+    getTask: (_args, extra) => extra.taskStore.getTask(extra.taskId),
+    getTaskResult: (_args, extra) => extra.taskStore.getTaskResult(extra.taskId) as Promise<CallToolResult>,
   },
 );
 
