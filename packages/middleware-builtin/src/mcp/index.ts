@@ -2,7 +2,7 @@
 // A separate entry point so that the root entry never loads @modelcontextprotocol/sdk (an optional peer).
 
 export { McpMiddleware } from './mcp-middleware.js';
-export type { McpOptions, McpPromptEntry, McpResourceEntry, McpServerDisconnectedValue } from './mcp-middleware.js';
+export type { McpOptions, McpPromptEntry, McpResourceEntry, McpServerDisconnectedValue } from './mcp-options.js';
 export { McpCatalog } from './catalog.js';
 export { McpLogHub, MCP_LOG_LEVELS, withServerLogs } from './server-log.js';
 export type { McpLogLevel, McpLogValue, McpRoot } from './server-log.js';

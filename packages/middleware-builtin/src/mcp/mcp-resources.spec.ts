@@ -120,6 +120,30 @@ describe('McpMiddleware: resources, prompts, logging, roots', () => {
     expect(logs).toEqual(expect.arrayContaining([values[0]]));
   });
 
+  it('logLevel: the server sends only that level and above', async () => {
+    const warnings = await McpMiddleware.connect({
+      servers: { probe: probeStdio(join(dir, 'probe2.log')) },
+      logLevel: 'warning',
+    });
+    try {
+      server.enqueue({ toolCalls: [{ name: 'probe__log', input: {} }] }, { text: 'Logged.' });
+      const { events } = await run(new Agent({ model: testServerModel(server), middlewares: [warnings] }), 'Log.');
+      expect(customValues<McpLogValue>(events, 'mcp_log').map((v) => v.level)).toEqual([
+        'warning',
+        'error',
+        'critical',
+        'alert',
+        'emergency',
+      ]);
+    } finally {
+      await warnings.close();
+    }
+    // At 'debug' (the suite's connection) every level arrives.
+    server.enqueue({ toolCalls: [{ name: 'probe__log', input: {} }] }, { text: 'Logged.' });
+    const { events } = await run(agent(), 'Log.');
+    expect(customValues<McpLogValue>(events, 'mcp_log').filter((v) => v.server === 'probe')).toHaveLength(8);
+  });
+
   it('misspelt or wrong options are refused before anything starts', async () => {
     await expect(McpMiddleware.connect({ servers: {}, logLevel: 'loud' as never })).rejects.toThrow(OptionsError);
     await expect(McpMiddleware.connect({ servers: {}, roots: [{ uri: 'http://x' }] })).rejects.toThrow(/file:\/\//);

@@ -17,7 +17,16 @@ const log = (line: string) => {
 };
 
 function probeServer(): McpServer {
-  const server = new McpServer({ name: 'probe', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
+  const server = new McpServer(
+    { name: 'probe', version: '1.0.0' },
+    { capabilities: { tools: { listChanged: true }, logging: {} } },
+  );
+  server.registerTool('log', { description: 'Logs one message at every level, then answers.' }, async (extra) => {
+    const levels = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
+    // sendLoggingMessage drops the levels below the one the client set (logging/setLevel).
+    for (const level of levels) await server.sendLoggingMessage({ level, data: `a ${level} message` }, extra.sessionId);
+    return { content: [{ type: 'text', text: 'logged' }] };
+  });
   server.registerTool(
     'wait',
     {
