@@ -1,7 +1,13 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Agent, AgentUsageError, type AgentEvent } from '@rxscope/core';
+import { FileSessionStore } from '@rxscope/core/node';
 import { startOpenAITestServer, type OpenAITestServer } from '@rxscope/core/testing/node';
 import { closeTestServer, ofType, run, testServerModel } from '../__tests__/helpers.js';
-import { everythingStdio } from './__tests__/servers.js';
+import { EVERYTHING, everythingStdio, TSX } from './__tests__/servers.js';
 import { McpMiddleware } from './index.js';
 
 const FORM_TOOL = 'everything__trigger-elicitation-request';
@@ -130,6 +136,44 @@ describe('McpMiddleware: elicitation', () => {
     });
     expect(second.end.finishReason).toBe('completed');
     expect(resultText(second.events)).toMatch(/"action": "accept"/);
+  });
+
+  it('across processes: a process suspends on the question and exits; another resumes from the file store', async () => {
+    const storeDir = mkdtempSync(join(tmpdir(), 'rxscope-elicit-'));
+    try {
+      server.enqueue({ toolCalls: [{ name: FORM_TOOL, input: {} }] });
+      // Asynchronous: the model server answering the child runs in this process.
+      const { stdout: out } = await promisify(execFile)(
+        process.execPath,
+        [TSX, join(__dirname, '__tests__', 'elicit-and-exit.ts')],
+        {
+          env: { ...process.env, MODEL_URL: server.url, STORE_DIR: storeDir, EVERYTHING },
+          encoding: 'utf8',
+        },
+      );
+      const first = JSON.parse(out.trim().split('\n').at(-1)!) as {
+        end: { finishReason: string };
+        ask: { toolCalls: { id: string; question: { kind: string } }[] };
+      };
+      expect(first.end.finishReason).toBe('awaiting_confirmation');
+      expect(first.ask.toolCalls[0]!.question.kind).toBe('mcp_elicitation');
+
+      const agent = new Agent({
+        model: testServerModel(server),
+        middlewares: [mcp],
+        store: new FileSessionStore({ dir: storeDir }),
+        sessionId: 'register',
+      });
+      server.enqueue({ text: 'Registered.' });
+      const second = await run(agent, {
+        type: 'USER_CONFIRM_RESULT',
+        results: [{ toolCallId: first.ask.toolCalls[0]!.id, confirmed: true, input: { name: 'Katherine Johnson' } }],
+      });
+      expect(second.end.finishReason).toBe('completed');
+      expect(resultText(second.events)).toContain('- Name: Katherine Johnson');
+    } finally {
+      rmSync(storeDir, { recursive: true, force: true });
+    }
   });
 
   it('resumed from the saved state over another connection (the first one gone): the call is made again and answered', async () => {
