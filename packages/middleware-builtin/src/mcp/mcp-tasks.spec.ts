@@ -64,6 +64,24 @@ describe('McpMiddleware: tasks', () => {
     expect(progress).toEqual(expect.arrayContaining(['Gathering sources...', 'Generating report...']));
   });
 
+  it("a task's elicitation (input_required) suspends the reply; the answer reaches the task, which completes", async () => {
+    const a = agent();
+    server.enqueue({
+      toolCalls: [{ name: 'everything__simulate-research-query', input: { topic: 'python', ambiguous: true } }],
+    });
+    const first = await run(a, 'Research python.');
+    expect(first.end.finishReason).toBe('awaiting_confirmation');
+    const call = ofType(first.events, 'REQUIRE_USER_CONFIRM')[0]!.toolCalls[0]!;
+    expect(call.question).toMatchObject({ kind: 'mcp_elicitation', schema: { required: ['interpretation'] } });
+    server.enqueue({ text: 'About snakes.' });
+    const second = await run(a, {
+      type: 'USER_CONFIRM_RESULT',
+      results: [{ toolCallId: call.id, confirmed: true, input: { interpretation: 'snake' } }],
+    });
+    expect(second.end.finishReason).toBe('completed');
+    expect(textOf(second.events)).toContain('# Research Report: python (snake)');
+  });
+
   it('a task that never completes is cancelled on the server when the call times out; the reply goes on', async () => {
     server.enqueue({ toolCalls: [{ name: 'tasks__never', input: {} }] }, { text: 'It timed out.' });
     const started = Date.now();
