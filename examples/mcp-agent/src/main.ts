@@ -4,6 +4,8 @@
  *   node dist/main.js          an agent using the tools of server-everything (started over stdio)
  *   node dist/main.js serve    an agent served over MCP on stdin/stdout, for Claude Desktop, IDEs
  *                              or other agents (it uses server-everything's tools itself)
+ *   node dist/main.js register the server asks the person a question (MCP elicitation): the reply
+ *                              suspends, the person answers in the terminal, the reply goes on
  *
  * Without OPENAI_API_KEY the model is offline: rxscope's OpenAI-compatible test server replays a
  * scripted conversation (the MCP servers and tools are real). With it, OPENAI_MODEL (default
@@ -11,11 +13,20 @@
  */
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { Agent } from '@rxscope/core';
+import { createInterface } from 'node:readline';
+import {
+  Agent,
+  type AgentEvent,
+  AgentUsageError,
+  type ConfirmResult,
+  type PendingToolCall,
+  type ReplyInput,
+} from '@rxscope/core';
 import { OpenAIChatModel } from '@rxscope/core/openai';
 import { McpMiddleware, serveAgentOverMcp } from '@rxscope/middleware-builtin/mcp';
-import { lastValueFrom, tap } from 'rxjs';
-import { startOfflineModel } from './offline.js';
+import { lastValueFrom, tap, toArray } from 'rxjs';
+import { REGISTER, startOfflineModel } from './offline.js';
+import { answerInTerminal, type Ask } from './terminal-answer.js';
 
 const require = createRequire(import.meta.url);
 const EVERYTHING = join(
@@ -67,28 +78,68 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stderr.write(`serving the "${served.toolName}" agent over MCP on stdio\n`);
     await new Promise<void>((resolve) => process.stdin.once('close', resolve));
     await served.close();
+  } else if (argv[0] === 'register') {
+    await register(agent);
   } else {
     process.stdout.write(`tools from MCP: ${agent.tools.map((t) => t.name).join(', ')}\n\n> ${QUESTION}\n\n`);
-    await lastValueFrom(
-      agent.reply(QUESTION).pipe(
-        tap((e) => {
-          if (e.type === 'TOOL_CALL_START') process.stdout.write(`[calling ${e.name}]\n`);
-          if (e.type === 'TOOL_RESULT_END') {
-            const shown = e.output.map((b) =>
-              b.type === 'text' ? b.text : `<${b.mediaType}, ${b.data?.length ?? 0} base64 chars>`,
-            );
-            process.stdout.write(`[${e.status}] ${shown.join(' | ')}\n`);
-          }
-          if (e.type === 'TEXT_BLOCK_DELTA') process.stdout.write(e.delta);
-          if (e.type === 'REPLY_END') process.stdout.write(`\n\n(${e.finishReason})\n`);
-        }),
-      ),
-      { defaultValue: undefined },
-    );
+    await lastValueFrom(agent.reply(QUESTION).pipe(tap(show)), { defaultValue: undefined });
   }
   await mcp.close();
   await stop();
   return 0;
+}
+
+function show(e: AgentEvent): void {
+  if (e.type === 'TOOL_CALL_START') process.stdout.write(`[calling ${e.name}]\n`);
+  if (e.type === 'TOOL_RESULT_END' && !e.awaitingAnswer) {
+    const shown = e.output.map((b) =>
+      b.type === 'text' ? b.text : `<${b.mediaType}, ${b.data?.length ?? 0} base64 chars>`,
+    );
+    process.stdout.write(`[${e.status}] ${shown.join(' | ')}\n`);
+  }
+  if (e.type === 'TEXT_BLOCK_DELTA') process.stdout.write(e.delta);
+  if (e.type === 'REPLY_END') process.stdout.write(`\n\n(${e.finishReason})\n`);
+}
+
+/**
+ * The reply suspends when the server asks something; the person answers in the terminal and the
+ * same reply goes on. An answer the schema refuses is asked again (nothing changed meanwhile).
+ */
+async function register(agent: Agent): Promise<void> {
+  const rl = createInterface({ input: process.stdin });
+  const lines = rl[Symbol.asyncIterator]();
+  const ask: Ask = async (prompt) => {
+    process.stdout.write(prompt);
+    const next = await lines.next();
+    if (next.done) throw new Error('stdin ended before the answer');
+    return next.value;
+  };
+  const answerAll = async (calls: readonly PendingToolCall[]): Promise<ReplyInput> => {
+    const results: ConfirmResult[] = [];
+    for (const call of calls) {
+      results.push(call.question ? await answerInTerminal(call, ask) : { toolCallId: call.id, confirmed: true });
+    }
+    return { type: 'USER_CONFIRM_RESULT', results };
+  };
+  process.stdout.write(`> ${REGISTER}\n\n`);
+  let input: ReplyInput = REGISTER;
+  let waiting: readonly PendingToolCall[] = [];
+  for (;;) {
+    let events: AgentEvent[];
+    try {
+      events = await lastValueFrom(agent.reply(input).pipe(tap(show), toArray()), { defaultValue: [] });
+    } catch (e) {
+      if (!(e instanceof AgentUsageError) || !waiting.length) throw e;
+      process.stdout.write(`\n${e.message}\n`);
+      input = await answerAll(waiting);
+      continue;
+    }
+    const asked = events.find((e) => e.type === 'REQUIRE_USER_CONFIRM');
+    if (!asked) break;
+    waiting = asked.toolCalls;
+    input = await answerAll(waiting);
+  }
+  rl.close();
 }
 
 main(process.argv.slice(2)).then(

@@ -46,6 +46,45 @@ describe('mcp-agent example', () => {
     expect(stdout).toContain('(completed)');
   });
 
+  it('register: the server asks the person (elicitation); a refused answer is asked again; the answer reaches the server', async () => {
+    const env = { ...process.env };
+    for (const name of ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENAI_MODEL']) delete env[name];
+    const child = spawn(process.execPath, [MAIN, 'register'], { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    let answered = 0;
+    // A person at the terminal: answers each prompt when it appears (the first integer is not a number).
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk;
+      // The prompt: what came since the last answer, after its last line break (stdin is not echoed).
+      const since = out.slice(answered);
+      const prompt = since.slice(since.lastIndexOf('\n') + 1);
+      if (!prompt.endsWith(': ')) return;
+      answered = out.length;
+      const refused = out.includes('is invalid');
+      const line = prompt.startsWith('  name')
+        ? 'Ada Lovelace'
+        : prompt.startsWith('  integer')
+          ? refused
+            ? '7'
+            : 'many'
+          : prompt.startsWith('Send it?')
+            ? 'y'
+            : '';
+      child.stdin.write(`${line}\n`);
+    });
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
+    const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+    expect({ code, err }).toEqual({ code: 0, err: '' });
+    expect(out).toContain('(awaiting_confirmation)');
+    expect(out).toContain('The server asks: Please provide inputs for the following fields:');
+    expect(out).toMatch(/is invalid: integer: expected integer/);
+    expect(out).toContain('- Name: Ada Lovelace');
+    expect(out).toContain('- Favorite Integer: 7');
+    expect(out).toContain('Welcome aboard, Ada Lovelace.');
+    expect(out).toContain('(completed)');
+  });
+
   it('serve: an MCP client starts it over stdio and calls the agent, which uses MCP tools itself', async () => {
     const server = await startOpenAITestServer({
       script: [

@@ -1,7 +1,7 @@
 /**
  * The offline scripted model: rxscope's OpenAI-compatible test server on 127.0.0.1. The agent
  * talks to it through the real OpenAIChatModel; it asks for the two MCP tools, then answers from
- * their results.
+ * their results (or, for `register`, calls the server's elicitation tool and reads the answer back).
  */
 import {
   startOpenAITestServer,
@@ -15,8 +15,12 @@ export function startOfflineModel(): Promise<OpenAITestServer> {
   return startOpenAITestServer({ handler: scriptedTurn, chunkDelayMs: 15 });
 }
 
+/** What `main.js register` asks. */
+export const REGISTER = 'Register me for the MCP newsletter.';
+
 function scriptedTurn(request: RecordedRequest): ServerTurn {
   const messages = request.body.messages ?? [];
+  if (messages.some((m) => m.role === 'user' && m.content === REGISTER)) return registerTurn(request);
   const sum = messages.find((m) => m.role === 'tool' && m.tool_call_id === 'call_sum');
   if (!sum) {
     return {
@@ -34,4 +38,14 @@ function scriptedTurn(request: RecordedRequest): ServerTurn {
   return {
     text: `${sumText} ${sawImage ? 'I can see the MCP logo: a small black and white emblem.' : ''}`.split(/(?<= )/),
   };
+}
+
+/** `register`: the server's elicitation tool asks the person; the answer is read back. */
+function registerTurn(request: RecordedRequest): ServerTurn {
+  const result = (request.body.messages ?? []).find((m) => m.role === 'tool' && m.tool_call_id === 'call_register');
+  if (!result)
+    return { toolCalls: [{ id: 'call_register', name: 'everything__trigger-elicitation-request', input: {} }] };
+  const text = typeof result.content === 'string' ? result.content : '';
+  const name = /- Name: (.*)/.exec(text)?.[1];
+  return { text: name ? `Welcome aboard, ${name}.` : 'No registration then.' };
 }

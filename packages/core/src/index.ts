@@ -82,6 +82,8 @@ export { parseRetryAfter, toModelError } from './model/to-model-error.js';
 // tools
 export { defineTool } from './tool/tool.js';
 export { externalTool } from './tool/external-tool.js';
+export { ToolQuestion } from './tool/tool-question.js';
+export type { ToolAnswer, ToolQuestionRequest } from './tool/tool-question.js';
 export type { ExternalToolDefinition } from './tool/external-tool.js';
 export { jsonSchemaInput } from './tool/json-schema-input.js';
 export type { JsonSchemaInput, JsonSchemaObject } from './tool/json-schema-input.js';
@@ -91,6 +93,7 @@ export type {
   Tool,
   ToolContext,
   ToolDefinition,
+  ToolModelRequest,
   ToolOutput,
   ToolPermissionDecision,
   ToolProgress,

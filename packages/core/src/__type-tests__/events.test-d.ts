@@ -134,6 +134,7 @@ type _confirmShape = Expect<
       readonly reason?: string;
       readonly input?: unknown;
       readonly alwaysAllow?: boolean;
+      readonly cancelled?: boolean;
     }
   >
 >;

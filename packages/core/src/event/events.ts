@@ -1,5 +1,6 @@
 import type { ToolResultContent, ToolResultStatus } from '../message/blocks.js';
 import type { ModelRequestInfo } from './model-request.js';
+import type { ToolQuestionRequest } from './tool-question-request.js';
 
 /** Token usage of one model call (or a sum of calls). */
 export interface Usage {
@@ -53,6 +54,12 @@ export interface PendingToolCall {
   readonly input: unknown;
   /** Why the call needs confirmation (a rule, the mode, the tool's own check). */
   readonly reason?: string;
+  /**
+   * Set when the running tool asked a person something (`ToolQuestion`, e.g. an MCP server's
+   * elicitation): answer with `input` matching `question.schema` (validated at resume),
+   * `confirmed: false` to decline, or `cancelled: true`; the tool then runs again with the answer.
+   */
+  readonly question?: ToolQuestionRequest;
 }
 
 /** A person's answer to one call of `REQUIRE_USER_CONFIRM`. */
@@ -65,6 +72,8 @@ export interface ConfirmResult {
   readonly input?: unknown;
   /** Confirm and add a rule that allows this tool from now on. */
   readonly alwaysAllow?: boolean;
+  /** For a call's `question`: dismissed without a decision (sent on as a cancel rather than a decline). */
+  readonly cancelled?: boolean;
 }
 
 /** The output an external executor produced for one call of `REQUIRE_EXTERNAL_EXECUTION`. */
@@ -141,6 +150,11 @@ export interface EventFields {
      * or content blocks (an object, array, number, boolean or null); `output` holds its JSON.
      */
     readonly value?: unknown;
+    /**
+     * The run stopped to ask a person something (status `'interrupted'`): this is not the call's
+     * result; the call waits in `REQUIRE_USER_CONFIRM` and gets its result when the reply resumes.
+     */
+    readonly awaitingAnswer?: true;
   };
   HINT_BLOCK: {
     readonly blockId: string;

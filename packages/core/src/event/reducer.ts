@@ -213,6 +213,12 @@ class ReplyFold implements ReplyReducer {
 
   private closeResult(event: AgentEventOf<'TOOL_RESULT_END'>): void {
     let entry = this.byBlock.get(event.blockId);
+    if (event.awaitingAnswer) {
+      // A run stopped by a question: no result; the call stays unanswered until the resume.
+      if (entry) this.entries.splice(this.entries.indexOf(entry), 1);
+      this.byBlock.delete(event.blockId);
+      return;
+    }
     if (!entry) {
       // A result without a START (e.g. built by a middleware): record it anyway.
       entry = this.open('tool_result', event, {

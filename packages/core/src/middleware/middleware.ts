@@ -4,6 +4,7 @@ import type { Msg, ToolCallBlock } from '../message/blocks.js';
 import type { ChatModel, ModelOptions, ModelRequest, ResponseFormat, ToolChoice } from '../model/chat-model.js';
 import type { PermissionDecision } from '../permission/engine.js';
 import type { Tool } from '../tool/tool.js';
+import type { ToolAnswer } from '../tool/tool-question.js';
 import type { AgentHandle } from './agent-handle.js';
 import type { RuntimeContext } from './context.js';
 
@@ -53,6 +54,8 @@ export interface ActingInput {
   readonly tool: Tool;
   /** The validated arguments (what `execute` receives). */
   readonly input: unknown;
+  /** A person's answer to the question the call's last run asked (`toolCtx.answer`). */
+  readonly answer?: ToolAnswer;
 }
 
 /**

@@ -54,6 +54,15 @@ const pendingCallSchema = z.object({
   name: z.string(),
   input: z.unknown(),
   reason: z.string().optional(),
+  question: z
+    .object({
+      message: z.string(),
+      schema: z.record(z.string(), z.unknown()).optional(),
+      url: z.string().optional(),
+      kind: z.string().optional(),
+      details: z.record(z.string(), z.unknown()).optional(),
+    })
+    .optional(),
 });
 
 const usageSchema = z.object({

@@ -1,8 +1,9 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import type { ObservableInput } from 'rxjs';
+import type { Observable, ObservableInput } from 'rxjs';
 import type { AgentEvent } from '../event/events.js';
-import type { ToolResultContent } from '../message/blocks.js';
-import type { ToolSchema } from '../model/chat-model.js';
+import type { Msg, ToolResultContent } from '../message/blocks.js';
+import type { ChatModel, ModelOptions, ToolSchema } from '../model/chat-model.js';
+import type { ToolAnswer } from './tool-question.js';
 import { SchemaError } from './schema-error.js';
 import { assertStandardSchema, jsonSchemaOf, type SchemaOutput } from './standard-schema.js';
 import { checkToolDefinition } from './check-tool-definition.js';
@@ -12,6 +13,21 @@ import { checkToolDefinition } from './check-tool-definition.js';
  * (sent to the model as JSON), or content blocks (text and data).
  */
 export type ToolOutput = string | number | boolean | null | ToolResultContent | readonly ToolResultContent[] | object;
+
+/**
+ * A model call a tool makes through its agent (`toolCtx.callModel`): the messages (a system
+ * message first if wanted), the model (default: the agent's) and request options.
+ *
+ * @example
+ * ```ts
+ * const request: ToolModelRequest = { messages: [createMsg('user', 'Hi')], options: { maxTokens: 100 } };
+ * ```
+ */
+export interface ToolModelRequest {
+  readonly messages: readonly Msg[];
+  readonly model?: ChatModel;
+  readonly options?: ModelOptions;
+}
 
 /** What a running tool receives besides its input. */
 export interface ToolContext {
@@ -24,6 +40,23 @@ export interface ToolContext {
   readonly replyId: string;
   /** The user the reply acts for (`ctx.userId`), when it has one: scope what the tool reads and writes by it. */
   readonly userId?: string;
+  /**
+   * The person's answer to the question this call's previous run asked by throwing a
+   * `ToolQuestion` (the reply suspended and was resumed with `USER_CONFIRM_RESULT`).
+   */
+  readonly answer?: ToolAnswer;
+  /**
+   * Calls a model through the running agent's `onModelCall` chain (so retries, fallbacks,
+   * budgets, limits and tracing around model calls apply), without tools, for a tool that needs
+   * a completion of its own (an MCP server's sampling request). Its events are returned, not
+   * added to the reply. Present while the tool runs inside an agent's reply.
+   *
+   * @example
+   * ```ts
+   * const events = await lastValueFrom(toolCtx.callModel!({ messages: [createMsg('user', 'Summarise: ...')] }).pipe(toArray()));
+   * ```
+   */
+  readonly callModel?: (request: ToolModelRequest) => Observable<AgentEvent>;
   /**
    * Reports progress as a `TOOL_PROGRESS` event: shown live, never part of the result (the values
    * the tool returns are the result, streamed as `TOOL_RESULT_DELTA`).

@@ -10,7 +10,7 @@ import { FakeStreamingChatModel } from '@langchain/core/utils/testing';
 import { Redis } from 'ioredis';
 import { EMPTY } from 'rxjs';
 import { z } from 'zod';
-import { Agent, defineTool, OptionsError, RxscopeError } from '@rxscope/core';
+import { Agent, defineTool, InMemorySessionStore, OptionsError, RxscopeError } from '@rxscope/core';
 import { RxscopeAgUiAgent } from '@rxscope/core/ag-ui';
 import { LangChainChatModel } from '@rxscope/core/langchain';
 import {
@@ -49,7 +49,7 @@ import {
 } from '@rxscope/middleware-builtin';
 import { InMemoryKnowledgeBase, RAGMiddleware, VectorStoreKnowledgeBase } from '@rxscope/middleware-builtin/knowledge';
 import { a2aAgentTool, serveAgentOverA2A } from '@rxscope/middleware-builtin/a2a';
-import { McpMiddleware, serveAgentOverMcp } from '@rxscope/middleware-builtin/mcp';
+import { McpMiddleware, serveAgentOverMcp, SessionStoreOAuthProvider } from '@rxscope/middleware-builtin/mcp';
 import {
   AgenticMemoryMiddleware,
   KnowledgeMemoryBackend,
@@ -270,6 +270,21 @@ const WALK: Readonly<Record<string, Checked | NotChecked>> = {
     build: (x) => McpMiddleware.connect({ servers: {}, ...base(x) }),
     key: 'closeOnShutdown',
     noValidBuild: mcp,
+  },
+  McpSamplingOptions: {
+    build: (x) => McpMiddleware.connect({ servers: {}, sampling: { ...base(x) } }),
+    key: 'policy',
+    noValidBuild: mcp,
+  },
+  SessionStoreOAuthOptions: {
+    build: (x) =>
+      new SessionStoreOAuthProvider({
+        store: new InMemorySessionStore(),
+        key: 'k',
+        redirectUrl: 'http://127.0.0.1/cb',
+        ...base(x),
+      }),
+    key: 'authorize',
   },
   McpConnectionOptions: { notChecked: 'McpConnection.open(), which McpMiddleware.connect calls with checked options' },
   McpCallOptions: callTime('an MCP tool call'),

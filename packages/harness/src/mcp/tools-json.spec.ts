@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { lastValueFrom, toArray } from 'rxjs';
 import { Agent, type AgentEvent } from '@rxscope/core';
 import { OpenAIChatModel } from '@rxscope/core/openai';
@@ -59,6 +60,7 @@ describe('loadWorkspaceMcp (tools.json in the workspace)', () => {
       server.enqueue({
         toolCalls: [
           { name: 'everything__get-sum', input: { a: 1, b: 2 } },
+          { name: 'everything__get-roots-list', input: {} },
           { name: 'everything__echo', input: { message: 'hi' } },
         ],
       });
@@ -67,6 +69,11 @@ describe('loadWorkspaceMcp (tools.json in the workspace)', () => {
       const results = events.filter((e) => e.type === 'TOOL_RESULT_END');
       expect(results).toEqual([
         expect.objectContaining({ status: 'success', output: [{ type: 'text', text: 'The sum of 1 and 2 is 3.' }] }),
+        // The workspace is the servers' root.
+        expect.objectContaining({
+          status: 'success',
+          output: [{ type: 'text', text: expect.stringContaining(`URI: ${pathToFileURL(ws).href}`) }],
+        }),
       ]);
       const ask = events.find((e) => e.type === 'REQUIRE_USER_CONFIRM');
       expect(ask).toMatchObject({ toolCalls: [{ name: 'everything__echo' }] });

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import picomatch from 'picomatch';
 import { checkOptionKeys, optionKeys, type PermissionRule } from '@rxscope/core';
 import { McpMiddleware, type McpServerConfig } from '@rxscope/middleware-builtin/mcp';
@@ -99,6 +100,8 @@ export async function loadWorkspaceMcp(
   const denied = config.deny?.length ? picomatch([...config.deny]) : undefined;
   const middleware = await McpMiddleware.connect({
     servers,
+    // The servers may work in the workspace: it is their root (MCP roots).
+    roots: [{ uri: pathToFileURL(root).href, name: 'workspace' }],
     ...(denied ? { filter: (name: string) => !denied(name) } : {}),
   });
   const rules: PermissionRule[] = [

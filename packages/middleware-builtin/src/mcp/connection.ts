@@ -1,9 +1,14 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   type CallToolResult,
+  CreateMessageRequestSchema,
+  type CreateMessageResult,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
+  type ElicitResult,
   ErrorCode,
   McpError,
   type Progress,
@@ -11,6 +16,13 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { isHttpServer, type McpServerConfig } from './server-config.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { authorizationCodeFor, createTransport, McpUnauthorizedError } from './transport.js';
+import type { McpElicitation } from './elicitation.js';
+import { callToolAsTask, cannotRun, runsAsTask } from './task-call.js';
+import { McpCatalog } from './catalog.js';
+import type { McpLogLevel, McpLogValue, McpRoot } from './server-log.js';
+import type { McpSamplingOptions, McpSamplingRequest } from './sampling.js';
 import { RxscopeError } from '@rxscope/core';
 
 /** How a connection identifies itself to servers. */
@@ -26,12 +38,36 @@ export interface McpConnectionOptions {
   readonly onToolsChanged?: (connection: McpConnection) => void;
   /** Failures outside any call (a tool list that could not be read again). */
   readonly onError?: (error: Error) => void;
+  /** Declare the `elicitation` capability (form and URL mode). Default true. */
+  readonly elicitation?: boolean;
+  /** Declare the `sampling` capability, answered as these options say. Default `{}` (policy `'ask'`); `false`: not declared. */
+  readonly sampling?: McpSamplingOptions | false;
+  /** Asks servers that log (`logging` capability) for messages of this level and above. */
+  readonly logLevel?: McpLogLevel;
+  /** Receives every log message of the server. */
+  readonly onLog?: (value: McpLogValue) => void;
+  /** The roots offered to the server (`roots` capability with list-changed); read at each request. */
+  readonly roots?: () => readonly McpRoot[];
 }
 
 /** Options of one tool call. */
 export interface McpCallOptions {
   readonly signal?: AbortSignal;
   readonly onProgress?: (progress: Progress) => void;
+  /**
+   * Answers the server's elicitations made while this call runs. Without it (or outside any call)
+   * an elicitation is answered `cancel`.
+   */
+  readonly onElicit?: (params: McpElicitation) => Promise<ElicitResult>;
+  /** Answers the server's sampling requests made while this call runs (else they are refused). */
+  readonly onSample?: (params: McpSamplingRequest) => Promise<CreateMessageResult>;
+}
+
+/** A call in flight that takes the server's requests. */
+interface Inflight {
+  readonly onElicit?: ((params: McpElicitation) => Promise<ElicitResult>) | undefined;
+  readonly onSample?: ((params: McpSamplingRequest) => Promise<CreateMessageResult>) | undefined;
+  waiting: boolean;
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -58,6 +94,33 @@ export class McpServerClosedError extends RxscopeError {
   }
 }
 
+const OUTPUT_MISMATCH =
+  /(?:Structured content does not match the tool's output schema|Failed to validate structured content): (.*)$/s;
+
+/**
+ * The error of a call whose result's `structuredContent` does not match the tool's
+ * `outputSchema`: the call gets an `error` result naming the field.
+ *
+ * @example
+ * ```ts
+ * new McpOutputSchemaError('structured', 'weather', 'celsius must be number').message;
+ * // 'MCP tool "weather" of server "structured" returned structured content that does not match its output schema: celsius must be number'
+ * ```
+ */
+export class McpOutputSchemaError extends RxscopeError {
+  override readonly name = 'McpOutputSchemaError';
+  readonly code = 'mcp_output_schema';
+  constructor(
+    readonly server: string,
+    readonly tool: string,
+    readonly detail: string,
+  ) {
+    super(
+      `MCP tool "${tool}" of server "${server}" returned structured content that does not match its output schema: ${detail}`,
+    );
+  }
+}
+
 /**
  * One live connection to one MCP server, over stdio or Streamable HTTP, on the official SDK's
  * `Client`: it knows the server's tools (all pages, read again when the server says the list
@@ -78,6 +141,8 @@ export class McpConnection {
   private checking = false;
   private initialised = false;
   private refreshing: Promise<void> = Promise.resolve();
+  private readonly inflight: Inflight[] = [];
+  private currentCatalog: McpCatalog | undefined;
 
   private constructor(
     readonly name: string,
@@ -88,22 +153,74 @@ export class McpConnection {
   ) {}
 
   /** Starts (stdio) or reaches (HTTP) the server, initialises the session and reads its tools. */
-  static async open(name: string, config: McpServerConfig, options: McpConnectionOptions): Promise<McpConnection> {
+  static open(name: string, config: McpServerConfig, options: McpConnectionOptions): Promise<McpConnection> {
+    return McpConnection.openOnce(name, config, options, false);
+  }
+
+  /** `authorized`: this is the attempt after an OAuth authorization completed (never a second one). */
+  private static async openOnce(
+    name: string,
+    config: McpServerConfig,
+    options: McpConnectionOptions,
+    authorized: boolean,
+  ): Promise<McpConnection> {
     const client = new Client(
       { name: options.clientInfo.name, version: options.clientInfo.version },
-      { capabilities: {} },
+      {
+        capabilities: {
+          ...(options.elicitation === false ? {} : { elicitation: { form: {}, url: {} } }),
+          ...(options.sampling === false ? {} : { sampling: {} }),
+          ...(options.roots ? { roots: { listChanged: true } } : {}),
+        },
+      },
     );
     const transport = createTransport(config);
     const connection = new McpConnection(name, config, client, options, transport);
     client.onclose = () => connection.markClosed(connection.closing ? 'closed' : 'the server closed the connection');
     client.onerror = () => connection.checkAlive();
+    if (options.elicitation !== false) {
+      client.setRequestHandler(ElicitRequestSchema, (request) =>
+        connection.route((c) => c.onElicit?.(request.params), { action: 'cancel' }),
+      );
+    }
+    if (options.roots) {
+      const roots = options.roots;
+      client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: roots().map((r) => ({ ...r })) }));
+    }
+    if (options.sampling !== false) {
+      client.setRequestHandler(CreateMessageRequestSchema, (request) =>
+        connection.route((c) => c.onSample?.(request.params), undefined),
+      );
+    }
     try {
       await client.connect(transport);
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => connection.refreshTools());
+      if (options.onLog) {
+        const onLog = options.onLog;
+        client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) =>
+          onLog({
+            server: name,
+            level: params.level,
+            data: params.data,
+            ...(params.logger !== undefined ? { logger: params.logger } : {}),
+          }),
+        );
+      }
+      if (options.logLevel && client.getServerCapabilities()?.logging) await client.setLoggingLevel(options.logLevel);
       connection.currentTools = await connection.listAllTools();
+      connection.currentCatalog = await McpCatalog.open(client, (e) =>
+        options.onError?.(new Error(`MCP server "${name}": ${e.message}`, { cause: e.cause })),
+      );
       connection.initialised = true;
     } catch (e) {
       await client.close().catch(() => undefined);
+      // OAuth: the person was sent to authorize; with the code, the flow completes and we connect again.
+      const code = authorized ? undefined : authorizationCodeFor(config, e);
+      if (code) {
+        await (transport as StreamableHTTPClientTransport).finishAuth(await code);
+        return McpConnection.openOnce(name, config, options, true);
+      }
+      if (e instanceof UnauthorizedError) throw new McpUnauthorizedError(name, e.message);
       const where = isHttpServer(config) ? config.url : [config.command, ...(config.args ?? [])].join(' ');
       throw new Error(
         `MCP server "${name}" (${where}) could not be connected: ${e instanceof Error ? e.message : String(e)}`,
@@ -115,9 +232,13 @@ export class McpConnection {
     return connection;
   }
 
-  /** The server's tools as it last listed them. */
+  /**
+   * The server's tools as it last listed them, without those this client cannot call (a tool
+   * that requires a task on a server that takes no task-augmented calls).
+   */
   get tools(): readonly McpTool[] {
-    return this.currentTools;
+    const capabilities = this.client.getServerCapabilities();
+    return this.currentTools.filter((t) => !cannotRun(t, capabilities));
   }
 
   /** Why the connection is closed, or `undefined` while it is open. */
@@ -137,18 +258,75 @@ export class McpConnection {
    */
   async callTool(tool: string, args: Record<string, unknown>, options: McpCallOptions = {}): Promise<CallToolResult> {
     if (this.closedReason !== undefined) throw new McpServerClosedError(this.name, this.closedReason);
+    const entry: Inflight | undefined =
+      options.onElicit || options.onSample
+        ? { onElicit: options.onElicit, onSample: options.onSample, waiting: false }
+        : undefined;
+    if (entry) this.inflight.push(entry);
     try {
+      const timeoutMs = this.config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+      const info = this.currentTools.find((t) => t.name === tool);
+      if (runsAsTask(info, this.client.getServerCapabilities())) {
+        return await callToolAsTask(this.client, tool, args, {
+          server: this.name,
+          timeoutMs,
+          signal: options.signal,
+          onProgress: options.onProgress,
+        });
+      }
       const result = await this.client.callTool({ name: tool, arguments: args }, undefined, {
         ...(options.signal ? { signal: options.signal } : {}),
         ...(options.onProgress ? { onprogress: options.onProgress, resetTimeoutOnProgress: true } : {}),
-        timeout: this.config.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+        timeout: timeoutMs,
       });
       return result as CallToolResult;
     } catch (e) {
       if (e instanceof McpError && e.code === (ErrorCode.ConnectionClosed as number)) {
         throw new McpServerClosedError(this.name, this.closedReason ?? 'the connection closed during the call');
       }
+      if (e instanceof UnauthorizedError) throw new McpUnauthorizedError(this.name, e.message);
+      // The SDK checks structuredContent against the tool's outputSchema (ajv; its message names the field).
+      const mismatch = e instanceof McpError ? OUTPUT_MISMATCH.exec(e.message) : null;
+      if (mismatch) throw new McpOutputSchemaError(this.name, tool, mismatch[1]!.replace(/\bdata\//g, ''));
       throw e;
+    } finally {
+      if (entry) this.inflight.splice(this.inflight.indexOf(entry), 1);
+    }
+  }
+
+  /** The server's resources, resource templates and prompts (empty lists when it has none). */
+  get catalog(): McpCatalog {
+    return this.currentCatalog!;
+  }
+
+  /** Tells the server that the roots changed (it asks for them again). */
+  async rootsChanged(): Promise<void> {
+    if (this.closedReason === undefined && this.options.roots) await this.client.sendRootsListChanged();
+  }
+
+  /** How sampling requests are answered (`false`: the capability is not declared). */
+  get sampling(): McpSamplingOptions | false {
+    return this.options.sampling ?? {};
+  }
+
+  /**
+   * A server's request (elicitation, sampling), given to the call it belongs to. Requests carry
+   * no link to the call that caused them, so it goes to the most recent call of this server not
+   * already waiting for an answer (calls of one server overlap only for read-only, idempotent
+   * tools). Outside any call: `otherwise`, or a refusal when there is none.
+   */
+  private async route<R>(handle: (call: Inflight) => Promise<R> | undefined, otherwise: R | undefined): Promise<R> {
+    const entry = [...this.inflight].reverse().find((c) => !c.waiting);
+    const answer = entry ? handle(entry) : undefined;
+    if (!entry || !answer) {
+      if (otherwise !== undefined) return otherwise;
+      throw new McpError(ErrorCode.InvalidRequest, `The client takes this request only during a tool call.`);
+    }
+    entry.waiting = true;
+    try {
+      return await answer;
+    } finally {
+      entry.waiting = false;
     }
   }
 
@@ -218,19 +396,4 @@ export class McpConnection {
     });
     return this.refreshing;
   }
-}
-
-function createTransport(config: McpServerConfig): Transport {
-  if (isHttpServer(config)) {
-    return new StreamableHTTPClientTransport(new URL(config.url), {
-      ...(config.headers ? { requestInit: { headers: { ...config.headers } } } : {}),
-    });
-  }
-  return new StdioClientTransport({
-    command: config.command,
-    args: [...(config.args ?? [])],
-    env: { ...getDefaultEnvironment(), ...config.env },
-    ...(config.cwd !== undefined ? { cwd: config.cwd } : {}),
-    stderr: config.stderr ?? 'inherit',
-  });
 }

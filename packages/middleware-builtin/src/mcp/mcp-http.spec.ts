@@ -108,7 +108,8 @@ describe('McpMiddleware over Streamable HTTP', () => {
     });
     expect(byName.get('files__read_text_file')).toMatchObject({
       status: 'success',
-      output: [{ type: 'text', text: 'buy milk\n' }],
+      // read_text_file has an outputSchema: its structured value is the result.
+      output: [{ type: 'text', text: JSON.stringify({ content: 'buy milk\n' }) }],
     });
     expect(byName.get('everything__get-tiny-image')!.output).toContainEqual({
       type: 'data',
@@ -116,7 +117,9 @@ describe('McpMiddleware over Streamable HTTP', () => {
       data: expect.stringMatching(/^iVBOR/),
     });
     const toolMessages = server.requests[1]!.body.messages!.filter((m) => m.role === 'tool').map((m) => m.content);
-    expect(toolMessages).toEqual(expect.arrayContaining(['The sum of 20 and 22 is 42.', 'buy milk\n']));
+    expect(toolMessages).toEqual(
+      expect.arrayContaining(['The sum of 20 and 22 is 42.', JSON.stringify({ content: 'buy milk\n' })]),
+    );
   });
 
   it('writes through the bridged filesystem server', async () => {

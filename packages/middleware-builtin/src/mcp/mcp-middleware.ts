@@ -1,57 +1,30 @@
 import { catchError, concat, type Observable, of, throwError } from 'rxjs';
-import type { ActingInput, AgentHandle, AgentEvent, Middleware, Next, RuntimeContext, Tool } from '@rxscope/core';
-import { checkOptionKeys, OptionsError, optionKeys } from '@rxscope/core';
-import { type McpClientInfo, McpConnection, McpServerClosedError } from './connection.js';
+import type {
+  ActingInput,
+  AgentHandle,
+  AgentEvent,
+  AgentInput,
+  Middleware,
+  Msg,
+  Next,
+  RuntimeContext,
+  Tool,
+} from '@rxscope/core';
+import type { ReadResourceResult, ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
+import { checkLogAndRoots, McpLogHub, type McpLogValue, type McpRoot, withServerLogs } from './server-log.js';
+import { promptToMessages, readResourceTool } from './resource-tool.js';
+import { checkOptionKeys, OptionsError } from '@rxscope/core';
+import { McpConnection, McpServerClosedError } from './connection.js';
+import {
+  type McpOptions,
+  type McpPromptEntry,
+  type McpResourceEntry,
+  type McpServerDisconnectedValue,
+  OPTION_KEYS,
+} from './mcp-options.js';
 import { mcpTool, mcpToolName, type McpToolOrigin } from './mcp-tool.js';
-import { checkServerConfig, type McpServerConfig } from './server-config.js';
-
-/**
- * Options of {@link McpMiddleware.connect}.
- *
- * @example
- * ```ts
- * const options: McpOptions = { servers: { files: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '.'] } } };
- * ```
- */
-export interface McpOptions {
-  /** The servers, by name; a server's name prefixes its tools' names (`files__read_file`). */
-  readonly servers: Readonly<Record<string, McpServerConfig>>;
-  /** Prefix tool names with `<server>__`. Default true; `false` keeps the servers' own names. */
-  readonly prefix?: boolean;
-  /** How this client names itself to the servers. Default `{ name: 'rxscope', version: '0.1.0' }`. */
-  readonly clientInfo?: McpClientInfo;
-  /** Failures outside any call (a changed tool list that could not be read). Default: `console.warn`. */
-  readonly onError?: (error: Error) => void;
-  /** Offers only the tools this accepts (by rxscope name and origin), after each server's `include`/`exclude`. */
-  readonly filter?: (name: string, origin: McpToolOrigin) => boolean;
-  /**
-   * Close every connection when an agent using this middleware is shut down (`agent.shutdown()`).
-   * Default true. Set false when several agents share the middleware, and call `close()` once
-   * they are all done.
-   */
-  readonly closeOnShutdown?: boolean;
-}
-
-/**
- * Value of the `CUSTOM {name: 'mcp_server_disconnected'}` event emitted when a call fails
- * because its server is gone (the process exited, the HTTP session ended).
- */
-export interface McpServerDisconnectedValue {
-  readonly server: string;
-  readonly tool: string;
-  readonly toolCallId: string;
-  readonly reason: string;
-}
-
-// Every option, typed against McpOptions: adding one there without listing it here fails to compile.
-const OPTION_KEYS = optionKeys<McpOptions>({
-  servers: true,
-  prefix: true,
-  clientInfo: true,
-  onError: true,
-  filter: true,
-  closeOnShutdown: true,
-});
+import { checkServerConfig } from './server-config.js';
+import { checkSamplingOptions } from './sampling.js';
 
 /**
  * Tools from Model Context Protocol servers, for any agent: connect once, then pass the
@@ -70,6 +43,13 @@ const OPTION_KEYS = optionKeys<McpOptions>({
  * - A server that goes away mid-call gives that call an `error` result and a `CUSTOM
  *   {name: 'mcp_server_disconnected'}` event; the reply goes on, and later calls of its tools
  *   get an error result at once.
+ * - Client capabilities (docs/mcp.md "Client capabilities"): a server's elicitation suspends
+ *   the reply with `REQUIRE_USER_CONFIRM` carrying the question; sampling is answered by the
+ *   agent's model through its `onModelCall` chain (`sampling.policy`, default `'ask'`); task
+ *   tools run through the SDK's task API; `structuredContent` is checked against the
+ *   `outputSchema` and is the result; resources and prompts (`resources()`, `prompt(id)`,
+ *   `<server>__read_resource`), server logs (`CUSTOM mcp_log`), `roots`, and OAuth
+ *   (`authProvider`).
  *
  * @example
  * ```ts
@@ -86,12 +66,15 @@ export class McpMiddleware implements Middleware {
   private readonly origins = new WeakMap<Tool, McpToolOrigin>();
   private readonly cache = new Map<string, { readonly signature: string; readonly tool: Tool }>();
   private current: readonly Tool[] = [];
+  private readonly logs = new McpLogHub();
 
   private constructor(
     private readonly connections: Map<string, McpConnection>,
     private readonly prefix: boolean,
     private readonly filter: ((name: string, origin: McpToolOrigin) => boolean) | undefined,
     private readonly closeOnShutdown: boolean,
+    private readonly resourceTool: boolean,
+    private currentRoots: readonly McpRoot[],
   ) {}
 
   /**
@@ -113,6 +96,8 @@ export class McpMiddleware implements Middleware {
         'McpMiddleware.connect needs { servers: { <name>: { command, args? } | { url, headers? } } }.',
       );
     }
+    checkSamplingOptions(options.sampling);
+    checkLogAndRoots(options);
     const entries = Object.entries(options.servers);
     for (const [name, config] of entries) checkServerConfig(name, config);
     const clientInfo = options.clientInfo ?? { name: 'rxscope', version: '0.1.0' };
@@ -123,12 +108,23 @@ export class McpMiddleware implements Middleware {
       options.prefix ?? true,
       options.filter,
       options.closeOnShutdown ?? true,
+      options.resourceTool ?? true,
+      options.roots ?? [],
     );
+    const onLog = (value: McpLogValue) => {
+      middleware.logs.emit(value);
+      options.onLog?.(value);
+    };
     const settled = await Promise.allSettled(
       entries.map(([name, config]) =>
         McpConnection.open(name, config, {
           clientInfo,
           onError,
+          ...(options.elicitation !== undefined ? { elicitation: options.elicitation } : {}),
+          ...(options.sampling !== undefined ? { sampling: options.sampling } : {}),
+          ...(options.logLevel !== undefined ? { logLevel: options.logLevel } : {}),
+          ...(options.roots !== undefined ? { roots: () => middleware.currentRoots } : {}),
+          onLog,
           onToolsChanged: () => {
             try {
               middleware.rebuild();
@@ -175,6 +171,57 @@ export class McpMiddleware implements Middleware {
     return this.connections.get(server);
   }
 
+  /** Every server's resources, as last listed (`notifications/resources/list_changed` reads them again). */
+  resources(): readonly McpResourceEntry[] {
+    return [...this.connections.values()].flatMap((c) => c.catalog.resources.map((r) => ({ ...r, server: c.name })));
+  }
+
+  /** Every server's resource templates (URI templates such as `demo://resource/dynamic/text/{id}`). */
+  resourceTemplates(): readonly (ResourceTemplate & { readonly server: string })[] {
+    return [...this.connections.values()].flatMap((c) => c.catalog.templates.map((t) => ({ ...t, server: c.name })));
+  }
+
+  /** Reads one resource of a server. */
+  readResource(server: string, uri: string): Promise<ReadResourceResult> {
+    return this.connectionOf(server).catalog.read(uri);
+  }
+
+  /** Every server's prompts, each with the `id` that {@link McpMiddleware.prompt} takes. */
+  prompts(): readonly McpPromptEntry[] {
+    return [...this.connections.values()].flatMap((c) =>
+      c.catalog.prompts.map((p) => ({ ...p, server: c.name, id: mcpToolName(c.name, p.name, this.prefix) })),
+    );
+  }
+
+  /**
+   * One prompt as messages, ready to be a reply's input: `agent.reply(await mcp.prompt(id, args))`.
+   * `id` as listed by `prompts()` (`<server>__<prompt>`); a wrong id is refused naming the prompts there are.
+   */
+  async prompt(id: string, args: Readonly<Record<string, string>> = {}): Promise<Msg[]> {
+    const entry = this.prompts().find((p) => p.id === id);
+    if (!entry) {
+      const known = this.prompts().map((p) => p.id);
+      throw new OptionsError(
+        'invalid_option',
+        'McpMiddleware.prompt',
+        `No MCP prompt "${id}"; prompts: ${known.join(', ') || 'none'}.`,
+      );
+    }
+    return promptToMessages(await this.connectionOf(entry.server).catalog.prompt(entry.name, args));
+  }
+
+  /** Replaces the roots offered to the servers and tells them (they ask for the new list). */
+  async setRoots(roots: readonly McpRoot[]): Promise<void> {
+    checkLogAndRoots({ roots });
+    this.currentRoots = [...roots];
+    await Promise.all([...this.connections.values()].map((c) => c.rootsChanged()));
+  }
+
+  /** Passes the servers' log messages into the reply as `CUSTOM {name: 'mcp_log'}` events. */
+  onAgent(_agent: AgentHandle, ctx: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent> {
+    return withServerLogs(ctx, next(input), this.logs);
+  }
+
   onActing(
     _agent: AgentHandle,
     ctx: RuntimeContext,
@@ -211,6 +258,17 @@ export class McpMiddleware implements Middleware {
     await Promise.allSettled([...this.connections.values()].map((c) => c.close()));
   }
 
+  private connectionOf(server: string): McpConnection {
+    const connection = this.connections.get(server);
+    if (!connection)
+      throw new OptionsError(
+        'invalid_option',
+        'McpMiddleware',
+        `No MCP server "${server}"; servers: ${[...this.connections.keys()].join(', ')}.`,
+      );
+    return connection;
+  }
+
   /** Rebuilds the tool list from the connections, keeping the objects of unchanged tools. */
   private rebuild(): void {
     const tools: Tool[] = [];
@@ -238,6 +296,22 @@ export class McpMiddleware implements Middleware {
           this.cache.set(key, cached);
           this.origins.set(cached.tool, { server: connection.name, tool: info.name });
         }
+        tools.push(cached.tool);
+      }
+      // The model's way to open resource links and listed resources (unless the server has a tool of that name).
+      const reader = mcpToolName(connection.name, 'read_resource', true);
+      const offered =
+        (!include || include.includes('read_resource')) &&
+        !exclude?.includes('read_resource') &&
+        (!this.filter || this.filter(reader, { server: connection.name, tool: 'read_resource' }));
+      if (this.resourceTool && offered && connection.catalog.hasResources && !owners.has(reader)) {
+        const key = `${connection.name}\u0000${reader}`;
+        let cached = this.cache.get(key);
+        if (!cached) {
+          cached = { signature: '', tool: readResourceTool(connection, reader) };
+          this.cache.set(key, cached);
+        }
+        owners.set(reader, `read_resource of server "${connection.name}"`);
         tools.push(cached.tool);
       }
     }

@@ -115,7 +115,8 @@ describe('McpMiddleware over stdio', () => {
     );
     const agent = agentWith(mcp, { permissions: { mode: 'strict' } });
     const first = await run(agent, 'Copy my notes and add bread.');
-    expect(resultOf(first.events)).toMatchObject({ status: 'success', output: [{ type: 'text', text: 'buy milk\n' }] });
+    // read_text_file has an outputSchema: its structured value is the result.
+    expect(resultOf(first.events)).toMatchObject({ status: 'success', value: { content: 'buy milk\n' } });
     expect(first.end.finishReason).toBe('awaiting_confirmation');
     const [ask] = ofType(first.events, 'REQUIRE_USER_CONFIRM');
     expect(ask!.toolCalls).toEqual([expect.objectContaining({ name: 'files__write_file' })]);

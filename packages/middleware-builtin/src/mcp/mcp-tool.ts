@@ -1,6 +1,7 @@
-import type { Tool, ToolContext, ToolProgress, ToolResultContent } from '@rxscope/core';
+import type { Tool, ToolContext, ToolResultContent } from '@rxscope/core';
 import { RxscopeError } from '@rxscope/core';
-import type { Progress, Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
+import { runMcpCall } from './mcp-call-run.js';
 import type { McpConnection } from './connection.js';
 import { mcpResultToOutput } from './content.js';
 import { jsonSchemaInput, modelParameters } from './json-schema-input.js';
@@ -49,29 +50,12 @@ export function mcpToolName(server: string, tool: string, prefix: boolean): stri
 }
 
 /**
- * A progress notification as the tool's progress report (a `TOOL_PROGRESS` event): the server's
- * message, or "progress 2/4" when it sent numbers only.
- *
- * @example
- * ```ts
- * formatProgress({ progress: 2, total: 4 }); // { message: 'progress 2/4', progress: 2, total: 4 }
- * ```
- */
-export function formatProgress(p: Progress): ToolProgress {
-  const amount = p.total !== undefined ? `${p.progress}/${p.total}` : String(p.progress);
-  return {
-    message: p.message ?? `progress ${amount}`,
-    progress: p.progress,
-    ...(p.total !== undefined ? { total: p.total } : {}),
-  };
-}
-
-/**
  * An MCP server's tool as an rxscope {@link Tool}: its JSON Schema is what the model sees and
  * what the arguments are validated against (ajv) before anything is sent; `readOnlyHint` makes
  * it `readOnly`, and with `idempotentHint` also `concurrencySafe`; a call passes its signal
  * (cancelling the MCP request) and streams the server's progress notifications as live
- * progress; the result's images, audio and binary resources become data blocks.
+ * progress; the result's images, audio and binary resources become data blocks. A server's
+ * elicitation during the call suspends the reply with `REQUIRE_USER_CONFIRM` (see `runMcpCall`).
  *
  * @example
  * ```ts
@@ -96,12 +80,11 @@ export function mcpTool(connection: McpConnection, info: McpToolInfo, name: stri
     concurrencySafe: readOnly && info.annotations?.idempotentHint === true,
     external: false,
     execute: async (input: Record<string, unknown>, ctx: ToolContext) => {
-      const result = await connection.callTool(info.name, input, {
-        signal: ctx.signal,
-        onProgress: (p) => ctx.emit(formatProgress(p)),
-      });
+      const result = await runMcpCall(connection, info.name, input, ctx);
       const output = mcpResultToOutput(result);
       if (result.isError) throw new McpToolError(connection.name, info.name, output);
+      // A tool with an output schema: its structured value is the result (checked against the schema on arrival).
+      if (info.outputSchema && result.structuredContent !== undefined) return result.structuredContent;
       return output;
     },
   };

@@ -1,4 +1,5 @@
 import { checkOptionKeys, OptionsError, optionKeys } from '@rxscope/core';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 
 /** What every server entry may say besides how to reach it. */
 export interface McpServerCommon {
@@ -43,6 +44,11 @@ export interface McpHttpServer extends McpServerCommon {
   readonly url: string;
   /** Sent with every request (authorization, API keys). */
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * OAuth 2.1 for servers that require it (the SDK's `OAuthClientProvider`: PKCE, dynamic client
+   * registration, refresh). `SessionStoreOAuthProvider` keeps the tokens in a session store.
+   */
+  readonly authProvider?: OAuthClientProvider;
 }
 
 /**
@@ -75,6 +81,7 @@ const STDIO_KEYS = optionKeys<McpStdioServer>({
 const HTTP_KEYS = optionKeys<McpHttpServer>({
   url: true,
   headers: true,
+  authProvider: true,
   include: true,
   exclude: true,
   timeoutMs: true,

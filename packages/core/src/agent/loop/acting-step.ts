@@ -6,6 +6,8 @@ import type { ActingInput } from '../../middleware/middleware.js';
 import { toolOutputToContent } from '../../tool/output.js';
 import { newId } from '../../util/id.js';
 import { executeTool, prepareCall, runCall, runCalls } from './tool-run.js';
+import { callModel } from './model-call-terminal.js';
+import type { ToolModelRequest } from '../../tool/tool.js';
 import type { ResumeRequest } from './loop-host.js';
 import { foldStep } from './step-fold.js';
 import { doneStep, isStep, reasonStep, type ReplyStep, type StepOutput, type StepScope, suspendStep } from './steps.js';
@@ -68,9 +70,24 @@ export function resumeStep(scope: StepScope, { pending, event }: ResumeRequest):
   for (const call of pending.confirm) {
     const answer = answers.get(call.id)!;
     const tool = scope.tools.get(call.name)!;
-    if (!answer.confirmed) {
+    if (!answer.confirmed && !call.question) {
       const text = `The user rejected this call${answer.reason ? `: ${answer.reason}` : '.'}`;
       triaged.push({ kind: 'now', prepared: { kind: 'answer', call: blockOf(call), status: 'denied', text } });
+      continue;
+    }
+    if (call.question) {
+      // A question the running tool asked: it runs again with the answer, whatever it is.
+      const given = {
+        question: call.question,
+        confirmed: answer.confirmed,
+        ...(answer.input !== undefined ? { input: answer.input } : {}),
+        ...(answer.reason !== undefined ? { reason: answer.reason } : {}),
+        ...(answer.cancelled ? { cancelled: true } : {}),
+      };
+      triaged.push({
+        kind: 'now',
+        prepared: { kind: 'run', call: blockOf(call), tool, input: call.input, answer: given },
+      });
       continue;
     }
     if (answer.alwaysAllow) host.alwaysAllow(call.name);
@@ -83,7 +100,8 @@ export function resumeStep(scope: StepScope, { pending, event }: ResumeRequest):
     map((v) => {
       if (!isStep(v)) return v;
       const newlyExternal = v.kind === 'suspend' ? v.external : [];
-      return afterResume(scope, [], [...pending.external, ...newlyExternal]);
+      const askedAgain = v.kind === 'suspend' ? v.confirm : [];
+      return afterResume(scope, askedAgain, [...pending.external, ...newlyExternal]);
     }),
   );
 }
@@ -91,10 +109,28 @@ export function resumeStep(scope: StepScope, { pending, event }: ResumeRequest):
 /** Runs the calls decided `now` (in call order), then continues or suspends. */
 function execute(scope: StepScope, triaged: readonly Triage[]): Observable<StepOutput> {
   const { host, ctx } = scope;
+  // A tool's own model call (toolCtx.callModel): through the onModelCall chain, without tools.
+  const toolModel = (request: ToolModelRequest, signal: AbortSignal) =>
+    host.modelCallChain(
+      host.agent,
+      ctx,
+      {
+        model: request.model ?? host.agent.model,
+        messages: request.messages,
+        tools: [],
+        toolChoice: 'none',
+        options: request.options ?? {},
+        signal,
+        attempt: 1,
+      },
+      (i) => callModel(ctx, i),
+    );
   const now = triaged.flatMap((t) => (t.kind === 'now' ? [t.prepared] : []));
   const confirm = triaged.flatMap((t) => (t.kind === 'confirm' ? [t.call] : []));
   const external = triaged.flatMap((t) => (t.kind === 'external' ? [t.call] : []));
-  const acting = (i: ActingInput) => host.actingChain(host.agent, ctx, i, (j) => executeTool(ctx, j));
+  const acting = (i: ActingInput) => host.actingChain(host.agent, ctx, i, (j) => executeTool(ctx, j, toolModel));
+  // Calls whose run stopped to ask a person something: they wait with the confirmations.
+  const asked: PendingToolCall[] = [];
   // A shutdown lets running calls finish but starts no other: those stay without a result for the resume.
   let held = 0;
   const calls = runCalls(now, host.maxConcurrentTools, (p) =>
@@ -103,13 +139,16 @@ function execute(scope: StepScope, triaged: readonly Triage[]): Observable<StepO
         held++;
         return EMPTY;
       }
-      return runCall(ctx, p, acting);
+      return runCall(ctx, p, acting, (question) => {
+        if (p.kind !== 'run') return;
+        asked.push({ id: p.call.id, name: p.call.name, input: p.input, reason: question.message, question });
+      });
     }),
   );
   return foldStep(scope, calls, () => {
     if (held) return doneStep('shutdown');
     const given = outputGiven(scope, triaged);
-    if (confirm.length || external.length) return suspendStep(confirm, external);
+    if (confirm.length || external.length || asked.length) return suspendStep([...confirm, ...asked], external);
     return given ? doneStep('completed') : reasonStep(scope.toolSteps >= host.maxIters);
   });
 }

@@ -7,6 +7,9 @@ import type {
 import type { PendingReply } from '../../state/snapshot.js';
 import type { Tool } from '../../tool/tool.js';
 import { validateToolInput } from '../../tool/validate.js';
+import { jsonSchemaInput } from '../../tool/json-schema-input.js';
+import { issuePath, validateWithSchema } from '../../tool/standard-schema.js';
+import type { ToolQuestionRequest } from '../../tool/tool-question.js';
 import type { ResumeInput, ResumeReplyInput } from '../agent-options.js';
 import { AgentUsageError } from '../errors.js';
 import type { ResumeRequest } from './loop-host.js';
@@ -54,8 +57,9 @@ export function validateResume(
   if (event.type === 'USER_CONFIRM_RESULT') {
     const normalized = (results as readonly ConfirmResult[]).map((r) => {
       if (typeof r.confirmed !== 'boolean') refuse(`result for ${r.toolCallId} needs "confirmed": true or false.`);
-      if (!r.confirmed || r.input === undefined) return r;
       const call = expected.find((c) => c.id === r.toolCallId)!;
+      if (call.question) return checkAnswer(r, call.name, call.question, refuse);
+      if (!r.confirmed || r.input === undefined) return r;
       const tool = tools.get(call.name);
       if (!tool) return refuse(`tool "${call.name}" is no longer registered.`);
       const checked = validateToolInput(tool, r.input);
@@ -73,6 +77,27 @@ export function validateResume(
       refuse(`result for ${r.toolCallId} needs an "output" (string or content blocks).`);
   }
   return { pending, event: event as ExternalExecutionResultEvent };
+}
+
+/**
+ * An answer to a running tool's question: accepted with an `input` that passes the question's
+ * schema (replaced by the parsed value), declined, or cancelled. Refuses naming each bad field.
+ */
+function checkAnswer(
+  r: ConfirmResult,
+  toolName: string,
+  question: ToolQuestionRequest,
+  refuse: (why: string) => never,
+): ConfirmResult {
+  if (!r.confirmed || r.cancelled) return { ...r, confirmed: false };
+  if (!question.schema) return r;
+  const checked = validateWithSchema(jsonSchemaInput(question.schema), r.input ?? {});
+  if (checked.ok) return { ...r, input: checked.value };
+  const issues = checked.issues.map((i) => `${issuePath(i) || 'the answer'}: ${i.message}`);
+  return refuse(
+    `the answer to ${r.toolCallId} (${toolName}: "${question.message}") is invalid: ${issues.join('; ')}. ` +
+      'Correct it and answer again, or decline.',
+  );
 }
 
 /**

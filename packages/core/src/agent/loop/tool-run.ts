@@ -16,7 +16,8 @@ import type { ActingInput, Next } from '../../middleware/middleware.js';
 import { linkAbort } from '../../util/abort-link.js';
 import { newId } from '../../util/id.js';
 import { appendContent, contentToText, isStructuredValue, toolOutputToContent } from '../../tool/output.js';
-import type { Tool, ToolContext, ToolOutput, ToolProgress } from '../../tool/tool.js';
+import type { Tool, ToolContext, ToolModelRequest, ToolOutput, ToolProgress } from '../../tool/tool.js';
+import { type ToolAnswer, ToolQuestion, type ToolQuestionRequest } from '../../tool/tool-question.js';
 import { parseToolArguments } from '../../tool/validate.js';
 import { journalOf } from './journal-writer.js';
 import { NestedReplies } from './nested-replies.js';
@@ -24,7 +25,14 @@ import { Relay } from '../operator-relay.js';
 
 /** A tool call after lookup and validation: either ready to run or answered with an error. */
 export type PreparedCall =
-  | { readonly kind: 'run'; readonly call: ToolCallBlock; readonly tool: Tool; readonly input: unknown }
+  | {
+      readonly kind: 'run';
+      readonly call: ToolCallBlock;
+      readonly tool: Tool;
+      readonly input: unknown;
+      /** The answer to the question the call's previous run asked. */
+      readonly answer?: ToolAnswer;
+    }
   | { readonly kind: 'answer'; readonly call: ToolCallBlock; readonly status: ToolResultStatus; readonly text: string };
 
 /**
@@ -63,13 +71,20 @@ export function resultEvents(
   ];
 }
 
+/** A tool's own model call (`toolCtx.callModel`), made by the acting step through the agent's chain. */
+export type ToolModelCall = (request: ToolModelRequest, signal: AbortSignal) => Observable<AgentEvent>;
+
 /**
  * The innermost step of `onActing`: runs the tool, streams each emitted value as a
  * `TOOL_RESULT_DELTA` (and each `toolCtx.emit` as `TOOL_PROGRESS`), and ends with
  * `TOOL_RESULT_END {status: 'success'}` holding the whole output (and the returned `value`). A failure is an error notification (so middlewares can retry); the loop turns it into
  * an error result. Unsubscribing aborts `toolCtx.signal`.
  */
-export function executeTool(ctx: RuntimeContext, input: ActingInput): Observable<AgentEvent> {
+export function executeTool(
+  ctx: RuntimeContext,
+  input: ActingInput,
+  callModel?: ToolModelCall,
+): Observable<AgentEvent> {
   return new Observable<AgentEvent>((subscriber) => {
     const { toolCall, tool } = input;
     // The tool's signal is made when the tool first reads it: most tools never do, and an
@@ -108,6 +123,7 @@ export function executeTool(ctx: RuntimeContext, input: ActingInput): Observable
       agentName: ctx.agentName,
       replyId: ctx.replyId,
       ...(ctx.userId !== undefined ? { userId: ctx.userId } : {}),
+      ...answerAndModel(input, callModel, signal),
       emit: (progress) => {
         if (done || subscriber.closed) return;
         const report = typeof progress === 'string' ? { message: progress } : progressFields(progress);
@@ -163,6 +179,18 @@ export function executeTool(ctx: RuntimeContext, input: ActingInput): Observable
       else unlink?.();
     };
   });
+}
+
+/** The parts of a tool context only some calls have: the answer to a question, the model call. */
+function answerAndModel(
+  input: ActingInput,
+  callModel: ToolModelCall | undefined,
+  signal: () => AbortSignal,
+): Pick<ToolContext, 'answer' | 'callModel'> {
+  return {
+    ...(input.answer !== undefined ? { answer: input.answer } : {}),
+    ...(callModel ? { callModel: (request: ToolModelRequest) => callModel(request, signal()) } : {}),
+  };
 }
 
 const SIGNAL_OF = Symbol('signalOf');
@@ -225,6 +253,7 @@ export function runCall(
   ctx: RuntimeContext,
   prepared: PreparedCall,
   acting: (input: ActingInput) => Observable<AgentEvent>,
+  onQuestion?: (question: ToolQuestionRequest) => void,
 ): Observable<AgentEvent> {
   if (prepared.kind === 'answer') return from(resultEvents(ctx, prepared.call, prepared.status, prepared.text));
   // One Observable and one relay (not defer + tap + catchError + concat): every event of a tool
@@ -239,6 +268,27 @@ export function runCall(
       if (nested.active) for (const e of nested.close(`tool call ${call.id} ended first`)) down.next(e);
     };
     const fail = (err: unknown, down: Subscriber<AgentEvent>) => {
+      if (!answered && err instanceof ToolQuestion && onQuestion) {
+        // Not a result: the call waits for a person (the step suspends), its open block is closed as such.
+        answered = true;
+        closeNested(down);
+        if (openBlock !== undefined) {
+          const text = `Waiting for the user's answer: ${err.question.message}`;
+          down.next(
+            ctx.event('TOOL_RESULT_END', {
+              blockId: openBlock,
+              toolCallId: call.id,
+              status: 'interrupted',
+              output: [{ type: 'text', text }],
+              awaitingAnswer: true,
+            }),
+          );
+        }
+        openBlock = undefined;
+        onQuestion(err.question);
+        down.complete();
+        return;
+      }
       if (!answered) {
         answered = true;
         closeNested(down);
@@ -259,7 +309,7 @@ export function runCall(
     };
     let run: Observable<AgentEvent>;
     try {
-      run = acting({ toolCall: call, tool, input });
+      run = acting({ toolCall: call, tool, input, ...(prepared.answer ? { answer: prepared.answer } : {}) });
     } catch (err) {
       fail(err, subscriber);
       return;

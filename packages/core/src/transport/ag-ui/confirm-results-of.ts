@@ -12,7 +12,8 @@ import type { ConfirmResult } from '../../event/events.js';
  *   replacement, validated against the tool's schema like any edit; `payload.alwaysAllow: true`
  *   also allows the tool from now on.
  * - `payload: {approved: false}` denies, with `payload.reason` shown to the model.
- * - `status: 'cancelled'` (the user abandoned the interrupt) denies.
+ * - `status: 'cancelled'` (the user abandoned the interrupt) denies (`cancelled: true`: a tool's
+ *   question is sent on as cancelled rather than declined).
  * - A `resolved` entry whose payload does not say `approved: true | false` is refused with an
  *   {@link AgentUsageError}: nothing runs and the interrupt stays open, so the client can answer
  *   it again.
@@ -31,7 +32,8 @@ export function confirmResultsOf(resume: readonly ResumeEntry[]): ConfirmResult[
     const payload: unknown = entry.payload;
     const fields = isRecord(payload) ? payload : {};
     const reason = typeof fields['reason'] === 'string' ? { reason: fields['reason'] } : {};
-    if (entry.status === 'cancelled') return { toolCallId: entry.interruptId, confirmed: false, ...reason };
+    if (entry.status === 'cancelled')
+      return { toolCallId: entry.interruptId, confirmed: false, cancelled: true, ...reason };
     if (entry.status !== 'resolved')
       return refuse(`has an unknown status "${String(entry.status)}"; use "resolved" or "cancelled".`);
     if (!isRecord(payload)) return refuse('needs a payload {approved: true | false, editedArgs?}.');

@@ -1,6 +1,7 @@
 import { EventType, PROTOCOL_VERSION, type BaseEvent, type Interrupt, type Message } from '@ag-ui/core';
 import { concatMap, defer, from, type Observable, type OperatorFunction } from 'rxjs';
 import type { AgentEvent, AgentEventOf, PendingToolCall } from '../../event/events.js';
+import type { ToolQuestionRequest } from '../../tool/tool-question.js';
 import { AgUiMessageLog } from './ag-ui-message-log.js';
 import { AgUiUsage } from './ag-ui-usage.js';
 import { toAgUiContent } from './ag-ui-content.js';
@@ -44,7 +45,7 @@ export const AG_UI_CUSTOM_PREFIX = 'rxscope.';
  * | `TOOL_RESULT_END` | `TOOL_CALL_RESULT` (text, or content parts when the output has media; `metadata.rxscope.status`, and `metadata.rxscope.value` for a returned object) |
  * | `TOOL_PROGRESS` | `CUSTOM {name: 'rxscope.tool_progress', value: {toolCallId, message, progress?, total?}}` |
  * | `REPLY_END` completed / max_iters / stopped | `RUN_FINISHED {outcome: success}`, `usage` one entry per provider and model |
- * | `REPLY_END` awaiting_confirmation | `MESSAGES_SNAPSHOT`/`STATE_SNAPSHOT` (when the input is known), then `RUN_FINISHED {outcome: interrupt}`: one interrupt per call, `reason: 'tool_call'`, a `responseSchema` of `{approved, editedArgs}` |
+ * | `REPLY_END` awaiting_confirmation | `MESSAGES_SNAPSHOT`/`STATE_SNAPSHOT` (when the input is known), then `RUN_FINISHED {outcome: interrupt}`: one interrupt per call, `reason: 'tool_call'`, a `responseSchema` of `{approved, editedArgs}`; a question a running tool asked (an MCP elicitation) is `reason: 'user_input'`, its `responseSchema` `{approved, input: <the question's schema>}`, its URL in `metadata.rxscope.url` |
  * | `REPLY_END` awaiting_external_execution | `RUN_FINISHED {outcome: success, pendingToolCallIds}` |
  * | `REPLY_END` interrupted | `RUN_FINISHED {outcome: cancelled}` |
  * | `REPLY_END` error | `RUN_ERROR {message, code}` |
@@ -238,6 +239,8 @@ class AgUiMapper {
       case 'TOOL_RESULT_END': {
         const open = s.openResults.indexOf(event.toolCallId);
         if (open !== -1) s.openResults.splice(open, 1);
+        // A run stopped by a question has no result yet: the interrupt at the end asks it.
+        if (event.awaitingAnswer) return [this.custom(event, s)];
         return [
           {
             type: EventType.TOOL_CALL_RESULT,
@@ -256,6 +259,7 @@ class AgUiMapper {
   }
 
   private interrupt(call: PendingToolCall): Interrupt {
+    if (call.question) return questionInterrupt(call, call.question);
     const parameters = this.options.tools?.find((t) => t.name === call.name)?.schema.parameters;
     return {
       id: call.id,
@@ -359,4 +363,35 @@ class AgUiMapper {
       timestamp: event.createdAt,
     };
   }
+}
+
+/** The interrupt of a question a running tool asked (`PendingToolCall.question`). */
+function questionInterrupt(call: PendingToolCall, question: ToolQuestionRequest): Interrupt {
+  return {
+    id: call.id,
+    reason: 'user_input',
+    toolCallId: call.id,
+    message: question.message,
+    responseSchema: {
+      type: 'object',
+      properties: {
+        approved: { type: 'boolean', description: 'true accepts (with input); false declines.' },
+        input: {
+          ...(question.schema ?? { type: 'object' }),
+          description: 'The answer, validated against this schema.',
+        },
+        reason: { type: 'string', description: 'Why it was declined.' },
+      },
+      required: ['approved'],
+    },
+    metadata: {
+      rxscope: {
+        name: call.name,
+        input: call.input,
+        question: true,
+        ...(question.url !== undefined ? { url: question.url } : {}),
+        ...(question.kind !== undefined ? { kind: question.kind } : {}),
+      },
+    },
+  };
 }

@@ -17,7 +17,16 @@ const log = (line: string) => {
 };
 
 function probeServer(): McpServer {
-  const server = new McpServer({ name: 'probe', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
+  const server = new McpServer(
+    { name: 'probe', version: '1.0.0' },
+    { capabilities: { tools: { listChanged: true }, logging: {} } },
+  );
+  server.registerTool('log', { description: 'Logs one message at every level, then answers.' }, async (extra) => {
+    const levels = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
+    // sendLoggingMessage drops the levels below the one the client set (logging/setLevel).
+    for (const level of levels) await server.sendLoggingMessage({ level, data: `a ${level} message` }, extra.sessionId);
+    return { content: [{ type: 'text', text: 'logged' }] };
+  });
   server.registerTool(
     'wait',
     {
@@ -60,6 +69,24 @@ function probeServer(): McpServer {
       server.registerTool(name, { description: `Added at run time.`, annotations: { readOnlyHint: true } }, () => ({
         content: [{ type: 'text', text: `hello from ${name}` }],
       }));
+      return { content: [{ type: 'text', text: `added ${name}` }] };
+    },
+  );
+  // A resource and a prompt from the start (their capabilities are declared at connection), more on request.
+  const addResourceAndPrompt = (name: string) => {
+    server.registerResource(name, `probe://${name}`, { mimeType: 'text/plain' }, (uri) => ({
+      contents: [{ uri: uri.href, text: `contents of ${name}` }],
+    }));
+    server.registerPrompt(`${name}-prompt`, { description: `Asks about ${name}.` }, () => ({
+      messages: [{ role: 'user', content: { type: 'text', text: `Tell me about ${name}.` } }],
+    }));
+  };
+  addResourceAndPrompt('first');
+  server.registerTool(
+    'add_resource',
+    { description: 'Adds a resource probe://<name> and a prompt <name>-prompt.', inputSchema: { name: z.string() } },
+    ({ name }) => {
+      addResourceAndPrompt(name);
       return { content: [{ type: 'text', text: `added ${name}` }] };
     },
   );
