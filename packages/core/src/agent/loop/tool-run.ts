@@ -105,6 +105,9 @@ export function executeTool(ctx: RuntimeContext, input: ActingInput): Observable
     const toolCtx = withLazySignal(signal, {
       callId: toolCall.id,
       idempotencyKey: `${ctx.sessionId}:${ctx.replyId}:${toolCall.id}`,
+      get sharedState() {
+        return ctx.sharedState;
+      },
       agentName: ctx.agentName,
       replyId: ctx.replyId,
       ...(ctx.userId !== undefined ? { userId: ctx.userId } : {}),

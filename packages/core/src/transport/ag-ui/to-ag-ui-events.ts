@@ -69,7 +69,6 @@ class Segment {
   steps = 0;
   messageId: string | undefined;
   provider: string | undefined;
-  readonly toolCalls = new Map<string, string>(); // blockId -> toolCallId
   readonly openResults: string[] = []; // toolCallIds whose tools run now
   constructor(readonly subagentRunId?: string) {}
 }
@@ -202,7 +201,6 @@ class AgUiMapper {
           { type: EventType.REASONING_END, messageId: event.blockId, ...base },
         ];
       case 'TOOL_CALL_START':
-        s.toolCalls.set(event.blockId, event.toolCallId);
         return [
           {
             type: EventType.TOOL_CALL_START,
@@ -212,16 +210,12 @@ class AgUiMapper {
             ...base,
           },
         ];
-      case 'TOOL_CALL_DELTA': {
-        const toolCallId = s.toolCalls.get(event.blockId);
-        return toolCallId && event.delta
-          ? [{ type: EventType.TOOL_CALL_ARGS, toolCallId, delta: event.delta, ...base }]
+      case 'TOOL_CALL_DELTA':
+        return event.delta
+          ? [{ type: EventType.TOOL_CALL_ARGS, toolCallId: event.toolCallId, delta: event.delta, ...base }]
           : [];
-      }
-      case 'TOOL_CALL_END': {
-        const toolCallId = s.toolCalls.get(event.blockId);
-        return toolCallId ? [{ type: EventType.TOOL_CALL_END, toolCallId, ...base }] : [];
-      }
+      case 'TOOL_CALL_END':
+        return [{ type: EventType.TOOL_CALL_END, toolCallId: event.toolCallId, ...base }];
       case 'TOOL_PROGRESS': {
         const { toolCallId, message, progress, total } = event;
         const value = {
