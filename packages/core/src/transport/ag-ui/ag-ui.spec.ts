@@ -240,13 +240,14 @@ describe('toAgUiEvents', () => {
     expect(custom.at(-1)).toMatchObject({ type: 'RUN_ERROR' }); // the script ran out: the reply failed
   });
 
-  it('tool progress is its own CUSTOM event, apart from the result; a returned object rides along as metadata', async () => {
+  it('tool progress is an activity (snapshot, then deltas), apart from the result; a returned object rides along as metadata', async () => {
     const weather = defineTool({
       name: 'weather',
       description: 'Weather',
       input: z.object({ city: z.string() }),
       execute: ({ city }, toolCtx) => {
         toolCtx.emit({ message: `looking up ${city}...`, progress: 1, total: 2 });
+        toolCtx.emit({ message: `reading ${city}...`, progress: 2, total: 2 });
         return { city, tempC: 21 };
       },
     });
@@ -258,11 +259,24 @@ describe('toAgUiEvents', () => {
     const events = await lastValueFrom(agent.reply('weather?').pipe(toAgUiEvents(), toArray()));
     for (const e of events) expect(() => EventSchema.parse(e)).not.toThrow();
     const progress = events.filter(
-      (e) => e.type === EventType.CUSTOM && (e as { name?: string }).name === 'rxscope.tool_progress',
+      (e) => e.type === EventType.ACTIVITY_SNAPSHOT || e.type === EventType.ACTIVITY_DELTA,
     );
+    const messageId = `${events[0]!.type === EventType.RUN_STARTED ? (events[0] as unknown as { runId: string }).runId : ''}:progress:call_1`;
     expect(progress).toEqual([
       expect.objectContaining({
-        value: { toolCallId: 'call_1', message: 'looking up Paris...', progress: 1, total: 2 },
+        type: EventType.ACTIVITY_SNAPSHOT,
+        messageId,
+        activityType: 'tool_progress',
+        content: { toolCallId: 'call_1', message: 'looking up Paris...', progress: 1, total: 2 },
+      }),
+      expect.objectContaining({
+        type: EventType.ACTIVITY_DELTA,
+        messageId,
+        activityType: 'tool_progress',
+        patch: [
+          { op: 'replace', path: '/message', value: 'reading Paris...' },
+          { op: 'replace', path: '/progress', value: 2 },
+        ],
       }),
     ]);
     const result = events.find((e) => e.type === EventType.TOOL_CALL_RESULT) as unknown as {

@@ -10,6 +10,7 @@ import {
   AgUiInterruptPendingError,
   AgUiToolNameClashError,
   replyInputOf,
+  sharedStateOf,
   type AgUiHistoryMode,
 } from './ag-ui-run-input.js';
 import { toAgUiEvents } from './to-ag-ui-events.js';
@@ -55,8 +56,9 @@ const OPTION_KEYS = optionKeys<RxscopeAgUiAgentOptions>({
  * snapshots); one whose history claims other tool calls than the session's is a `RUN_ERROR`
  * (`code: 'history_diverged'`) saying where the two differ, and nothing runs (see {@link AgUiHistoryMode}).
  * A new message while interrupts are open does not touch them: the run is a `RUN_ERROR`
- * (`code: 'interrupt_pending'`) that says which calls wait. A non-empty `state` is refused (the
- * agent keeps its own state). Events are mapped by {@link toAgUiEvents}. `abortRun()` interrupts
+ * (`code: 'interrupt_pending'`) that says which calls wait. A non-empty `state` replaces the
+ * session's shared state (`ctx.sharedState`), an empty one keeps it; every run starts with a
+ * `STATE_SNAPSHOT` of the state it runs with. Events are mapped by {@link toAgUiEvents}. `abortRun()` interrupts
  * the reply gracefully (the run finishes `cancelled`); detaching or unsubscribing cancels it
  * down to the model request.
  *
@@ -126,7 +128,11 @@ export class RxscopeAgUiAgent extends AbstractAgent {
         state: input.state as unknown,
         tools: agent.tools,
       };
-      const replyOptions = { ...(frontendTools.length ? { tools: frontendTools } : {}), ...(userId ? { userId } : {}) };
+      const replyOptions = {
+        ...(frontendTools.length ? { tools: frontendTools } : {}),
+        ...(userId ? { userId } : {}),
+        sharedState: sharedStateOf(input),
+      };
       return agent.reply(reply, replyOptions).pipe(toAgUiEvents(options));
     });
   }
@@ -168,7 +174,7 @@ export class RxscopeAgUiAgent extends AbstractAgent {
       humanInTheLoop: { supported: true, approvals: true, interrupts: true, approveWithEdits: true },
       reasoning: { supported: true, streaming: true },
       multiAgent: { supported: true, delegation: true },
-      state: { snapshots: false, deltas: false, memory: true },
+      state: { snapshots: true, deltas: true, memory: true },
       multimodal: { input: { image: true, audio: true, pdf: true } },
     });
   }
