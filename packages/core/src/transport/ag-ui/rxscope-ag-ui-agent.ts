@@ -1,6 +1,7 @@
 import { AbstractAgent, type AgentConfig } from '@ag-ui/client';
 import { EventType, PROTOCOL_VERSION, type AgentCapabilities, type BaseEvent, type RunAgentInput } from '@ag-ui/core';
-import { defer, of, type Observable } from 'rxjs';
+import { defer, of, tap, type Observable } from 'rxjs';
+import type { AgentEvent } from '../../event/events.js';
 import { assertSessionOwner, checkUserId } from '../../agent/user-identity.js';
 import type { Agent, ReplyInput } from '../../agent/agent.js';
 import { externalTool } from '../../tool/external-tool.js';
@@ -95,9 +96,11 @@ export class RxscopeAgUiAgent extends AbstractAgent {
 
   /**
    * Runs one AG-UI run. `userId`: the user it acts for (`ctx.userId`); a thread owned by another
-   * user is refused with a `SessionForbiddenError` before anything of it is read.
+   * user is refused with a `SessionForbiddenError` before anything of it is read. `observe` sees
+   * each rxscope event of the reply before it is mapped (`createAgUiHandler` appends them to its
+   * `bus` with it, for clients that reconnect).
    */
-  override run(input: RunAgentInput, userId?: string): Observable<BaseEvent> {
+  override run(input: RunAgentInput, userId?: string, observe?: (event: AgentEvent) => void): Observable<BaseEvent> {
     return defer(() => {
       const agent = this.agentFor(input.threadId);
       assertSessionOwner(agent.saveState().owner, input.threadId, checkUserId(userId, 'AG-UI run'));
@@ -133,7 +136,8 @@ export class RxscopeAgUiAgent extends AbstractAgent {
         ...(userId ? { userId } : {}),
         sharedState: sharedStateOf(input),
       };
-      return agent.reply(reply, replyOptions).pipe(toAgUiEvents(options));
+      const reply$ = agent.reply(reply, replyOptions);
+      return (observe ? reply$.pipe(tap(observe)) : reply$).pipe(toAgUiEvents(options));
     });
   }
 
