@@ -171,11 +171,13 @@ export {
   encodeServerSentEvent,
   fromAgentEventStream,
   REPLAY_GAP,
+  toEventStreamResponse,
   toServerSentEvents,
 } from './transport/index.js';
 export type {
   AgentEventStreamOptions,
   AgentStreamErrorKind,
+  EventStreamResponseOptions,
   ServerSentEvent,
   ServerSentEventsOptions,
 } from './transport/index.js';
