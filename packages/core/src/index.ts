@@ -142,8 +142,8 @@ export type { PermissionBehavior, PermissionMode, PermissionRule, PermissionStat
 // state and sessions
 export { AgentStateError, parseAgentState, STATE_VERSION } from './state/snapshot.js';
 export type { AgentStateSnapshot, PendingReply } from './state/snapshot.js';
-export { applyJsonPatch, diffJson, JsonPatchError } from './state/json-patch.js';
-export type { JsonObject, JsonPatchOperation, JsonValue } from './state/json-patch.js';
+export { applyJsonPatch, diffJson, JsonPatchError } from './util/json-patch.js';
+export type { JsonObject, JsonPatchOperation, JsonValue } from './util/json-patch.js';
 export { SharedStateError } from './state/shared-state.js';
 export type { SharedState } from './state/shared-state.js';
 export { InMemorySessionStore, SessionConflictError, SessionStoreError } from './state/session-store.js';

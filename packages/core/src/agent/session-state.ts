@@ -3,7 +3,7 @@ import type { Permissions } from '../permission/permissions.js';
 import { newId } from '../util/id.js';
 import { parseAgentState, STATE_VERSION, type AgentStateSnapshot, type PendingReply } from '../state/snapshot.js';
 import { SendInbox } from './send-inbox.js';
-import type { JsonObject } from '../state/json-patch.js';
+import type { JsonObject } from '../util/json-patch.js';
 
 /**
  * What an agent keeps between replies, and what `saveState()` writes: the conversation, the

@@ -1,5 +1,5 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import type { JsonObject } from '../state/json-patch.js';
+import type { JsonObject } from '../util/json-patch.js';
 import { z } from 'zod';
 import type { Msg } from '../message/blocks.js';
 import type { ResponseFormat } from '../model/chat-model.js';

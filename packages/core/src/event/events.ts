@@ -1,6 +1,6 @@
 import type { ToolResultContent, ToolResultStatus } from '../message/blocks.js';
 import type { ModelRequestInfo } from './model-request.js';
-import type { JsonObject, JsonPatchOperation } from '../state/json-patch.js';
+import type { JsonObject, JsonPatchOperation } from '../util/json-patch.js';
 
 /** Token usage of one model call (or a sum of calls). */
 export interface Usage {

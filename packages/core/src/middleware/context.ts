@@ -1,5 +1,5 @@
 import type { DeltaEventType, EventFactory } from '../event/create.js';
-import type { SharedState } from '../state/shared-state.js';
+import type { SharedState } from '../util/shared-state.js';
 import type { AgentEventOf, AgentEventType, EventFields, StopReason } from '../event/events.js';
 import type { Conversation } from './conversation.js';
 

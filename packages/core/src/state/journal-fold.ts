@@ -1,6 +1,6 @@
 import type { AgentEvent } from '../event/events.js';
 import { createReplyReducer } from '../event/reducer.js';
-import { applyJsonPatch, type JsonObject } from './json-patch.js';
+import { applyJsonPatch, type JsonObject } from '../util/json-patch.js';
 import type { JournalRead } from './journal.js';
 import type { AgentStateSnapshot, PendingReply } from './snapshot.js';
 

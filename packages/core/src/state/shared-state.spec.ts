@@ -7,7 +7,7 @@ import { ofType, runReply } from '../testing/run-reply.js';
 import { assertReplyGrammar } from '../testing/grammar.js';
 import type { AgentEvent } from '../event/events.js';
 import { InMemorySessionStore } from './session-store.js';
-import { applyJsonPatch, diffJson, JsonPatchError, type JsonObject } from './json-patch.js';
+import { applyJsonPatch, diffJson, JsonPatchError, type JsonObject } from '../util/json-patch.js';
 import { SharedStateError } from './shared-state.js';
 
 const addToCart = defineTool({

@@ -1,33 +1,10 @@
 import type { EventFactory } from '../event/create.js';
 import type { AgentEvent } from '../event/events.js';
 import { RxscopeError } from '../error/rxscope-error.js';
-import { applyJsonPatch, diffJson, jsonEqual, type JsonObject, type JsonPatchOperation } from './json-patch.js';
+import { applyJsonPatch, diffJson, jsonEqual, type JsonObject, type JsonPatchOperation } from '../util/json-patch.js';
+import type { SharedState } from '../util/shared-state.js';
 
-/**
- * The shared state of a session: one JSON object that middlewares (`ctx.sharedState`) and tools
- * (`toolCtx.sharedState`) update while a reply runs and that frontends show. Saved with the
- * session. Each change that makes a difference emits `STATE_SNAPSHOT` (the first of a reply) or
- * `STATE_DELTA` (the later ones) into the running reply (docs/events.md, "Shared state").
- *
- * @example
- * ```ts
- * execute: async ({ item }, toolCtx) => {
- *   toolCtx.sharedState.patch([{ op: 'add', path: '/cart/-', value: item }]);
- *   return `added ${item}`;
- * },
- * ```
- */
-export interface SharedState {
-  /** The current state (`{}` until something sets it). Treat it as read-only. */
-  get(): JsonObject;
-  /** Replaces the whole state with `state` (a JSON object; copied). */
-  set(state: JsonObject): void;
-  /**
-   * Applies RFC 6902 operations; throws a `JsonPatchError` (code `json_patch_failed`) and changes
-   * nothing when one does not apply.
-   */
-  patch(operations: readonly JsonPatchOperation[]): void;
-}
+export type { SharedState } from '../util/shared-state.js';
 
 /**
  * A value given as shared state that is not a JSON object (an array, a primitive, a value JSON

@@ -4,7 +4,7 @@ import type { Msg } from '../message/blocks.js';
 import type { PermissionState } from '../permission/rules.js';
 import { migrateState } from './migrations.js';
 import { RxscopeError } from '../error/rxscope-error.js';
-import type { JsonObject } from './json-patch.js';
+import type { JsonObject } from '../util/json-patch.js';
 
 /** The snapshot format version this build writes (older versions are migrated on load). */
 export const STATE_VERSION = 3;

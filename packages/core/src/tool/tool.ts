@@ -1,5 +1,5 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import type { SharedState } from '../state/shared-state.js';
+import type { SharedState } from '../util/shared-state.js';
 import type { ObservableInput } from 'rxjs';
 import type { AgentEvent } from '../event/events.js';
 import type { ToolResultContent } from '../message/blocks.js';

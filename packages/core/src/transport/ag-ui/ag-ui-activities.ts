@@ -1,5 +1,5 @@
 import { EventType, type BaseEvent } from '@ag-ui/core';
-import { diffJson, type JsonObject } from '../../state/json-patch.js';
+import { diffJson, type JsonObject } from '../../util/json-patch.js';
 
 /**
  * The CUSTOM events of rxscope's middlewares that AG-UI shows as activities, by name: the

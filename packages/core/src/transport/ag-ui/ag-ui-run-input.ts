@@ -1,5 +1,5 @@
 import type { Context, Message, RunAgentInput } from '@ag-ui/core';
-import type { JsonObject } from '../../state/json-patch.js';
+import type { JsonObject } from '../../util/json-patch.js';
 import type { Agent, ReplyInput } from '../../agent/agent.js';
 import { AgentUsageError } from '../../agent/errors.js';
 import type { ExternalResult } from '../../event/events.js';

@@ -5,7 +5,7 @@ import { AgUiMessageLog } from './ag-ui-message-log.js';
 import { AgUiUsage } from './ag-ui-usage.js';
 import { toAgUiContent } from './ag-ui-content.js';
 import { ACTIVITY_OF_CUSTOM, activityContent, AgUiActivities } from './ag-ui-activities.js';
-import { applyJsonPatch, type JsonObject } from '../../state/json-patch.js';
+import { applyJsonPatch, type JsonObject } from '../../util/json-patch.js';
 
 /** Options of {@link toAgUiEvents}. */
 export interface ToAgUiEventsOptions {

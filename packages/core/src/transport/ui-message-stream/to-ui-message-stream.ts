@@ -1,7 +1,7 @@
 import { concatMap, defer, from, type Observable, type OperatorFunction } from 'rxjs';
 import type { AgentEvent, AgentEventOf } from '../../event/events.js';
 import { textOfToolResult } from '../../event/text-of-tool-result.js';
-import { applyJsonPatch, type JsonObject } from '../../state/json-patch.js';
+import { applyJsonPatch, type JsonObject } from '../../util/json-patch.js';
 import type { UIMessageChunk } from './ui-message-chunk.js';
 
 /**

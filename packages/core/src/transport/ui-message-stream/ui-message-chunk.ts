@@ -1,4 +1,4 @@
-import type { JsonObject } from '../../state/json-patch.js';
+import type { JsonObject } from '../../util/json-patch.js';
 
 /**
  * One chunk of the AI SDK's UI message stream protocol (the `ai` 6 line: what `useChat` of
