@@ -1,5 +1,4 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import { SessionSharedState, type SharedState } from '../state/shared-state.js';
 import { type Observable, switchMap } from 'rxjs';
 import type { AgentEvent, ReplyEndEvent } from '../event/events.js';
 import type { Msg } from '../message/blocks.js';
@@ -76,7 +75,6 @@ export class Agent implements AgentHandle {
   private readonly onBackgroundError: (error: unknown) => void;
   /** Conversation, middleware state, permissions and suspended reply: what `saveState()` writes. */
   private readonly state: SessionState;
-  private readonly shared: SessionSharedState;
   /** Loads and saves `state` through the session store, when there is one. */
   private readonly sync: StoreSync | undefined;
   private readonly journal: JournalSync | undefined; // step checkpoints, when the store keeps a journal
@@ -98,7 +96,6 @@ export class Agent implements AgentHandle {
     this.permissions = new Permissions(options.permissions);
     this.state = new SessionState(this.permissions);
     this.sessionId = this.state.begin(options.state, options.sessionId);
-    this.shared = new SessionSharedState(this.state);
     const reportError = (e: unknown) => this.onBackgroundError(e);
     [this.sync, this.journal] = storeSyncOf(options, this.sessionId, this.state, () => this.saveState(), reportError);
     const tools = (this.agentTools = new AgentTools(options.tools ?? [], this.middlewares));
@@ -140,20 +137,6 @@ export class Agent implements AgentHandle {
   /** Messages sent with {@link Agent.send} that have not joined a reply yet, oldest first. */
   get queued(): readonly Msg[] {
     return this.state.inbox.messages;
-  }
-
-  /**
-   * The session's shared state (the same object as `ctx.sharedState` in a reply): read it, or
-   * change it between replies (a change while a reply runs is emitted into that reply).
-   *
-   * @example
-   * ```ts
-   * agent.sharedState.set({ cart: [] });
-   * console.log(agent.sharedState.get());
-   * ```
-   */
-  get sharedState(): SharedState {
-    return this.shared;
   }
 
   /** The suspended reply waiting for `USER_CONFIRM_RESULT` or `EXTERNAL_EXECUTION_RESULT`, if any. */
@@ -387,12 +370,7 @@ export class Agent implements AgentHandle {
       claimSession(this.state, this.sessionId, options.userId),
     );
     this.journal?.attach(ctx, before, prepared.resume !== undefined);
-    ctx.sharedStateOfReply = this.shared;
-    this.shared.open(ctx, options.sharedState !== undefined);
-    if (options.sharedState !== undefined) {
-      const initial = options.sharedState;
-      this.shared.set(typeof initial === 'function' ? initial(this.shared.get()) : initial);
-    }
+    ctx.sharedStateOfReply = this.state.shared.open(ctx, options.sharedState);
     const run = new ReplyRun(this.host, ctx, prepared.resume, output, replyTools);
     ctx.onStop = (reason) => {
       if (run.stop(reason)) controller.abort(new Error(`the reply was stopped: ${reason.message}`));

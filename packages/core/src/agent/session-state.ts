@@ -4,6 +4,7 @@ import { newId } from '../util/id.js';
 import { parseAgentState, STATE_VERSION, type AgentStateSnapshot, type PendingReply } from '../state/snapshot.js';
 import { SendInbox } from './send-inbox.js';
 import type { JsonObject } from '../util/json-patch.js';
+import { SessionSharedState } from '../state/shared-state.js';
 
 /**
  * What an agent keeps between replies, and what `saveState()` writes: the conversation, the
@@ -16,8 +17,10 @@ export class SessionState {
   summary: string | undefined;
   /** `ctx.state(key)` values of the middlewares. */
   middlewareState: Record<string, unknown> = {};
-  /** The shared state (`ctx.sharedState`, `agent.sharedState`): a JSON object, replaced on each change. */
+  /** The shared state (`ctx.sharedState`): a JSON object, replaced on each change. */
   sharedState: JsonObject = {};
+  /** The shared state's API, which emits its changes into the running reply. */
+  readonly shared = new SessionSharedState(this);
   /** The reply suspended for confirmation or external execution, if any. */
   pending: PendingReply | undefined;
   /** Messages sent with `agent.send()` that have not joined a reply yet. */

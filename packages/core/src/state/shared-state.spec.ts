@@ -49,14 +49,14 @@ describe('shared state', () => {
     expect(ofType(events, 'STATE_SNAPSHOT')[0]!.snapshot).toEqual({ cart: ['tea'], phase: 'shopping' });
     expect(ofType(events, 'STATE_DELTA')[0]!.delta).toEqual([{ op: 'add', path: '/cart/-', value: 'milk' }]);
     expect(fold(events)).toEqual({ cart: ['tea', 'milk'], phase: 'shopping' });
-    expect(agent.sharedState.get()).toEqual({ cart: ['tea', 'milk'], phase: 'shopping' });
+    expect(agent.saveState().sharedState).toEqual({ cart: ['tea', 'milk'], phase: 'shopping' });
 
     // Saved with the session: another process's agent starts from it.
     const stored = await store.load('s1');
     expect(stored!.state.sharedState).toEqual({ cart: ['tea', 'milk'], phase: 'shopping' });
     const again = new Agent({ model: new ScriptedChatModel([{ text: 'hi' }]), store, sessionId: 's1' });
     await runReply(again, again.reply('hello'));
-    expect(again.sharedState.get()).toEqual({ cart: ['tea', 'milk'], phase: 'shopping' });
+    expect(again.saveState().sharedState).toEqual({ cart: ['tea', 'milk'], phase: 'shopping' });
   });
 
   it('a change before REPLY_START goes out right after it; one that changes nothing emits nothing', async () => {
@@ -76,30 +76,62 @@ describe('shared state', () => {
   });
 
   it('reply(input, {sharedState}) starts from the given state (or a function of the current one), announced', async () => {
-    const agent = new Agent({ model: new ScriptedChatModel([{ text: 'a' }, { text: 'b' }]) });
-    agent.sharedState.set({ n: 1 });
+    const agent = new Agent({
+      model: new ScriptedChatModel([{ text: 'a' }, { text: 'b' }]),
+      state: stateWith({ n: 1 }),
+    });
     const first = await runReply(agent, agent.reply('one', { sharedState: (s) => s }));
     expect(first[1]).toMatchObject({ type: 'STATE_SNAPSHOT', snapshot: { n: 1 } });
     const second = await runReply(agent, agent.reply('two', { sharedState: { n: 2, from: 'client' } }));
     expect(second[1]).toMatchObject({ type: 'STATE_SNAPSHOT', snapshot: { n: 2, from: 'client' } });
-    expect(agent.sharedState.get()).toEqual({ n: 2, from: 'client' });
+    expect(agent.saveState().sharedState).toEqual({ n: 2, from: 'client' });
   });
 
-  it('refuses what is not a JSON object, and a patch that does not apply changes nothing', () => {
-    const agent = new Agent({ model: new ScriptedChatModel([]) });
-    agent.sharedState.set({ a: 1 });
-    expect(() => agent.sharedState.set([1] as never)).toThrow(SharedStateError);
-    expect(() => agent.sharedState.set({ big: 'x'.repeat(1024 * 1024) })).toThrow(/more than the 1048576 allowed/);
-    expect(() => agent.sharedState.patch([{ op: 'replace', path: '/missing', value: 2 }])).toThrow(JsonPatchError);
-    expect(() =>
-      agent.sharedState.patch([
-        { op: 'replace', path: '/a', value: 5 },
-        { op: 'test', path: '/a', value: 6 },
-      ]),
-    ).toThrow(/operation #1 \(test \/a\) does not apply: the value differs/);
-    expect(agent.sharedState.get()).toEqual({ a: 1 });
+  it('refuses what is not a JSON object, and a patch that does not apply changes nothing', async () => {
+    const errors: unknown[] = [];
+    const attempt = (fn: () => void) => {
+      try {
+        fn();
+      } catch (e) {
+        errors.push(e);
+      }
+    };
+    const misuse: Middleware = {
+      key: 'misuse',
+      onAgent: (_agent, ctx, input, next) => {
+        const state = ctx.sharedState;
+        attempt(() => state.set([1] as never));
+        attempt(() => state.set({ big: 'x'.repeat(1024 * 1024) }));
+        attempt(() => state.patch([{ op: 'replace', path: '/missing', value: 2 }]));
+        attempt(() =>
+          state.patch([
+            { op: 'replace', path: '/a', value: 5 },
+            { op: 'test', path: '/a', value: 6 },
+          ]),
+        );
+        return next(input);
+      },
+    };
+    const agent = new Agent({
+      model: new ScriptedChatModel([{ text: 'ok' }]),
+      middlewares: [misuse],
+      state: stateWith({ a: 1 }),
+    });
+    const events = await runReply(agent, agent.reply('hi'));
+    expect(errors[0]).toBeInstanceOf(SharedStateError);
+    expect((errors[1] as Error).message).toMatch(/more than the 1048576 allowed/);
+    expect(errors[2]).toBeInstanceOf(JsonPatchError);
+    expect((errors[3] as Error).message).toMatch(/operation #1 \(test \/a\) does not apply: the value differs/);
+    expect(agent.saveState().sharedState).toEqual({ a: 1 });
+    expect(events.some((e) => e.type.startsWith('STATE_'))).toBe(false);
   });
 });
+
+/** A saved state holding the given shared state (what a session store gives back). */
+function stateWith(sharedState: JsonObject) {
+  const saved = new Agent({ model: new ScriptedChatModel([]), sessionId: 's0' }).saveState();
+  return { ...saved, sharedState };
+}
 
 describe('JSON Patch', () => {
   it('diffJson gives operations that applyJsonPatch turns into the target', () => {

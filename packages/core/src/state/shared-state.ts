@@ -60,9 +60,15 @@ export class SessionSharedState implements SharedState {
     this.changed(() => structuredClone(operations));
   }
 
-  /** A reply starts (its events are built by `ctx`); `announce`: it begins with a snapshot in any case. */
-  open(ctx: EventFactory, announce = false): void {
-    this.reply = { ctx, announced: false, dirty: announce };
+  /**
+   * A reply starts (its events are built by `ctx`). With `initial` (the reply's `sharedState`
+   * option: a state, or a function of the current one) it starts from that state and begins with
+   * a snapshot in any case. Returns this, for the reply's context.
+   */
+  open(ctx: EventFactory, initial?: JsonObject | ((current: JsonObject) => JsonObject)): this {
+    this.reply = { ctx, announced: false, dirty: initial !== undefined };
+    if (initial !== undefined) this.set(typeof initial === 'function' ? initial(this.get()) : initial);
+    return this;
   }
 
   /** The reply's `REPLY_START` went out: emit what was queued, then every change as it comes. */

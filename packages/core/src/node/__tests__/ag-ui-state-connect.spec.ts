@@ -80,7 +80,7 @@ describe('createAgUiHandler: shared state, activities, reconnect', () => {
     // The tool saw the client's state; the client's reducer ended with the server's state.
     expect(seen[0]).toEqual({ budget: 300 });
     expect(agent.state).toEqual({ budget: 300, destination: 'Oslo', results: ['Oslo-1'] });
-    expect(agents.get('trip-1')!.sharedState.get()).toEqual(agent.state);
+    expect(agents.get('trip-1')!.saveState().sharedState).toEqual(agent.state);
     const types = events.map((e) => e.type);
     expect(types.indexOf(EventType.STATE_SNAPSHOT)).toBe(1); // right after RUN_STARTED
     expect(types).toContain(EventType.STATE_DELTA);

@@ -42,7 +42,7 @@ export function connectEvents(
       return of<BaseEvent[]>(
         { type: EventType.RUN_STARTED, ...base, timestamp: now } as BaseEvent,
         { type: EventType.MESSAGES_SNAPSHOT, messages, timestamp: now } as BaseEvent,
-        { type: EventType.STATE_SNAPSHOT, snapshot: agent.sharedState.get(), timestamp: now } as BaseEvent,
+        { type: EventType.STATE_SNAPSHOT, snapshot: agent.saveState().sharedState ?? {}, timestamp: now } as BaseEvent,
         { type: EventType.RUN_FINISHED, ...base, outcome: { type: 'success' }, timestamp: now } as BaseEvent,
       );
     }),
