@@ -76,7 +76,7 @@ export function App() {
               return (
                 <ToolPart
                   key={i}
-                  part={part as Part & { toolCallId: string }}
+                  part={part}
                   onApprove={(id, approved) => void addToolApprovalResponse({ id, approved })}
                 />
               );

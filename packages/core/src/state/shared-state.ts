@@ -57,7 +57,7 @@ export class SessionSharedState implements SharedState {
     const next = checked(applyJsonPatch(this.holder.sharedState, operations), 'sharedState.patch(operations)');
     if (jsonEqual(this.holder.sharedState, next)) return;
     this.holder.sharedState = next;
-    this.changed(() => structuredClone(operations));
+    this.changed(() => structuredClone(operations) as JsonPatchOperation[]);
   }
 
   /**

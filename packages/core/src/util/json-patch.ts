@@ -55,7 +55,7 @@ type Mutable = Record<string, unknown> | unknown[];
  * ```
  */
 export function applyJsonPatch<T extends JsonValue>(doc: T, patch: readonly JsonPatchOperation[]): T {
-  const root = { '': structuredClone(doc) as unknown } as Record<string, unknown>;
+  const root = { '': structuredClone(doc) } as Record<string, unknown>;
   patch.forEach((op, i) => applyOne(root, op, i));
   return root[''] as T;
 }

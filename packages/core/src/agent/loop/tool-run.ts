@@ -105,9 +105,7 @@ export function executeTool(ctx: RuntimeContext, input: ActingInput): Observable
     const toolCtx = withLazySignal(signal, {
       callId: toolCall.id,
       idempotencyKey: `${ctx.sessionId}:${ctx.replyId}:${toolCall.id}`,
-      get sharedState() {
-        return ctx.sharedState;
-      },
+      ...sharedStateOf(ctx),
       agentName: ctx.agentName,
       replyId: ctx.replyId,
       ...(ctx.userId !== undefined ? { userId: ctx.userId } : {}),
@@ -186,6 +184,15 @@ function withLazySignal(signal: () => AbortSignal, fields: Omit<ToolContext, 'si
   const ctx = Object.assign({ [SIGNAL_OF]: signal }, fields);
   Object.defineProperty(ctx, 'signal', SIGNAL_PROPERTY);
   return ctx as unknown as ToolContext;
+}
+
+/** The reply's shared state for the tool, when the context has one (a context built only to stamp events has none). */
+function sharedStateOf(ctx: RuntimeContext): Pick<ToolContext, 'sharedState'> {
+  try {
+    return { sharedState: ctx.sharedState };
+  } catch {
+    return {};
+  }
 }
 
 /** The fields of a progress report, checked: a bad report from a tool names what is wrong. */

@@ -117,11 +117,11 @@ describe('AG-UI in Chromium with @ag-ui/client', () => {
     gate = new Promise((resolve) => (release = resolve));
     await page.goto(`${http.url}/?thread=t2`);
     await page.evaluate(() => (window as unknown as { send: (t: string) => void }).send('Book 12A'));
-    await page.waitForFunction(() => document.querySelector('#activity')!.textContent!.includes('holding seat 12A'));
+    await page.waitForFunction(() => document.querySelector('#activity')!.textContent.includes('holding seat 12A'));
     await page.reload(); // the request goes away with the page; the run goes on (disconnect: 'continue')
     expect(await text('state')).toBe('{}');
     await page.evaluate(() => (window as unknown as { reconnect: () => void }).reconnect());
-    await page.waitForFunction(() => document.querySelector('#state')!.textContent!.includes('holding'));
+    await page.waitForFunction(() => document.querySelector('#state')!.textContent.includes('holding'));
     release();
     await page.locator('body[data-run="finished"]').waitFor();
     expect(JSON.parse((await text('state'))!)).toEqual({ seat: '12A', status: 'booked' });

@@ -169,7 +169,8 @@ function appendTo(bus: SessionEventBus, threadId: string, report: (error: unknow
 
 /** The run subscribed on its own, so it goes on when the client leaves; the client reads a replay of it. */
 function detached(run$: Observable<BaseEvent>): Observable<BaseEvent> {
-  const replay = new ReplaySubject<BaseEvent>();
+  // Every event of the run: the run is bounded (it ends on its own), and the subject goes with the request.
+  const replay = new ReplaySubject<BaseEvent>(Infinity);
   run$.subscribe(replay);
   return replay.asObservable();
 }

@@ -26,12 +26,9 @@ export class AgUiActivities {
   ): BaseEvent[] {
     const previous = this.contents.get(messageId);
     this.contents.set(messageId, content);
-    if (!previous)
-      return [{ type: EventType.ACTIVITY_SNAPSHOT, messageId, activityType, content, ...base } as BaseEvent];
+    if (!previous) return [{ type: EventType.ACTIVITY_SNAPSHOT, messageId, activityType, content, ...base }];
     const patch = diffJson(previous, content);
-    return patch.length
-      ? [{ type: EventType.ACTIVITY_DELTA, messageId, activityType, patch, ...base } as BaseEvent]
-      : [];
+    return patch.length ? [{ type: EventType.ACTIVITY_DELTA, messageId, activityType, patch, ...base }] : [];
   }
 }
 

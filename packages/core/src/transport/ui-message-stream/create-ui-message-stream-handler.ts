@@ -97,7 +97,11 @@ export function createUIMessageStreamHandler(
       if (error instanceof AgentUsageError) return refusal(409, error.code, error.message);
       const coded = error as { code?: unknown; status?: unknown; message?: unknown };
       if (typeof coded.status === 'number' && coded.status >= 400 && coded.status < 500)
-        return refusal(coded.status, String(coded.code ?? 'refused'), String(coded.message));
+        return refusal(
+          coded.status,
+          typeof coded.code === 'string' ? coded.code : 'refused',
+          typeof coded.message === 'string' ? coded.message : 'refused',
+        );
       throw error;
     }
   };

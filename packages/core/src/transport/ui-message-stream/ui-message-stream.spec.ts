@@ -42,7 +42,7 @@ describe('createUIMessageStreamHandler with the AI SDK client', () => {
     });
     const transport = new DefaultChatTransport<UIMessage>({
       api: 'http://shop.test/api/chat',
-      fetch: (url, init) => handler(new Request(url as string, init)),
+      fetch: (url, init) => handler(new Request(url, init)),
     });
     /** Sends like useChat does and folds the answer like useChat does: the last assistant message. */
     const send = async (messages: UIMessage[], trigger: 'submit-message' | 'regenerate-message' = 'submit-message') => {
@@ -227,7 +227,7 @@ describe('toEventStreamResponse', () => {
           toolCtx.signal.addEventListener('abort', () => ((aborted = true), resolve('stopped'))),
         ),
     });
-    server.close();
+    await server.close();
     server = await startOpenAITestServer({ script: [{ toolCalls: [{ name: 'wait', input: {} }] }] });
     const slow = new Agent({
       model: new OpenAIChatModel({ model: 'm', apiKey: 'k', baseURL: server.url }),
