@@ -1,9 +1,23 @@
 import { RxscopeError } from '../error/rxscope-error.js';
 
-/** A JSON value: what survives `JSON.stringify` and `JSON.parse` unchanged. */
+/**
+ * A JSON value: what survives `JSON.stringify` and `JSON.parse` unchanged.
+ *
+ * @example
+ * ```ts
+ * const v: JsonValue = { list: [1, 'two', null] };
+ * ```
+ */
 export type JsonValue = string | number | boolean | null | readonly JsonValue[] | { readonly [key: string]: JsonValue };
 
-/** A JSON object (the shared state of a session is one). */
+/**
+ * A JSON object (the shared state of a session is one).
+ *
+ * @example
+ * ```ts
+ * const state: JsonObject = { cart: ['tea'], phase: 'shopping' };
+ * ```
+ */
 export type JsonObject = { readonly [key: string]: JsonValue };
 
 /**

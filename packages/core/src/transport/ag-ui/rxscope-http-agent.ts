@@ -4,7 +4,12 @@ import type { Observable } from 'rxjs';
 
 /**
  * Marks a request to `createAgUiHandler` as a reconnect rather than a run: `forwardedProps`
- * `{ rxscope: { connect: true } }`.
+ * `{ rxscope: { connect: true } }` (what {@link RxscopeHttpAgent} sends; any client may).
+ *
+ * @example
+ * ```ts
+ * await fetch('/agui', { method: 'POST', headers, body: JSON.stringify({ ...input, forwardedProps: AG_UI_CONNECT_PROPS }) });
+ * ```
  */
 export const AG_UI_CONNECT_PROPS = { rxscope: { connect: true } } as const;
 

@@ -5,4 +5,4 @@ export { toUIMessageStreamResponse } from './to-ui-message-stream-response.js';
 export type { UIMessageStreamResponseOptions } from './to-ui-message-stream-response.js';
 export { createUIMessageStreamHandler } from './create-ui-message-stream-handler.js';
 export type { UIMessageStreamHandlerOptions } from './create-ui-message-stream-handler.js';
-export type { UIChatRequest, UIMessageLike } from './ui-chat-request.js';
+export type { UIChatRequest, UIMessageLike, UIPartLike } from './ui-chat-request.js';

@@ -2,21 +2,44 @@ import type { Message, ResumeEntry, RunAgentInput } from '@ag-ui/core';
 import type { Agent, ReplyInput } from '../../agent/agent.js';
 import { replyInputOf, type AgUiHistoryMode } from '../ag-ui/ag-ui-run-input.js';
 
-/** The body `useChat` (AI SDK 6, `DefaultChatTransport`) posts: the chat id, its messages, and why. */
+/**
+ * The body `useChat` (AI SDK 6, `DefaultChatTransport`) posts: the chat id, its messages, and why.
+ *
+ * @example
+ * ```ts
+ * const body: UIChatRequest = { id: 'c1', trigger: 'submit-message', messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Hi' }] }] };
+ * ```
+ */
 export interface UIChatRequest {
   readonly id: string;
   readonly messages: readonly UIMessageLike[];
   readonly trigger: 'submit-message' | 'regenerate-message';
 }
 
-/** A `UIMessage` as far as the server reads it. */
+/**
+ * A `UIMessage` as far as the server reads it.
+ *
+ * @example
+ * ```ts
+ * const m: UIMessageLike = { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Hi' }] };
+ * ```
+ */
 export interface UIMessageLike {
   readonly id: string;
   readonly role: 'system' | 'user' | 'assistant';
   readonly parts: readonly UIPartLike[];
 }
 
-interface UIPartLike {
+/**
+ * A part of a {@link UIMessageLike} as far as the server reads it: text, and tool parts
+ * (`tool-<name>`, `dynamic-tool`) with their state, input, output and approval.
+ *
+ * @example
+ * ```ts
+ * const p: UIPartLike = { type: 'tool-refund', toolCallId: 'r1', state: 'approval-responded', approval: { id: 'r1', approved: true } };
+ * ```
+ */
+export interface UIPartLike {
   readonly type: string;
   readonly text?: string;
   readonly toolCallId?: string;

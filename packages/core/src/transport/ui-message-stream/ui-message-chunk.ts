@@ -63,7 +63,14 @@ export interface RxscopeMessageMetadata {
   readonly [key: string]: unknown;
 }
 
-/** The `data-*` part carrying the session's shared state (replaced in place: one id). */
+/**
+ * The `data-*` part carrying the session's shared state (replaced in place: one id).
+ *
+ * @example
+ * ```ts
+ * const part = message.parts.find((p): p is SharedStateDataPart => p.type === 'data-shared-state');
+ * ```
+ */
 export interface SharedStateDataPart {
   readonly type: 'data-shared-state';
   readonly id: 'shared-state';
