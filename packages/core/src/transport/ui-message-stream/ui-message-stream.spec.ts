@@ -8,6 +8,9 @@ import { z } from 'zod';
 import { Agent, defineTool, fromAgentEventStream, toEventStreamResponse } from '../../index.js';
 import { OpenAIChatModel } from '../../model/openai/index.js';
 import { startOpenAITestServer, type OpenAITestServer } from '../../testing/node/index.js';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { nodeHandlerOf } from '../../node/index.js';
 import { createUIMessageStreamHandler } from './index.js';
 
 const refunds: string[] = [];
@@ -202,6 +205,71 @@ describe('createUIMessageStreamHandler with the AI SDK client', () => {
       /did you mean "maxBodyBytes"/,
     );
     expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe('createUIMessageStreamHandler on Node http (nodeHandlerOf)', () => {
+  let server: OpenAITestServer;
+  let http: Server;
+  afterEach(async () => {
+    await new Promise((resolve) => http?.close(resolve));
+    await server?.close();
+  });
+
+  it('serves useChat over a real socket, and a client that aborts cancels the reply', async () => {
+    server = await startOpenAITestServer({
+      script: [{ text: 'Over HTTP.' }, { toolCalls: [{ name: 'wait', input: {} }] }],
+    });
+    let aborted = false;
+    const wait = defineTool({
+      name: 'wait',
+      description: 'Waits',
+      input: z.object({}),
+      execute: (_input, toolCtx) =>
+        new Promise<string>((resolve) =>
+          toolCtx.signal.addEventListener('abort', () => ((aborted = true), resolve('stopped'))),
+        ),
+    });
+    const model = new OpenAIChatModel({ model: 'm', apiKey: 'k', baseURL: server.url });
+    const chat = createUIMessageStreamHandler({
+      heartbeatMs: 0,
+      agent: (id) => new Agent({ model, tools: [wait], sessionId: id }),
+    });
+    http = createServer(nodeHandlerOf(chat));
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    const api = `http://127.0.0.1:${(http.address() as AddressInfo).port}/api/chat`;
+    const transport = new DefaultChatTransport<UIMessage>({ api });
+    const stream = await transport.sendMessages({
+      chatId: 'n1',
+      trigger: 'submit-message',
+      messageId: undefined,
+      abortSignal: undefined,
+      messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Hi' }] }],
+    });
+    let message: UIMessage | undefined;
+    for await (const m of readUIMessageStream({ stream, terminateOnError: true })) message = m;
+    expect(message!.parts.at(-1)).toMatchObject({ type: 'text', text: 'Over HTTP.' });
+
+    const stop = new AbortController();
+    const waiting = await transport.sendMessages({
+      chatId: 'n1',
+      trigger: 'submit-message',
+      messageId: undefined,
+      abortSignal: stop.signal,
+      messages: [
+        { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Hi' }] },
+        message!,
+        { id: 'u2', role: 'user', parts: [{ type: 'text', text: 'Wait' }] },
+      ],
+    });
+    const reader = waiting.getReader();
+    for (;;) {
+      const { value } = await reader.read();
+      if (value?.type === 'tool-input-available') break;
+    }
+    stop.abort(); // useChat's stop()
+    await new Promise((r) => setTimeout(r, 100));
+    expect(aborted).toBe(true);
   });
 });
 
