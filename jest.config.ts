@@ -142,6 +142,7 @@ const config: Config = {
     program('node-service', 'examples/node-service'),
     program('worker-pool', 'examples/worker-pool'),
     program('express-sse', 'examples/express-sse'),
+    angularApp('react-chat', 'examples/react-chat'),
     program('fastify-sse', 'examples/fastify-sse'),
     program('rag-assistant', 'examples/rag-assistant'),
     program('mcp-agent', 'examples/mcp-agent'),

@@ -26,6 +26,8 @@ export type {
   AgentEventType,
   ConfirmResult,
   CustomEvent,
+  StateSnapshotEvent,
+  StateDeltaEvent,
   ErrorInfo,
   EventBase,
   EventFields,
@@ -143,6 +145,10 @@ export type { PermissionBehavior, PermissionMode, PermissionRule, PermissionStat
 // state and sessions
 export { AgentStateError, parseAgentState, STATE_VERSION } from './state/snapshot.js';
 export type { AgentStateSnapshot, PendingReply } from './state/snapshot.js';
+export { applyJsonPatch, diffJson, JsonPatchError } from './util/json-patch.js';
+export type { JsonObject, JsonPatchOperation, JsonValue } from './util/json-patch.js';
+export { SharedStateError } from './state/shared-state.js';
+export type { SharedState } from './state/shared-state.js';
 export { InMemorySessionStore, SessionConflictError, SessionStoreError } from './state/session-store.js';
 export type { SessionStore, StoredSession } from './state/session-store.js';
 export {
@@ -168,11 +174,13 @@ export {
   encodeServerSentEvent,
   fromAgentEventStream,
   REPLAY_GAP,
+  toEventStreamResponse,
   toServerSentEvents,
 } from './transport/index.js';
 export type {
   AgentEventStreamOptions,
   AgentStreamErrorKind,
+  EventStreamResponseOptions,
   ServerSentEvent,
   ServerSentEventsOptions,
 } from './transport/index.js';

@@ -58,6 +58,8 @@ type _types = Expect<
     | 'REQUIRE_EXTERNAL_EXECUTION'
     | 'EXTERNAL_EXECUTION_RESULT'
     | 'CUSTOM'
+    | 'STATE_SNAPSHOT'
+    | 'STATE_DELTA'
   >
 >;
 type _discriminant = Expect<Equal<AgentEvent['type'], AgentEventType>>;
@@ -210,6 +212,8 @@ export function describeEvent(e: AgentEvent): string {
     case 'REQUIRE_EXTERNAL_EXECUTION':
     case 'EXTERNAL_EXECUTION_RESULT':
     case 'CUSTOM':
+    case 'STATE_SNAPSHOT':
+    case 'STATE_DELTA':
       return e.type;
     default: {
       const unreachable: never = e;

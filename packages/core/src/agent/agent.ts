@@ -370,6 +370,7 @@ export class Agent implements AgentHandle {
       claimSession(this.state, this.sessionId, options.userId),
     );
     this.journal?.attach(ctx, before, prepared.resume !== undefined);
+    ctx.sharedStateOfReply = this.state.shared.open(ctx, options.sharedState);
     const run = new ReplyRun(this.host, ctx, prepared.resume, output, replyTools);
     ctx.onStop = (reason) => {
       if (run.stop(reason)) controller.abort(new Error(`the reply was stopped: ${reason.message}`));

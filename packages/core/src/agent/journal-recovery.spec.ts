@@ -159,6 +159,39 @@ describe('step checkpoints and recovery after a crash', () => {
     expect((await store.readJournal('s1')).entries).toEqual([]);
   });
 
+  it('keeps the shared state a crashed reply had changed: it is folded from the journal', async () => {
+    const store = new InMemorySessionStore();
+    let started!: () => void;
+    const running = new Promise<void>((r) => (started = r));
+    const mark = defineTool({
+      name: 'mark',
+      description: 'marks',
+      input: z.object({}),
+      execute: (_i, toolCtx) => (toolCtx.sharedState!.set({ refund: 'pending' }), 'marked'),
+    });
+    const refund = defineTool({
+      name: 'refund',
+      description: 'refunds',
+      input: z.object({}),
+      execute: () => {
+        setTimeout(started, 20); // the mark's result is journaled by then
+        return new Promise<string>(() => undefined); // the process dies while it runs
+      },
+    });
+    const calls = [
+      { name: 'mark', input: {} },
+      { name: 'refund', input: {} },
+    ];
+    await crashWhile(store, [mark, refund], calls, running);
+    expect((await store.load('s1'))?.state.sharedState).toBeUndefined(); // the dead process never saved it
+    const agent = recovering(store, [mark, refund]);
+    await sleep(LEASE + 50);
+    const events = await collect(agent.reply({ type: 'RECOVER_REPLY' }));
+    assertReplyGrammar(events);
+    expect(agent.saveState().sharedState).toEqual({ refund: 'pending' });
+    expect((await store.load('s1'))?.state.sharedState).toEqual({ refund: 'pending' });
+  });
+
   it('runs an idempotent tool again with the same idempotency key, and asks recover() otherwise', async () => {
     const store = new InMemorySessionStore();
     const keys: string[] = [];

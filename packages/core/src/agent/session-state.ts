@@ -3,6 +3,8 @@ import type { Permissions } from '../permission/permissions.js';
 import { newId } from '../util/id.js';
 import { parseAgentState, STATE_VERSION, type AgentStateSnapshot, type PendingReply } from '../state/snapshot.js';
 import { SendInbox } from './send-inbox.js';
+import type { JsonObject } from '../util/json-patch.js';
+import { SessionSharedState } from '../state/shared-state.js';
 
 /**
  * What an agent keeps between replies, and what `saveState()` writes: the conversation, the
@@ -15,6 +17,10 @@ export class SessionState {
   summary: string | undefined;
   /** `ctx.state(key)` values of the middlewares. */
   middlewareState: Record<string, unknown> = {};
+  /** The shared state (`ctx.sharedState`): a JSON object, replaced on each change. */
+  sharedState: JsonObject = {};
+  /** The shared state's API, which emits its changes into the running reply. */
+  readonly shared = new SessionSharedState(this);
   /** The reply suspended for confirmation or external execution, if any. */
   pending: PendingReply | undefined;
   /** Messages sent with `agent.send()` that have not joined a reply yet. */
@@ -48,6 +54,7 @@ export class SessionState {
     this.context = [...snapshot.context];
     this.summary = snapshot.summary;
     this.middlewareState = structuredClone({ ...snapshot.middlewareState });
+    this.sharedState = structuredClone(snapshot.sharedState ?? {});
     this.permissions.replace(snapshot.permissions);
     this.pending = snapshot.pending;
     this.inbox.restore(snapshot.inbox, fromStore);
@@ -63,6 +70,7 @@ export class SessionState {
       context: this.context,
       ...(this.summary !== undefined ? { summary: this.summary } : {}),
       middlewareState: structuredClone(this.middlewareState),
+      ...(Object.keys(this.sharedState).length ? { sharedState: structuredClone(this.sharedState) } : {}),
       permissions: this.permissions.state,
       ...(this.pending ? { pending: this.pending } : {}),
       ...(this.inbox.size ? { inbox: this.inbox.messages } : {}),

@@ -1,4 +1,5 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
+import type { JsonObject } from '../util/json-patch.js';
 import { z } from 'zod';
 import type { Msg } from '../message/blocks.js';
 import type { ResponseFormat } from '../model/chat-model.js';
@@ -37,6 +38,12 @@ export interface ReplyOptions<S extends StandardSchemaV1 = StandardSchemaV1> {
    * label their data with it.
    */
   readonly userId?: string;
+  /**
+   * The shared state the reply starts from (a frontend's copy, sent with its request), or a
+   * function of the session's current one, evaluated when the reply starts. The reply then
+   * begins with a `STATE_SNAPSHOT` (right after `REPLY_START`), also when nothing changed.
+   */
+  readonly sharedState?: JsonObject | ((current: JsonObject) => JsonObject);
 }
 
 /**

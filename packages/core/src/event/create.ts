@@ -49,9 +49,11 @@ export function createEvent<T extends AgentEventType>(
   return event as unknown as AgentEventOf<T>;
 }
 
-/** Types of the events that carry one streamed piece of a block. */
-export type DeltaEventType =
-  'TEXT_BLOCK_DELTA' | 'THINKING_BLOCK_DELTA' | 'TOOL_CALL_DELTA' | 'TOOL_RESULT_DELTA' | 'DATA_BLOCK_DELTA';
+/**
+ * Types of the events that carry one streamed piece of a block and nothing else (`TOOL_CALL_DELTA`
+ * also carries its `toolCallId`: build it with `createEvent`).
+ */
+export type DeltaEventType = 'TEXT_BLOCK_DELTA' | 'THINKING_BLOCK_DELTA' | 'TOOL_RESULT_DELTA' | 'DATA_BLOCK_DELTA';
 
 /**
  * Builds a delta event. Same result as {@link createEvent}, written as one object literal of a

@@ -1,6 +1,7 @@
 import type { ToolResultContent, ToolResultStatus } from '../message/blocks.js';
 import type { ModelRequestInfo } from './model-request.js';
 import type { ToolQuestionRequest } from './tool-question-request.js';
+import type { JsonObject, JsonPatchOperation } from '../util/json-patch.js';
 
 /** Token usage of one model call (or a sum of calls). */
 export interface Usage {
@@ -122,8 +123,10 @@ export interface EventFields {
   THINKING_BLOCK_DELTA: { readonly blockId: string; readonly delta: string };
   THINKING_BLOCK_END: { readonly blockId: string };
   TOOL_CALL_START: { readonly blockId: string; readonly toolCallId: string; readonly name: string };
-  TOOL_CALL_DELTA: { readonly blockId: string; readonly delta: string };
-  TOOL_CALL_END: { readonly blockId: string };
+  /** A piece of the call's JSON arguments; `toolCallId` is the one of its `TOOL_CALL_START`. */
+  TOOL_CALL_DELTA: { readonly blockId: string; readonly toolCallId: string; readonly delta: string };
+  /** The call's arguments are complete; `toolCallId` is the one of its `TOOL_CALL_START`. */
+  TOOL_CALL_END: { readonly blockId: string; readonly toolCallId: string };
   TOOL_RESULT_START: { readonly blockId: string; readonly toolCallId: string; readonly name: string };
   /** A piece of the tool's output as it streams (the values together form `TOOL_RESULT_END.output`). */
   TOOL_RESULT_DELTA: { readonly blockId: string; readonly delta: string };
@@ -172,6 +175,17 @@ export interface EventFields {
   REQUIRE_EXTERNAL_EXECUTION: { readonly toolCalls: readonly PendingToolCall[] };
   EXTERNAL_EXECUTION_RESULT: { readonly results: readonly ExternalResult[] };
   CUSTOM: { readonly name: string; readonly value: unknown };
+  /**
+   * The whole shared state of the session (`ctx.sharedState`), as it is after a change. The first
+   * state event of a reply is always a snapshot; a consumer replaces its copy with `snapshot`.
+   */
+  STATE_SNAPSHOT: { readonly snapshot: JsonObject };
+  /**
+   * A change of the shared state as RFC 6902 JSON Patch operations, to apply to the state of the
+   * previous `STATE_SNAPSHOT`/`STATE_DELTA` of the reply. A consumer whose patch does not apply
+   * drops its copy and waits for the next `STATE_SNAPSHOT` (docs/events.md, "Shared state").
+   */
+  STATE_DELTA: { readonly delta: readonly JsonPatchOperation[] };
 }
 
 /** Every event type name. */
@@ -237,7 +251,18 @@ export type ModelEventType =
  * const chunk: ModelEvent = { type: 'TEXT_BLOCK_DELTA', blockId: 'b1', delta: 'Hel' };
  * ```
  */
-export type ModelEvent = { [K in ModelEventType]: { readonly type: K } & EventFields[K] }[ModelEventType];
+export type ModelEvent = { [K in ModelEventType]: { readonly type: K } & ModelEventFields[K] }[ModelEventType];
+
+/**
+ * The fields of a model event: those of the agent event, except that `TOOL_CALL_DELTA` and
+ * `TOOL_CALL_END` may leave out `toolCallId` (the agent fills it in from the call's
+ * `TOOL_CALL_START`, so a model only names the block).
+ */
+type ModelEventFields = {
+  [K in ModelEventType]: K extends 'TOOL_CALL_DELTA' | 'TOOL_CALL_END'
+    ? Omit<EventFields[K], 'toolCallId'> & { readonly toolCallId?: string }
+    : EventFields[K];
+};
 
 // Aliases for the most used events.
 /** @see AgentEvent */ export type ReplyStartEvent = AgentEventOf<'REPLY_START'>;
@@ -252,3 +277,5 @@ export type ModelEvent = { [K in ModelEventType]: { readonly type: K } & EventFi
 /** @see AgentEvent */ export type UserConfirmResultEvent = AgentEventOf<'USER_CONFIRM_RESULT'>;
 /** @see AgentEvent */ export type ExternalExecutionResultEvent = AgentEventOf<'EXTERNAL_EXECUTION_RESULT'>;
 /** @see AgentEvent */ export type CustomEvent = AgentEventOf<'CUSTOM'>;
+/** @see AgentEvent */ export type StateSnapshotEvent = AgentEventOf<'STATE_SNAPSHOT'>;
+/** @see AgentEvent */ export type StateDeltaEvent = AgentEventOf<'STATE_DELTA'>;

@@ -27,6 +27,8 @@ const EVENT_TYPES: ReadonlySet<string> = new Set<AgentEventType>([
   'REQUIRE_EXTERNAL_EXECUTION',
   'EXTERNAL_EXECUTION_RESULT',
   'CUSTOM',
+  'STATE_SNAPSHOT',
+  'STATE_DELTA',
 ]);
 
 /**

@@ -49,7 +49,6 @@ const BLOCK_KIND: Record<BlockStartEvent['type'], OpenBlockInfo['kind']> = {
 const BLOCK_END = {
   text: 'TEXT_BLOCK_END',
   thinking: 'THINKING_BLOCK_END',
-  tool_call: 'TOOL_CALL_END',
   data: 'DATA_BLOCK_END',
 } as const;
 
@@ -120,6 +119,7 @@ export function closeBlock(
 ): AgentEvent {
   const block = 'type' in open ? openBlockOf(open) : open;
   const blockId = block.blockId;
+  if (block.kind === 'tool_call') return ctx.event('TOOL_CALL_END', { blockId, toolCallId: block.toolCallId ?? '' });
   if (block.kind !== 'tool_result') return ctx.event(BLOCK_END[block.kind], { blockId });
   const output = [{ type: 'text' as const, text: `Tool call did not finish: ${options.why}.` }];
   return ctx.event('TOOL_RESULT_END', { blockId, toolCallId: block.toolCallId ?? '', status: options.status, output });

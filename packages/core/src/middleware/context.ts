@@ -1,4 +1,5 @@
 import type { DeltaEventType, EventFactory } from '../event/create.js';
+import type { SharedState } from '../util/shared-state.js';
 import type { AgentEventOf, AgentEventType, EventFields, StopReason } from '../event/events.js';
 import type { Conversation } from './conversation.js';
 
@@ -55,6 +56,16 @@ export interface RuntimeContext extends EventFactory {
    * messages, a pointer instead of a large tool result), add and remove hints.
    */
   readonly conversation: Conversation;
+  /**
+   * The session's shared state: a JSON object frontends show, saved with the session. Each
+   * change emits `STATE_SNAPSHOT` (the first of the reply) or `STATE_DELTA` into the reply.
+   *
+   * @example
+   * ```ts
+   * ctx.sharedState.patch([{ op: 'replace', path: '/phase', value: 'searching' }]);
+   * ```
+   */
+  readonly sharedState: SharedState;
   /** The value of `token` for this reply (its default until set). */
   get<T>(token: ContextToken<T>): T;
   set<T>(token: ContextToken<T>, value: NoInfer<T>): void;

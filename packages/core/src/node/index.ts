@@ -8,6 +8,7 @@ export type { SessionSaveErrorCode } from './session-save-error.js';
 
 // graceful shutdown: running replies saved for the next process ----------------------------
 export { shutdownAgents, terminationSignal } from './shutdown-agents.js';
+export { nodeHandlerOf } from './fetch-handler.js';
 export type { AgentsToShutDown, ShutdownAgentsOptions, ShutdownReport } from './shutdown-agents.js';
 
 // transport: SSE for Node HTTP servers -----------------------------------------------------

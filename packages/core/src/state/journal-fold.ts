@@ -1,5 +1,6 @@
 import type { AgentEvent } from '../event/events.js';
 import { createReplyReducer } from '../event/reducer.js';
+import { applyJsonPatch, type JsonObject } from '../util/json-patch.js';
 import type { JournalRead } from './journal.js';
 import type { AgentStateSnapshot, PendingReply } from './snapshot.js';
 
@@ -76,12 +77,35 @@ export function foldJournal(base: AgentStateSnapshot, baseVersion: number, read:
       ...(end.done === 'completed' || end.done === 'max_iters' ? { done: end.done } : {}),
     },
   };
+  const sharedState = sharedStateAfter(base.sharedState, events, base.agentName);
   const snapshot: AgentStateSnapshot = {
     ...base,
+    ...(sharedState ? { sharedState } : {}),
     context: first.input ? [...base.context, ...first.input] : base.context,
     pending,
   };
   return { snapshot, replyId: first.replyId, fromStep: end.step, started };
+}
+
+/** The shared state after the reply's journaled state events (`undefined`: none changed it). */
+function sharedStateAfter(
+  base: JsonObject | undefined,
+  events: readonly AgentEvent[],
+  source: string,
+): JsonObject | undefined {
+  let state: JsonObject | undefined;
+  for (const e of events) {
+    if (e.source !== source) continue;
+    if (e.type === 'STATE_SNAPSHOT') state = e.snapshot;
+    else if (e.type === 'STATE_DELTA') {
+      try {
+        state = applyJsonPatch(state ?? base ?? {}, e.delta);
+      } catch {
+        // The reply emitted deltas it had applied itself, so they apply; a damaged entry is dropped above.
+      }
+    }
+  }
+  return state;
 }
 
 /** Ids of the blocks whose end is among the events. */

@@ -4,6 +4,7 @@ import type { Msg } from '../message/blocks.js';
 import type { PermissionState } from '../permission/rules.js';
 import { migrateState } from './migrations.js';
 import { RxscopeError } from '../error/rxscope-error.js';
+import type { JsonObject } from '../util/json-patch.js';
 
 /** The snapshot format version this build writes (older versions are migrated on load). */
 export const STATE_VERSION = 3;
@@ -102,6 +103,7 @@ export const agentStateSchema = z.object({
   context: z.array(msgSchema),
   summary: z.string().optional(),
   middlewareState: z.record(z.string(), z.unknown()),
+  sharedState: z.record(z.string(), z.json()).optional(),
   permissions: z.object({ mode: z.enum(['default', 'strict', 'plan', 'bypass']), rules: z.array(ruleSchema) }),
   pending: pendingReplySchema.optional(),
   inbox: z.array(msgSchema).optional(),
@@ -171,6 +173,8 @@ export interface AgentStateSnapshot {
   readonly context: readonly Msg[];
   readonly summary?: string;
   readonly middlewareState: Readonly<Record<string, unknown>>;
+  /** The session's shared state (`ctx.sharedState`), when it is not empty. */
+  readonly sharedState?: JsonObject;
   readonly permissions: PermissionState;
   /** The suspended reply, if the agent waits for a confirmation or an external result. */
   readonly pending?: PendingReply;

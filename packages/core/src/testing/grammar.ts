@@ -20,6 +20,8 @@ const FINISH_REASONS = new Set([
  * - every block `*_START` has exactly one `*_END` with the same block id, deltas in between;
  * - every block opened during a model call closes before its `MODEL_CALL_END`;
  * - `TOOL_PROGRESS` comes only inside an open tool result block;
+ * - `TOOL_CALL_DELTA` and `TOOL_CALL_END` carry the `toolCallId` of their `TOOL_CALL_START`;
+ * - a `STATE_DELTA` comes only after a `STATE_SNAPSHOT` of the same reply;
  * - every tool call of the reply gets exactly one result.
  *
  * Events of other agents forwarded through the reply (an agent used as a tool) are checked as
@@ -52,6 +54,8 @@ export function assertReplyGrammar(all: readonly AgentEvent[]): Extract<AgentEve
   let modelOpen: Set<string> | undefined;
   const calls = new Set<string>();
   const results = new Map<string, number>();
+  const callIds = new Map<string, string>();
+  let stateSeen = false;
   events.forEach((e, i) => {
     if (e.replyId !== first.replyId) fail(`event ${e.type} has replyId ${e.replyId}, expected ${first.replyId}`, i);
     if (e.type === 'REPLY_START' && i !== 0) fail('second REPLY_START', i);
@@ -67,7 +71,11 @@ export function assertReplyGrammar(all: readonly AgentEvent[]): Extract<AgentEve
       modelOpen = undefined;
       return;
     }
+    if (e.type === 'STATE_SNAPSHOT') stateSeen = true;
+    if (e.type === 'STATE_DELTA' && !stateSeen) fail('STATE_DELTA before any STATE_SNAPSHOT of the reply', i);
     if (!('blockId' in e)) return;
+    if ((e.type === 'TOOL_CALL_DELTA' || e.type === 'TOOL_CALL_END') && callIds.get(e.blockId) !== e.toolCallId)
+      fail(`${e.type} of block ${e.blockId} carries toolCallId ${e.toolCallId}, not its TOOL_CALL_START's`, i);
     if (e.type === 'TOOL_PROGRESS') {
       if (open.get(e.blockId) !== 'TOOL_RESULT')
         fail(`TOOL_PROGRESS for block ${e.blockId} that is not an open tool result`, i);
@@ -78,7 +86,10 @@ export function assertReplyGrammar(all: readonly AgentEvent[]): Extract<AgentEve
       if (open.has(e.blockId)) fail(`block ${e.blockId} opened twice`, i);
       open.set(e.blockId, kind);
       modelOpen?.add(e.blockId);
-      if (e.type === 'TOOL_CALL_START') calls.add(e.toolCallId);
+      if (e.type === 'TOOL_CALL_START') {
+        calls.add(e.toolCallId);
+        callIds.set(e.blockId, e.toolCallId);
+      }
       if (e.type === 'TOOL_RESULT_START') results.set(e.toolCallId, (results.get(e.toolCallId) ?? 0) + 1);
     } else if (e.type.endsWith('_DELTA')) {
       if (open.get(e.blockId) !== kind) fail(`${e.type} for block ${e.blockId} that is not an open ${kind} block`, i);

@@ -1,4 +1,5 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
+import type { SharedState } from '../util/shared-state.js';
 import type { Observable, ObservableInput } from 'rxjs';
 import type { AgentEvent } from '../event/events.js';
 import type { Msg, ToolResultContent } from '../message/blocks.js';
@@ -81,6 +82,17 @@ export interface ToolContext {
    * a call run again does not take effect twice.
    */
   readonly idempotencyKey: string;
+  /**
+   * The session's shared state (`ctx.sharedState` of the reply): each change is emitted as
+   * `STATE_SNAPSHOT`/`STATE_DELTA`, so a frontend shows what the tool is doing. Always set when
+   * the agent runs the tool; absent from a context built by hand (a unit test, a detached run).
+   *
+   * @example
+   * ```ts
+   * toolCtx.sharedState?.patch([{ op: 'add', path: '/found/-', value: hit }]);
+   * ```
+   */
+  readonly sharedState?: SharedState;
 }
 
 /** A progress report with numbers, for {@link ToolContext.emit}. */

@@ -8,3 +8,5 @@ export type { AgentEventStreamOptions } from './from-agent-event-stream.js';
 export { AgentStreamError } from './agent-stream-error.js';
 export type { AgentStreamErrorKind } from './agent-stream-error.js';
 export { REPLAY_GAP } from './replay-gap.js';
+export { toEventStreamResponse } from './to-event-stream-response.js';
+export type { EventStreamResponseOptions } from './to-event-stream-response.js';

@@ -10,8 +10,16 @@ import { FakeStreamingChatModel } from '@langchain/core/utils/testing';
 import { Redis } from 'ioredis';
 import { EMPTY } from 'rxjs';
 import { z } from 'zod';
-import { Agent, defineTool, InMemorySessionStore, OptionsError, RxscopeError } from '@rxscope/core';
-import { RxscopeAgUiAgent } from '@rxscope/core/ag-ui';
+import {
+  Agent,
+  defineTool,
+  InMemorySessionStore,
+  OptionsError,
+  RxscopeError,
+  toEventStreamResponse,
+} from '@rxscope/core';
+import { RxscopeAgUiAgent, toAgUiEventStreamResponse } from '@rxscope/core/ag-ui';
+import { createUIMessageStreamHandler, toUIMessageStreamResponse } from '@rxscope/core/ui-message-stream';
 import { LangChainChatModel } from '@rxscope/core/langchain';
 import {
   AgentSessions,
@@ -157,6 +165,7 @@ const WALK: Readonly<Record<string, Checked | NotChecked>> = {
   CloseOpenStreamOptions: callTime('closeOpenStream(), for middleware authors'),
   AgentEventStreamOptions: callTime('fromAgentEventStream()'),
   ServerSentEventsOptions: callTime('the toServerSentEvents() operator'),
+  EventStreamResponseOptions: { build: (x) => toEventStreamResponse(EMPTY, { ...base(x) }), key: 'heartbeatMs' },
   ThrowOnErrorEndOptions: callTime('the throwOnErrorEnd() operator'),
   ToTextOptions: callTime('the toText() operator'),
   TextOfOptions: callTime('the deprecated textOf() operator'),
@@ -189,6 +198,13 @@ const WALK: Readonly<Record<string, Checked | NotChecked>> = {
   AgUiHandlerOptions: { build: (x) => createAgUiHandler({ agent, ...base(x) }), key: 'maxBodyBytes' },
   RxscopeAgUiAgentOptions: { build: (x) => new RxscopeAgUiAgent({ agent, ...base(x) }), key: 'threadId' },
   ToAgUiEventsOptions: callTime('the toAgUiEvents() operator'),
+  AgUiEventStreamResponseOptions: { build: (x) => toAgUiEventStreamResponse(EMPTY, { ...base(x) }), key: 'threadId' },
+  // @rxscope/core/ui-message-stream
+  UIMessageStreamResponseOptions: { build: (x) => toUIMessageStreamResponse(EMPTY, { ...base(x) }), key: 'status' },
+  UIMessageStreamHandlerOptions: {
+    build: (x) => createUIMessageStreamHandler({ agent, ...base(x) }),
+    key: 'maxBodyBytes',
+  },
   ReplyQueueOptions: {
     build: (x) => new ReplyQueue({ connection, ...base(x) }),
     key: 'defaultJobOptions',

@@ -35,8 +35,8 @@ export function raiseCallEvents(ctx: RuntimeContext, name: string, id: string, i
   const blockId = `${id}:block`;
   return [
     ctx.event('TOOL_CALL_START', { blockId, toolCallId: id, name }),
-    ctx.event('TOOL_CALL_DELTA', { blockId, delta: JSON.stringify(input) }),
-    ctx.event('TOOL_CALL_END', { blockId }),
+    ctx.event('TOOL_CALL_DELTA', { blockId, toolCallId: id, delta: JSON.stringify(input) }),
+    ctx.event('TOOL_CALL_END', { blockId, toolCallId: id }),
   ];
 }
 

@@ -267,12 +267,17 @@ export class PiiRedactionMiddleware implements Middleware {
       const open = (blockId: string, type: StreamedDelta) => {
         if (this.covers(type)) streams.set(blockId, new StreamRedactor(this.policy, this.maxHold));
       };
-      const close = (blockId: string, type: StreamedDelta): boolean => {
+      const close = (blockId: string, type: StreamedDelta, toolCallId = ''): boolean => {
         const stream = streams.get(blockId);
         if (!stream) return true;
         streams.delete(blockId);
         const out = stream.flush();
-        if (out.text) emit(ctx.delta(type, blockId, out.text));
+        if (out.text)
+          emit(
+            type === 'TOOL_CALL_DELTA'
+              ? ctx.event(type, { blockId, toolCallId, delta: out.text })
+              : ctx.delta(type, blockId, out.text),
+          );
         if (out.blocked) stop(out.blocked);
         return !out.blocked;
       };
@@ -306,7 +311,7 @@ export class PiiRedactionMiddleware implements Middleware {
                 if (!close(e.blockId, 'THINKING_BLOCK_DELTA')) return;
                 break;
               case 'TOOL_CALL_END':
-                if (!close(e.blockId, 'TOOL_CALL_DELTA')) return;
+                if (!close(e.blockId, 'TOOL_CALL_DELTA', e.toolCallId)) return;
                 break;
               default:
                 break;

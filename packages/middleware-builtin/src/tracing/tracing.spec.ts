@@ -697,6 +697,9 @@ function fakeContext(): RuntimeContext {
     userId: undefined,
     iteration: 1,
     signal: new AbortController().signal,
+    get sharedState(): never {
+      throw new Error('no shared state in this test');
+    },
     get conversation(): never {
       throw new Error('this fake context has no conversation');
     },

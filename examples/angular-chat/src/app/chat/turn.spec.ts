@@ -67,9 +67,9 @@ describe('turn view model', () => {
     const waiting = fold([
       ev('REPLY_START', {}),
       ev('TOOL_CALL_START', { blockId: 'c1', toolCallId: 'call_1', name: 'refund' }),
-      ev('TOOL_CALL_DELTA', { blockId: 'c1', delta: '{"amount":' }),
-      ev('TOOL_CALL_DELTA', { blockId: 'c1', delta: '80}' }),
-      ev('TOOL_CALL_END', { blockId: 'c1' }),
+      ev('TOOL_CALL_DELTA', { blockId: 'c1', toolCallId: 'call_1', delta: '{"amount":' }),
+      ev('TOOL_CALL_DELTA', { blockId: 'c1', toolCallId: 'call_1', delta: '80}' }),
+      ev('TOOL_CALL_END', { blockId: 'c1', toolCallId: 'call_1' }),
       ev('REQUIRE_USER_CONFIRM', { toolCalls: [{ id: 'call_1', name: 'refund', input: { amount: 80 } }] }),
       ev('REPLY_END', { finishReason: 'awaiting_confirmation' }),
     ]);
@@ -116,7 +116,7 @@ describe('turn view model', () => {
     const turn = fold([
       ev('REPLY_START', {}),
       ev('TOOL_CALL_START', { blockId: 'c1', toolCallId: 'call_1', name: 'refund' }),
-      ev('TOOL_CALL_END', { blockId: 'c1' }),
+      ev('TOOL_CALL_END', { blockId: 'c1', toolCallId: 'call_1' }),
       ev('REQUIRE_USER_CONFIRM', { toolCalls: [{ id: 'call_1', name: 'refund', input: {} }] }),
       ev('USER_CONFIRM_RESULT', { results: [{ toolCallId: 'call_1', confirmed: false }] }),
     ]);

@@ -92,6 +92,8 @@ class CallStamp {
   ended = false;
   /** Blocks started and not ended, by id, in start order. */
   private readonly open = new Map<string, ModelEvent['type']>();
+  /** The (unique) tool-call id of each open tool-call block, stamped on its deltas and end. */
+  private readonly callIds = new Map<string, string>();
   /** Tool-call ids already in the conversation or this answer; read at the answer's first call. */
   private usedIds: Set<string> | undefined;
 
@@ -107,7 +109,16 @@ class CallStamp {
       case 'TOOL_CALL_START': {
         this.open.set(e.blockId, e.type);
         const toolCallId = this.uniqueId(e.toolCallId);
+        this.callIds.set(e.blockId, toolCallId);
         return ctx.event(e.type, toolCallId === e.toolCallId ? e : { ...e, toolCallId });
+      }
+      case 'TOOL_CALL_DELTA':
+        return ctx.event(e.type, { blockId: e.blockId, toolCallId: this.callIdOf(e.blockId), delta: e.delta });
+      case 'TOOL_CALL_END': {
+        const toolCallId = this.callIdOf(e.blockId);
+        this.open.delete(e.blockId);
+        this.callIds.delete(e.blockId);
+        return ctx.event(e.type, { blockId: e.blockId, toolCallId });
       }
       case 'TEXT_BLOCK_START':
       case 'THINKING_BLOCK_START':
@@ -116,13 +127,11 @@ class CallStamp {
         break;
       case 'TEXT_BLOCK_END':
       case 'THINKING_BLOCK_END':
-      case 'TOOL_CALL_END':
       case 'DATA_BLOCK_END':
         this.open.delete(e.blockId);
         break;
       case 'TEXT_BLOCK_DELTA':
       case 'THINKING_BLOCK_DELTA':
-      case 'TOOL_CALL_DELTA':
       case 'DATA_BLOCK_DELTA':
         return ctx.delta(e.type, e.blockId, e.delta);
       case 'MODEL_CALL_END': {
@@ -151,10 +160,21 @@ class CallStamp {
   private closeOpen(): AgentEvent[] {
     const closing: AgentEvent[] = [];
     for (const [blockId, startType] of [...this.open].reverse()) {
-      closing.push(this.ctx.event(END_OF[startType]!, { blockId }));
+      const end = END_OF[startType]!;
+      closing.push(
+        end === 'TOOL_CALL_END'
+          ? this.ctx.event(end, { blockId, toolCallId: this.callIdOf(blockId) })
+          : this.ctx.event(end, { blockId }),
+      );
     }
     this.open.clear();
+    this.callIds.clear();
     return closing;
+  }
+
+  // A model's delta or end of a block it never started (a broken model) keeps the id it gave, or none.
+  private callIdOf(blockId: string): string {
+    return this.callIds.get(blockId) ?? '';
   }
 
   // A model that reuses a tool-call id (a server numbering its calls call_0, call_1... afresh in

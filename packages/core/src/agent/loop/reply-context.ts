@@ -5,6 +5,7 @@ import type { Conversation } from '../../middleware/conversation.js';
 import { newId } from '../../util/id.js';
 import { AgentUsageError } from '../errors.js';
 import type { ReplyConversation } from './reply-conversation.js';
+import type { SessionSharedState } from '../../state/shared-state.js';
 
 /** The {@link RuntimeContext} of one reply; the loop advances `iteration`. */
 export class ReplyContext implements RuntimeContext {
@@ -13,6 +14,8 @@ export class ReplyContext implements RuntimeContext {
   private readonly origin: EventOrigin;
   /** Set by the loop when the reply starts (contexts built only to stamp events have none). */
   conversationOfReply: ReplyConversation | undefined;
+  /** Set by the agent when the reply starts (contexts built only to stamp events have none). */
+  sharedStateOfReply: SessionSharedState | undefined;
   /** Set by the agent while the reply runs. */
   onStop: ((reason: StopReason) => void) | undefined;
   /** Per-reply state (`replyState`), saved with a suspended reply. */
@@ -60,6 +63,12 @@ export class ReplyContext implements RuntimeContext {
       throw new AgentUsageError('ctx.stop(reason): reason needs a string "code" and a string "message".');
     }
     this.onStop?.(reason);
+  }
+
+  get sharedState(): SessionSharedState {
+    const shared = this.sharedStateOfReply;
+    if (!shared) throw new AgentUsageError('ctx.sharedState is only available while the reply runs.');
+    return shared;
   }
 
   get conversation(): Conversation {

@@ -146,6 +146,12 @@ export class ReplyRun implements StepScope {
       const start = this.ctx.event('REPLY_START', { sessionId: this.ctx.sessionId });
       this.conversation.apply(start);
       subscriber.next(start);
+      // Shared-state changes are emitted as they happen, between REPLY_START and the closing events.
+      this.ctx.sharedStateOfReply?.live((e) => {
+        if (subscriber.closed) return;
+        this.apply(e);
+        subscriber.next(e);
+      });
       this.journal?.begin(start, () => ({
         step: this.ctx.iteration,
         toolSteps: this.actingSteps,
@@ -204,6 +210,7 @@ export class ReplyRun implements StepScope {
       }
       return () => {
         interrupt?.unsubscribe();
+        this.ctx.sharedStateOfReply?.close(this.ctx);
         // Cancelled by unsubscribe: store a consistent state; nothing can be emitted any more.
         if (!this.finished) this.settle().persist?.catch((err: unknown) => this.host.reportError(err));
       };
@@ -256,6 +263,7 @@ export class ReplyRun implements StepScope {
    * state saved to the session store, then `REPLY_END` (an error end if saving failed).
    */
   private finish(subscriber: Subscriber<AgentEvent>): void {
+    this.ctx.sharedStateOfReply?.close(this.ctx);
     const { events, reason, persist } = this.settle();
     const end = (saveError?: unknown): AgentEvent[] => {
       const failed = saveError !== undefined;

@@ -120,6 +120,7 @@ export function executeTool(
     const toolCtx = withLazySignal(signal, {
       callId: toolCall.id,
       idempotencyKey: `${ctx.sessionId}:${ctx.replyId}:${toolCall.id}`,
+      ...sharedStateOf(ctx),
       agentName: ctx.agentName,
       replyId: ctx.replyId,
       ...(ctx.userId !== undefined ? { userId: ctx.userId } : {}),
@@ -130,12 +131,7 @@ export function executeTool(
         subscriber.next(ctx.event('TOOL_PROGRESS', { blockId, toolCallId: toolCall.id, ...report }));
       },
       forward: (event) => {
-        if (event.source === ctx.agentName) {
-          throw new TypeError(
-            `Tool "${tool.name}" forwarded an event of "${event.source}", the agent running it; ` +
-              'a nested agent needs a name of its own.',
-          );
-        }
+        refuseOwnEvent(tool.name, event, ctx.agentName);
         if (!done && !subscriber.closed) subscriber.next(event);
       },
     });
@@ -181,6 +177,15 @@ export function executeTool(
   });
 }
 
+/** A tool forwards the events of another agent (a nested one), never those of the agent running it. */
+function refuseOwnEvent(toolName: string, event: AgentEvent, agentName: string): void {
+  if (event.source !== agentName) return;
+  throw new TypeError(
+    `Tool "${toolName}" forwarded an event of "${event.source}", the agent running it; ` +
+      'a nested agent needs a name of its own.',
+  );
+}
+
 /** The parts of a tool context only some calls have: the answer to a question, the model call. */
 function answerAndModel(
   input: ActingInput,
@@ -211,6 +216,15 @@ function withLazySignal(signal: () => AbortSignal, fields: Omit<ToolContext, 'si
   const ctx = Object.assign({ [SIGNAL_OF]: signal }, fields);
   Object.defineProperty(ctx, 'signal', SIGNAL_PROPERTY);
   return ctx as unknown as ToolContext;
+}
+
+/** The reply's shared state for the tool, when the context has one (a context built only to stamp events has none). */
+function sharedStateOf(ctx: RuntimeContext): Pick<ToolContext, 'sharedState'> {
+  try {
+    return { sharedState: ctx.sharedState };
+  } catch {
+    return {};
+  }
 }
 
 /** The fields of a progress report, checked: a bad report from a tool names what is wrong. */

@@ -88,8 +88,8 @@ const agUiMalformedArb: fc.Arbitrary<Malformed> = fc.oneof(
       body: JSON.stringify(runInput({ [field]: field === 'threadId' || field === 'runId' ? 7 : v })),
     })),
   ),
-  fc.dictionary(fc.string({ minLength: 1 }), fc.jsonValue({ maxDepth: 3 }), { minKeys: 1 }).map((state) => ({
-    label: 'forged state',
+  fc.oneof(fc.array(fc.jsonValue({ maxDepth: 2 })), fc.integer(), fc.string(), fc.boolean()).map((state) => ({
+    label: 'shared state that is not a JSON object',
     body: JSON.stringify(runInput({ state, messages: [{ id: 'u1', role: 'user', content: 'hi' }] })),
   })),
   fc.string({ minLength: 1, maxLength: 20 }).map((id) => ({

@@ -2,7 +2,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { EventType, type RunAgentInput } from '@ag-ui/core';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
-import { defer, from, map, switchMap } from 'rxjs';
+import { defer, from, map, ReplaySubject, switchMap, type Observable } from 'rxjs';
+import type { BaseEvent } from '@ag-ui/core';
+import type { AgentEvent } from '../../event/events.js';
+import { assertSessionOwner } from '../../agent/user-identity.js';
+import { OptionsError } from '../../error/options-error.js';
+import { isConnectInput } from '../../transport/ag-ui/rxscope-http-agent.js';
+import type { SessionEventBus } from '../sessions/session-event-bus.js';
+import { connectEvents } from './ag-ui-connect.js';
 import type { Agent } from '../../agent/agent.js';
 import { claimAgent } from '../../agent/session-claim.js';
 import { checkUserId } from '../../agent/user-identity.js';
@@ -40,6 +47,21 @@ export interface AgUiHandlerOptions extends Omit<StreamAgentEventsOptions, 'sess
    * `HttpError(401, ...)` to refuse the request. A thread another user owns is answered 403.
    */
   readonly identify?: (req: IncomingMessage) => string | undefined | Promise<string | undefined>;
+  /**
+   * The session event bus (`sessions.bus`, a `RedisSessionEventBus`...): every run's rxscope
+   * events are appended to it under the thread id, so a client that reconnects
+   * (`RxscopeHttpAgent.connectAgent()`) is replayed the run in progress. Without one, a reconnect
+   * gets the thread as it is (messages and shared state).
+   */
+  readonly bus?: SessionEventBus;
+  /**
+   * What a client that goes away mid-run does to the run: `'cancel'` (default) cancels the reply
+   * down to the model request, as `abortRun()` does; `'continue'` lets it run to its end (it ends
+   * on its own: completed, suspended for a confirmation, or failed), for a client that reconnects.
+   * With `'continue'`, `abortRun()` no longer stops a run: stop it on the server
+   * (`agent.interrupt()`).
+   */
+  readonly disconnect?: 'cancel' | 'continue';
 }
 
 // Every option, typed against AgUiHandlerOptions: adding one there without listing it here fails to compile.
@@ -47,6 +69,8 @@ const OPTION_KEYS = optionKeys<AgUiHandlerOptions>({
   agent: true,
   shared: true,
   identify: true,
+  bus: true,
+  disconnect: true,
   history: true,
   maxBodyBytes: true,
   headers: true,
@@ -90,14 +114,30 @@ export function createAgUiHandler(
     scheduler,
     maxBodyBytes = 8 * 1024 * 1024,
     identify,
+    bus,
+    disconnect = 'cancel',
     ...streamOptions
   } = options;
+  if (disconnect !== 'cancel' && disconnect !== 'continue')
+    throw new OptionsError(
+      'invalid_option',
+      'createAgUiHandler.disconnect',
+      `createAgUiHandler: disconnect is 'cancel' or 'continue', got ${JSON.stringify(disconnect)}.`,
+    );
+  const report =
+    streamOptions.onError ?? ((error: unknown) => console.error('[rxscope] AG-UI bus append failed:', error));
   const runner = new RxscopeAgUiAgent({ agent, ...(history ? { history } : {}) });
   return (req, res) => {
     const events$ = defer(() => from(identified(req, maxBodyBytes, identify))).pipe(
       switchMap(([input, userId]) => {
-        claimAgent(runner.agentFor(input.threadId), { session: input.threadId, by: 'createAgUiHandler', shared });
-        return runner.run(input, userId);
+        const agent = runner.agentFor(input.threadId);
+        claimAgent(agent, { session: input.threadId, by: 'createAgUiHandler', shared });
+        if (isConnectInput(input)) {
+          assertSessionOwner(agent.saveState().owner, input.threadId, userId);
+          return connectEvents(agent, input, bus);
+        }
+        const run$ = runner.run(input, userId, bus ? appendTo(bus, input.threadId, report) : undefined);
+        return disconnect === 'continue' ? detached(run$) : run$;
       }),
     );
     const frames$ = withSseHeartbeats(
@@ -117,6 +157,22 @@ export function createAgUiHandler(
       ],
     });
   };
+}
+
+/** Appends each event to the bus, in order, without holding the stream up. */
+function appendTo(bus: SessionEventBus, threadId: string, report: (error: unknown) => void): (e: AgentEvent) => void {
+  let chain = Promise.resolve();
+  return (event) => {
+    chain = chain.then(() => bus.append(threadId, event)).catch(report);
+  };
+}
+
+/** The run subscribed on its own, so it goes on when the client leaves; the client reads a replay of it. */
+function detached(run$: Observable<BaseEvent>): Observable<BaseEvent> {
+  // Every event of the run: the run is bounded (it ends on its own), and the subject goes with the request.
+  const replay = new ReplaySubject<BaseEvent>(Infinity);
+  run$.subscribe(replay);
+  return replay.asObservable();
 }
 
 async function identified(

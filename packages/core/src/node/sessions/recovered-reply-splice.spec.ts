@@ -15,7 +15,7 @@ const text = (blockId: string, delta: string): AgentEvent[] => [
 ];
 const call = (blockId: string, toolCallId: string, name: string): AgentEvent[] => [
   ev('TOOL_CALL_START', { blockId, toolCallId, name }),
-  ev('TOOL_CALL_END', { blockId }),
+  ev('TOOL_CALL_END', { blockId, toolCallId }),
 ];
 const recovered = ev('CUSTOM', { name: 'reply_recovered', value: { fromStep: 1 } });
 const spliced = (dead: AgentEvent[], attempt: AgentEvent[]) => {

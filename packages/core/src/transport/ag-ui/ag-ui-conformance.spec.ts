@@ -57,12 +57,14 @@ describe('AG-UI conformance of RxscopeAgUiAgent', () => {
     expect(JSON.stringify(sent[4]!.content)).toContain('The user is on page: /orders/A-1');
   });
 
-  it('refuses a non-empty shared state clearly instead of ignoring it', async () => {
+  it('refuses a shared state that is not a JSON object clearly instead of ignoring it', async () => {
     jest.spyOn(console, 'error').mockImplementation(() => undefined);
     const { agUi } = await setUp({ script: [{ text: 'x' }] });
-    agUi.setState({ cart: ['A-1'] });
+    agUi.setState(['A-1'] as never);
     agUi.addMessage({ id: 'u1', role: 'user', content: 'Hi' });
-    await expect(agUi.runAgent()).rejects.toThrow(/RunAgentInput.state must be empty/);
+    await expect(agUi.runAgent()).rejects.toThrow(
+      /RunAgentInput.state is the shared state, a JSON object; got an array/,
+    );
     expect(server.requests).toHaveLength(0);
     jest.restoreAllMocks();
   });

@@ -1,4 +1,5 @@
 import type { Context, Message, RunAgentInput } from '@ag-ui/core';
+import type { JsonObject } from '../../util/json-patch.js';
 import type { Agent, ReplyInput } from '../../agent/agent.js';
 import { AgentUsageError } from '../../agent/errors.js';
 import type { ExternalResult } from '../../event/events.js';
@@ -51,14 +52,24 @@ export class AgUiInterruptPendingError extends AgentUsageError {
  * input's `context` as grounding). The client's history is checked against the agent's
  * conversation first (mode `'seed'`). Refusals throw {@link AgentUsageError} before anything runs.
  */
+/**
+ * The client's `state` folded into the reply: a non-empty object replaces the session's shared
+ * state; an empty or missing one (what a client that has no state sends) keeps the session's.
+ * Either way the run starts with a `STATE_SNAPSHOT` of the state it runs with.
+ */
+export function sharedStateOf(input: RunAgentInput): (current: JsonObject) => JsonObject {
+  const client = input.state as JsonObject | null | undefined;
+  return (current) => (client && Object.keys(client).length ? client : current);
+}
+
 export function replyInputOf(input: RunAgentInput, agent: Agent, mode: AgUiHistoryMode): ReplyInput {
   if (
     input.state !== undefined &&
     input.state !== null &&
-    !(typeof input.state === 'object' && Object.keys(input.state as object).length === 0)
+    (typeof input.state !== 'object' || Array.isArray(input.state))
   ) {
     throw new AgentUsageError(
-      'This AG-UI agent has no shared state: RunAgentInput.state must be empty ({}). The rxscope agent keeps its own state (conversation, permissions, middleware state) on the server.',
+      `RunAgentInput.state is the shared state, a JSON object; got ${Array.isArray(input.state) ? 'an array' : `a ${typeof input.state}`}.`,
     );
   }
   const pending = agent.pending;

@@ -3,9 +3,9 @@
 // schema, the model behind it being the real OpenAIChatModel over the OpenAI test server.
 import { EventSchema } from '@ag-ui/core/schemas';
 import { EventType, type BaseEvent } from '@ag-ui/core';
-import { lastValueFrom, toArray } from 'rxjs';
+import { concatMap, lastValueFrom, of, toArray } from 'rxjs';
 import { z } from 'zod';
-import { Agent, defineTool } from '../../index.js';
+import { Agent, defineTool, type Middleware } from '../../index.js';
 import { OpenAIChatModel } from '../../model/openai/index.js';
 import { ScriptedChatModel } from '../../testing/index.js';
 import { startOpenAITestServer, type OpenAITestServer } from '../../testing/node/index.js';
@@ -240,13 +240,62 @@ describe('toAgUiEvents', () => {
     expect(custom.at(-1)).toMatchObject({ type: 'RUN_ERROR' }); // the script ran out: the reply failed
   });
 
-  it('tool progress is its own CUSTOM event, apart from the result; a returned object rides along as metadata', async () => {
+  it('todos and plan mode are activities of the thread: a snapshot, then deltas, nothing for no change', async () => {
+    const todos = (items: string[]) => ({ todos: items.map((content) => ({ content, status: 'pending' })) });
+    const planner: Middleware = {
+      key: 'planner',
+      // Reported inside the reply: after its REPLY_START, before its REPLY_END.
+      onAgent: (_agent, ctx, input, next) =>
+        next(input).pipe(
+          concatMap((e) => {
+            if (e.type === 'REPLY_START')
+              return of(e, ctx.event('CUSTOM', { name: 'todos_updated', value: todos(['a']) }));
+            if (e.type !== 'REPLY_END') return of(e);
+            return of(
+              ctx.event('CUSTOM', { name: 'todos_updated', value: todos(['a', 'b']) }),
+              ctx.event('CUSTOM', { name: 'todos_updated', value: todos(['a', 'b']) }),
+              ctx.event('CUSTOM', { name: 'plan_mode_changed', value: { active: true } }),
+              ctx.event('CUSTOM', { name: 'other', value: 1 }),
+              e,
+            );
+          }),
+        ),
+    };
+    const agent = new Agent({ name: 'a', model: new ScriptedChatModel([{ text: 'ok' }]), middlewares: [planner] });
+    const events = await lastValueFrom(agent.reply('plan').pipe(toAgUiEvents({ threadId: 't9' }), toArray()));
+    for (const e of events) expect(() => EventSchema.parse(e)).not.toThrow();
+    const activities = events.filter(
+      (e) => e.type === EventType.ACTIVITY_SNAPSHOT || e.type === EventType.ACTIVITY_DELTA,
+    );
+    expect(activities).toEqual([
+      expect.objectContaining({
+        type: EventType.ACTIVITY_SNAPSHOT,
+        messageId: 't9:todos',
+        activityType: 'todos',
+        content: todos(['a']),
+      }),
+      expect.objectContaining({
+        type: EventType.ACTIVITY_DELTA,
+        messageId: 't9:todos',
+        patch: [{ op: 'add', path: '/todos/-', value: { content: 'b', status: 'pending' } }],
+      }),
+      expect.objectContaining({
+        type: EventType.ACTIVITY_SNAPSHOT,
+        messageId: 't9:plan_mode',
+        content: { active: true },
+      }),
+    ]);
+    expect(events).toContainEqual(expect.objectContaining({ type: EventType.CUSTOM, name: 'other', value: 1 }));
+  });
+
+  it('tool progress is an activity (snapshot, then deltas), apart from the result; a returned object rides along as metadata', async () => {
     const weather = defineTool({
       name: 'weather',
       description: 'Weather',
       input: z.object({ city: z.string() }),
       execute: ({ city }, toolCtx) => {
         toolCtx.emit({ message: `looking up ${city}...`, progress: 1, total: 2 });
+        toolCtx.emit({ message: `reading ${city}...`, progress: 2, total: 2 });
         return { city, tempC: 21 };
       },
     });
@@ -258,11 +307,24 @@ describe('toAgUiEvents', () => {
     const events = await lastValueFrom(agent.reply('weather?').pipe(toAgUiEvents(), toArray()));
     for (const e of events) expect(() => EventSchema.parse(e)).not.toThrow();
     const progress = events.filter(
-      (e) => e.type === EventType.CUSTOM && (e as { name?: string }).name === 'rxscope.tool_progress',
+      (e) => e.type === EventType.ACTIVITY_SNAPSHOT || e.type === EventType.ACTIVITY_DELTA,
     );
+    const messageId = `${events[0]!.type === EventType.RUN_STARTED ? (events[0] as unknown as { runId: string }).runId : ''}:progress:call_1`;
     expect(progress).toEqual([
       expect.objectContaining({
-        value: { toolCallId: 'call_1', message: 'looking up Paris...', progress: 1, total: 2 },
+        type: EventType.ACTIVITY_SNAPSHOT,
+        messageId,
+        activityType: 'tool_progress',
+        content: { toolCallId: 'call_1', message: 'looking up Paris...', progress: 1, total: 2 },
+      }),
+      expect.objectContaining({
+        type: EventType.ACTIVITY_DELTA,
+        messageId,
+        activityType: 'tool_progress',
+        patch: [
+          { op: 'replace', path: '/message', value: 'reading Paris...' },
+          { op: 'replace', path: '/progress', value: 2 },
+        ],
       }),
     ]);
     const result = events.find((e) => e.type === EventType.TOOL_CALL_RESULT) as unknown as {

@@ -8,3 +8,7 @@ export { AgUiInterruptPendingError, AgUiToolNameClashError } from './ag-ui-run-i
 export { AgUiHistoryDivergedError } from './ag-ui-history.js';
 export type { AgUiHistoryMode } from './ag-ui-run-input.js';
 export { toAgUiContent } from './ag-ui-content.js';
+export { RxscopeHttpAgent, AG_UI_CONNECT_PROPS } from './rxscope-http-agent.js';
+export { agUiMessagesOf } from './ag-ui-messages-of.js';
+export { toAgUiEventStreamResponse } from './to-ag-ui-event-stream-response.js';
+export type { AgUiEventStreamResponseOptions } from './to-ag-ui-event-stream-response.js';

@@ -1,6 +1,7 @@
 import { AbstractAgent, type AgentConfig } from '@ag-ui/client';
 import { EventType, PROTOCOL_VERSION, type AgentCapabilities, type BaseEvent, type RunAgentInput } from '@ag-ui/core';
-import { defer, of, type Observable } from 'rxjs';
+import { defer, of, tap, type Observable } from 'rxjs';
+import type { AgentEvent } from '../../event/events.js';
 import { assertSessionOwner, checkUserId } from '../../agent/user-identity.js';
 import type { Agent, ReplyInput } from '../../agent/agent.js';
 import { externalTool } from '../../tool/external-tool.js';
@@ -10,6 +11,7 @@ import {
   AgUiInterruptPendingError,
   AgUiToolNameClashError,
   replyInputOf,
+  sharedStateOf,
   type AgUiHistoryMode,
 } from './ag-ui-run-input.js';
 import { toAgUiEvents } from './to-ag-ui-events.js';
@@ -55,8 +57,9 @@ const OPTION_KEYS = optionKeys<RxscopeAgUiAgentOptions>({
  * snapshots); one whose history claims other tool calls than the session's is a `RUN_ERROR`
  * (`code: 'history_diverged'`) saying where the two differ, and nothing runs (see {@link AgUiHistoryMode}).
  * A new message while interrupts are open does not touch them: the run is a `RUN_ERROR`
- * (`code: 'interrupt_pending'`) that says which calls wait. A non-empty `state` is refused (the
- * agent keeps its own state). Events are mapped by {@link toAgUiEvents}. `abortRun()` interrupts
+ * (`code: 'interrupt_pending'`) that says which calls wait. A non-empty `state` replaces the
+ * session's shared state (`ctx.sharedState`), an empty one keeps it; every run starts with a
+ * `STATE_SNAPSHOT` of the state it runs with. Events are mapped by {@link toAgUiEvents}. `abortRun()` interrupts
  * the reply gracefully (the run finishes `cancelled`); detaching or unsubscribing cancels it
  * down to the model request.
  *
@@ -93,9 +96,11 @@ export class RxscopeAgUiAgent extends AbstractAgent {
 
   /**
    * Runs one AG-UI run. `userId`: the user it acts for (`ctx.userId`); a thread owned by another
-   * user is refused with a `SessionForbiddenError` before anything of it is read.
+   * user is refused with a `SessionForbiddenError` before anything of it is read. `observe` sees
+   * each rxscope event of the reply before it is mapped (`createAgUiHandler` appends them to its
+   * `bus` with it, for clients that reconnect).
    */
-  override run(input: RunAgentInput, userId?: string): Observable<BaseEvent> {
+  override run(input: RunAgentInput, userId?: string, observe?: (event: AgentEvent) => void): Observable<BaseEvent> {
     return defer(() => {
       const agent = this.agentFor(input.threadId);
       assertSessionOwner(agent.saveState().owner, input.threadId, checkUserId(userId, 'AG-UI run'));
@@ -126,8 +131,13 @@ export class RxscopeAgUiAgent extends AbstractAgent {
         state: input.state as unknown,
         tools: agent.tools,
       };
-      const replyOptions = { ...(frontendTools.length ? { tools: frontendTools } : {}), ...(userId ? { userId } : {}) };
-      return agent.reply(reply, replyOptions).pipe(toAgUiEvents(options));
+      const replyOptions = {
+        ...(frontendTools.length ? { tools: frontendTools } : {}),
+        ...(userId ? { userId } : {}),
+        sharedState: sharedStateOf(input),
+      };
+      const reply$ = agent.reply(reply, replyOptions);
+      return (observe ? reply$.pipe(tap(observe)) : reply$).pipe(toAgUiEvents(options));
     });
   }
 
@@ -168,7 +178,7 @@ export class RxscopeAgUiAgent extends AbstractAgent {
       humanInTheLoop: { supported: true, approvals: true, interrupts: true, approveWithEdits: true },
       reasoning: { supported: true, streaming: true },
       multiAgent: { supported: true, delegation: true },
-      state: { snapshots: false, deltas: false, memory: true },
+      state: { snapshots: true, deltas: true, memory: true },
       multimodal: { input: { image: true, audio: true, pdf: true } },
     });
   }

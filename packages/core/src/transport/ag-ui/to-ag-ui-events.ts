@@ -1,10 +1,12 @@
 import { EventType, PROTOCOL_VERSION, type BaseEvent, type Interrupt, type Message } from '@ag-ui/core';
 import { concatMap, defer, from, type Observable, type OperatorFunction } from 'rxjs';
 import type { AgentEvent, AgentEventOf, PendingToolCall } from '../../event/events.js';
-import type { ToolQuestionRequest } from '../../tool/tool-question.js';
+import { questionInterrupt } from './question-interrupt.js';
 import { AgUiMessageLog } from './ag-ui-message-log.js';
 import { AgUiUsage } from './ag-ui-usage.js';
 import { toAgUiContent } from './ag-ui-content.js';
+import { ACTIVITY_OF_CUSTOM, activityContent, AgUiActivities } from './ag-ui-activities.js';
+import { applyJsonPatch, type JsonObject } from '../../util/json-patch.js';
 
 /** Options of {@link toAgUiEvents}. */
 export interface ToAgUiEventsOptions {
@@ -43,7 +45,9 @@ export const AG_UI_CUSTOM_PREFIX = 'rxscope.';
  * | `THINKING_BLOCK_START/DELTA/END` | `REASONING_START`, `REASONING_MESSAGE_START/CONTENT/END`, `REASONING_END` |
  * | `TOOL_CALL_START/DELTA/END` | `TOOL_CALL_START/ARGS/END` (`parentMessageId`: the call's assistant message) |
  * | `TOOL_RESULT_END` | `TOOL_CALL_RESULT` (text, or content parts when the output has media; `metadata.rxscope.status`, and `metadata.rxscope.value` for a returned object) |
- * | `TOOL_PROGRESS` | `CUSTOM {name: 'rxscope.tool_progress', value: {toolCallId, message, progress?, total?}}` |
+ * | `TOOL_PROGRESS` | `ACTIVITY_SNAPSHOT` (then `ACTIVITY_DELTA`) `{activityType: 'tool_progress', content: {toolCallId, message, progress?, total?}}`, one activity message per call |
+ * | `CUSTOM todos_updated` / `plan_mode_changed` | `ACTIVITY_SNAPSHOT` (then `ACTIVITY_DELTA`), `activityType` `'todos'` / `'plan_mode'`, one activity message per thread |
+ * | `STATE_SNAPSHOT` / `STATE_DELTA` | `STATE_SNAPSHOT {snapshot}` / `STATE_DELTA {delta}` |
  * | `REPLY_END` completed / max_iters / stopped | `RUN_FINISHED {outcome: success}`, `usage` one entry per provider and model |
  * | `REPLY_END` awaiting_confirmation | `MESSAGES_SNAPSHOT`/`STATE_SNAPSHOT` (when the input is known), then `RUN_FINISHED {outcome: interrupt}`: one interrupt per call, `reason: 'tool_call'`, a `responseSchema` of `{approved, editedArgs}`; a question a running tool asked (an MCP elicitation) is `reason: 'user_input'`, its `responseSchema` `{approved, input: <the question's schema>}`, its URL in `metadata.rxscope.url` |
  * | `REPLY_END` awaiting_external_execution | `RUN_FINISHED {outcome: success, pendingToolCallIds}` |
@@ -70,7 +74,6 @@ class Segment {
   steps = 0;
   messageId: string | undefined;
   provider: string | undefined;
-  readonly toolCalls = new Map<string, string>(); // blockId -> toolCallId
   readonly openResults: string[] = []; // toolCallIds whose tools run now
   constructor(readonly subagentRunId?: string) {}
 }
@@ -84,10 +87,14 @@ class AgUiMapper {
   private readonly usage = new AgUiUsage();
   private readonly log: AgUiMessageLog | undefined;
   private interrupts: Interrupt[] = [];
+  /** The shared state as the client holds it after the events so far. */
+  private state: unknown;
+  private readonly activities = new AgUiActivities();
   private pendingExternal: string[] = [];
 
   constructor(private readonly options: ToAgUiEventsOptions) {
     this.source = options.source;
+    this.state = options.state;
     this.log = options.messages ? new AgUiMessageLog(options.messages) : undefined;
   }
 
@@ -121,6 +128,12 @@ class AgUiMapper {
         return [this.custom(event, this.root)];
       case 'REPLY_END':
         return this.end(event);
+      case 'STATE_SNAPSHOT':
+        this.state = event.snapshot;
+        return [{ type: EventType.STATE_SNAPSHOT, snapshot: event.snapshot, timestamp: event.createdAt }];
+      case 'STATE_DELTA':
+        this.state = applyJsonPatch(this.state as JsonObject, event.delta);
+        return [{ type: EventType.STATE_DELTA, delta: [...event.delta], timestamp: event.createdAt }];
       default:
         return this.body(event, this.root);
     }
@@ -203,7 +216,6 @@ class AgUiMapper {
           { type: EventType.REASONING_END, messageId: event.blockId, ...base },
         ];
       case 'TOOL_CALL_START':
-        s.toolCalls.set(event.blockId, event.toolCallId);
         return [
           {
             type: EventType.TOOL_CALL_START,
@@ -213,25 +225,27 @@ class AgUiMapper {
             ...base,
           },
         ];
-      case 'TOOL_CALL_DELTA': {
-        const toolCallId = s.toolCalls.get(event.blockId);
-        return toolCallId && event.delta
-          ? [{ type: EventType.TOOL_CALL_ARGS, toolCallId, delta: event.delta, ...base }]
+      case 'TOOL_CALL_DELTA':
+        return event.delta
+          ? [{ type: EventType.TOOL_CALL_ARGS, toolCallId: event.toolCallId, delta: event.delta, ...base }]
           : [];
-      }
-      case 'TOOL_CALL_END': {
-        const toolCallId = s.toolCalls.get(event.blockId);
-        return toolCallId ? [{ type: EventType.TOOL_CALL_END, toolCallId, ...base }] : [];
-      }
+      case 'TOOL_CALL_END':
+        return [{ type: EventType.TOOL_CALL_END, toolCallId: event.toolCallId, ...base }];
       case 'TOOL_PROGRESS': {
         const { toolCallId, message, progress, total } = event;
-        const value = {
+        const content = {
           toolCallId,
           message,
           ...(progress !== undefined ? { progress } : {}),
           ...(total !== undefined ? { total } : {}),
         };
-        return [{ type: EventType.CUSTOM, name: `${AG_UI_CUSTOM_PREFIX}tool_progress`, value, ...base }];
+        return this.activities.report(`${event.replyId}:progress:${toolCallId}`, 'tool_progress', content, base);
+      }
+      case 'CUSTOM': {
+        const activity = ACTIVITY_OF_CUSTOM[event.name];
+        if (!activity) return [this.custom(event, s)];
+        const messageId = `${this.threadId ?? event.replyId}:${activity.slot}`;
+        return this.activities.report(messageId, activity.activityType, activityContent(event.value), base);
       }
       case 'TOOL_RESULT_START':
         s.openResults.push(event.toolCallId);
@@ -310,8 +324,8 @@ class AgUiMapper {
             messages: this.log.snapshot(),
             timestamp: event.createdAt,
           });
-        if (this.options.state !== undefined) {
-          snapshots.push({ type: EventType.STATE_SNAPSHOT, snapshot: this.options.state, timestamp: event.createdAt });
+        if (this.state !== undefined) {
+          snapshots.push({ type: EventType.STATE_SNAPSHOT, snapshot: this.state, timestamp: event.createdAt });
         }
         return [
           ...snapshots,
@@ -363,35 +377,4 @@ class AgUiMapper {
       timestamp: event.createdAt,
     };
   }
-}
-
-/** The interrupt of a question a running tool asked (`PendingToolCall.question`). */
-function questionInterrupt(call: PendingToolCall, question: ToolQuestionRequest): Interrupt {
-  return {
-    id: call.id,
-    reason: 'user_input',
-    toolCallId: call.id,
-    message: question.message,
-    responseSchema: {
-      type: 'object',
-      properties: {
-        approved: { type: 'boolean', description: 'true accepts (with input); false declines.' },
-        input: {
-          ...(question.schema ?? { type: 'object' }),
-          description: 'The answer, validated against this schema.',
-        },
-        reason: { type: 'string', description: 'Why it was declined.' },
-      },
-      required: ['approved'],
-    },
-    metadata: {
-      rxscope: {
-        name: call.name,
-        input: call.input,
-        question: true,
-        ...(question.url !== undefined ? { url: question.url } : {}),
-        ...(question.kind !== undefined ? { kind: question.kind } : {}),
-      },
-    },
-  };
 }

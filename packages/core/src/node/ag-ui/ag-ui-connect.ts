@@ -1,0 +1,50 @@
+import { EventType, type BaseEvent, type RunAgentInput } from '@ag-ui/core';
+import { concatMap, defer, from, of, switchMap, takeWhile, type Observable } from 'rxjs';
+import type { Agent } from '../../agent/agent.js';
+import { agUiMessagesOf } from '../../transport/ag-ui/ag-ui-messages-of.js';
+import { toAgUiEvents } from '../../transport/ag-ui/to-ag-ui-events.js';
+import type { SessionEventBus } from '../sessions/session-event-bus.js';
+
+/**
+ * What a reconnecting AG-UI client (`connectAgent()` of `RxscopeHttpAgent`) receives for its
+ * thread. With a `bus` and a reply of the thread in progress: that reply replayed from its
+ * `REPLY_START` (its `STATE_SNAPSHOT` included) and followed live to its end, as AG-UI events,
+ * with a `MESSAGES_SNAPSHOT` of the conversation before it right after `RUN_STARTED`.
+ * Otherwise the thread as it is: `RUN_STARTED`, `MESSAGES_SNAPSHOT` (the agent's conversation),
+ * `STATE_SNAPSHOT` (the shared state), `RUN_FINISHED`.
+ */
+export function connectEvents(
+  agent: Agent,
+  input: RunAgentInput,
+  bus: SessionEventBus | undefined,
+): Observable<BaseEvent> {
+  return defer(() => from(bus?.openReply?.(input.threadId) ?? Promise.resolve(undefined))).pipe(
+    switchMap((open) => {
+      if (bus && open !== undefined) {
+        const ended = (e: { type: string; replyId: string; source: string }) =>
+          e.type === 'REPLY_END' && e.replyId === open && e.source === agent.name;
+        // The conversation before the running reply (its input included) goes right after RUN_STARTED.
+        let first = true;
+        return bus.events(input.threadId).pipe(
+          takeWhile((e) => !ended(e), true),
+          toAgUiEvents({ threadId: input.threadId, source: agent.name }),
+          concatMap((e) => {
+            if (!first || e.type !== EventType.RUN_STARTED) return of(e);
+            first = false;
+            const messages = agUiMessagesOf(agent.context);
+            return of(e, { type: EventType.MESSAGES_SNAPSHOT, messages, timestamp: e.timestamp } as BaseEvent);
+          }),
+        );
+      }
+      const base = { threadId: input.threadId, runId: input.runId };
+      const now = Date.now();
+      const messages = agUiMessagesOf(agent.context);
+      return of<BaseEvent[]>(
+        { type: EventType.RUN_STARTED, ...base, timestamp: now } as BaseEvent,
+        { type: EventType.MESSAGES_SNAPSHOT, messages, timestamp: now } as BaseEvent,
+        { type: EventType.STATE_SNAPSHOT, snapshot: agent.saveState().sharedState ?? {}, timestamp: now } as BaseEvent,
+        { type: EventType.RUN_FINISHED, ...base, outcome: { type: 'success' }, timestamp: now } as BaseEvent,
+      );
+    }),
+  );
+}
