@@ -12,5 +12,3 @@ export type {
   ChatToolCallStatus,
   PendingConfirmation,
 } from './chat-types.js';
-export { applyJsonPatch } from './json-patch.js';
-export type { JsonPatchOperation } from './json-patch.js';

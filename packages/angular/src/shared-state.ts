@@ -1,9 +1,9 @@
-import { applyJsonPatch, type JsonPatchOperation } from './json-patch.js';
+import { applyJsonPatch, type JsonObject, type JsonPatchOperation } from '@rxscope/core';
 import type { ChatView } from './chat-types.js';
 
-// The agent's shared state travels as two events that the core's AgentEvent union is gaining
-// (STATE_SNAPSHOT, STATE_DELTA). Until it has them, the chat narrows on the `type` string with
-// these local shapes; once the union has them, these become aliases of its members.
+// The agent's shared state travels as the core's STATE_SNAPSHOT and STATE_DELTA events. The chat
+// reads them by these smaller shapes (what it uses of them), which the AG-UI transport also builds
+// from the AG-UI protocol's state events, which carry none of the other event fields.
 /** `STATE_SNAPSHOT`: the whole shared state. */
 export interface StateSnapshotEvent {
   readonly type: 'STATE_SNAPSHOT';
@@ -37,7 +37,7 @@ export function applyStateEvent(view: ChatView, event: SharedStateEvent): ChatVi
   }
   if (view.state === undefined || view.stateStale) return { ...view, stateStale: true };
   try {
-    const next = applyJsonPatch(view.state, event.delta);
+    const next: unknown = applyJsonPatch(view.state as JsonObject, event.delta);
     if (typeof next !== 'object' || next === null || Array.isArray(next)) return { ...view, stateStale: true };
     return { ...view, state: next as Record<string, unknown> };
   } catch {

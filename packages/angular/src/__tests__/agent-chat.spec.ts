@@ -50,6 +50,23 @@ describe('injectAgentChat over SSE', () => {
     expect(server.bodies).toEqual([{ message: 'Hi' }]);
   });
 
+  it("folds the agent's shared state into state(): a snapshot, then a patch, over the real SSE endpoint", async () => {
+    const model = new ScriptedChatModel([
+      { toolCalls: [{ name: 'track_order', input: { orderId: '7' } }] },
+      { text: ['Shipped.'] },
+    ]);
+    server = await startChatServer(model);
+    const chat = chatAt(server.url);
+    const types: string[] = [];
+    chat.events$.subscribe((e) => types.push(e.type));
+    chat.send('Where is order 7?');
+    await until(() => chat.status() !== 'streaming', 'the end of the reply');
+    expect(chat.status()).toBe('idle');
+    expect(types.filter((t) => t.startsWith('STATE_'))).toEqual(['STATE_SNAPSHOT', 'STATE_DELTA']);
+    expect(chat.state()).toEqual({ order: '7', status: 'shipped' });
+    expect(chat.stateStale()).toBe(false);
+  });
+
   it('waits for a confirmation; confirm() resumes the same reply and the tool runs', async () => {
     const model = new ScriptedChatModel([
       { toolCalls: [{ name: 'refund_order', input: { orderId: '42' } }] },

@@ -16,23 +16,36 @@ export interface ChatServer {
   close(): Promise<void>;
 }
 
+const orderInput = jsonSchemaInput<{ orderId: string }>({
+  type: 'object',
+  properties: { orderId: { type: 'string' } },
+  required: ['orderId'],
+});
+
 export async function startChatServer(model: ChatModel): Promise<ChatServer> {
   const refunds: string[] = [];
   const refund = defineTool({
     name: 'refund_order',
     description: 'Refunds an order.',
-    input: jsonSchemaInput<{ orderId: string }>({
-      type: 'object',
-      properties: { orderId: { type: 'string' } },
-      required: ['orderId'],
-    }),
+    input: orderInput,
     needsApproval: true,
     execute: (input) => {
       refunds.push(input.orderId);
       return `Refunded order ${input.orderId}.`;
     },
   });
-  const agent = new Agent({ name: 'assistant', model, tools: [refund] });
+  // Shares the order it tracks with the UI: a snapshot, then a JSON Patch.
+  const track = defineTool({
+    name: 'track_order',
+    description: 'Tracks an order.',
+    input: orderInput,
+    execute: (input, toolCtx) => {
+      toolCtx.sharedState?.set({ order: input.orderId, status: 'packed' });
+      toolCtx.sharedState?.patch([{ op: 'replace', path: '/status', value: 'shipped' }]);
+      return `Order ${input.orderId} has shipped.`;
+    },
+  });
+  const agent = new Agent({ name: 'assistant', model, tools: [refund, track] });
   const bodies: AgentChatRequest[] = [];
   const outcomes: StreamOutcome[] = [];
   const handler = createAgentSseHandler({

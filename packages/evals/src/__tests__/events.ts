@@ -12,9 +12,9 @@ export function toolCall(id: string, name: string, args: string, status = 'succe
   const half = Math.floor(args.length / 2);
   return [
     ev('TOOL_CALL_START', { blockId: `b${id}`, toolCallId: id, name }),
-    ev('TOOL_CALL_DELTA', { blockId: `b${id}`, delta: args.slice(0, half) }),
-    ev('TOOL_CALL_DELTA', { blockId: `b${id}`, delta: args.slice(half) }),
-    ev('TOOL_CALL_END', { blockId: `b${id}` }),
+    ev('TOOL_CALL_DELTA', { blockId: `b${id}`, toolCallId: id, delta: args.slice(0, half) }),
+    ev('TOOL_CALL_DELTA', { blockId: `b${id}`, toolCallId: id, delta: args.slice(half) }),
+    ev('TOOL_CALL_END', { blockId: `b${id}`, toolCallId: id }),
     ev('TOOL_RESULT_START', { blockId: `r${id}`, toolCallId: id, name }),
     ev('TOOL_RESULT_END', { blockId: `r${id}`, toolCallId: id, status, output: [{ type: 'text', text: output }] }),
   ];
