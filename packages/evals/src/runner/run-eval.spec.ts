@@ -1,5 +1,6 @@
 import { lastValueFrom, Observable, type Subscription, toArray } from 'rxjs';
-import { Agent, type ChatModel, type ModelEvent } from '@rxscope/core';
+import { Agent, type ChatModel, defineTool, type ModelEvent } from '@rxscope/core';
+import { z } from 'zod';
 import { OpenAIChatModel } from '@rxscope/core/openai';
 import { ScriptedChatModel } from '@rxscope/core/testing';
 import { startOpenAITestServer, type OpenAITestServer } from '@rxscope/core/testing/node';
@@ -163,6 +164,30 @@ describe('runEval', () => {
     expect(checkThresholds(run, { 'answer:numeric': { passRate: 0.5 } })).toEqual([
       '1 dataset line(s) could not be read',
     ]);
+  });
+
+  it('names a cassette to re-record when the agent now makes fewer model calls than were recorded', async () => {
+    const input = z.object({ n: z.number() });
+    const double = defineTool({ name: 'double', description: 'Doubles n.', input, execute: ({ n }) => String(2 * n) });
+    const saved: Cassette[] = [];
+    await new Agent({
+      name: 'a',
+      model: new ScriptedChatModel([{ toolCalls: [{ id: 'd1', name: 'double', input: { n: 2 } }] }, { text: '4' }]),
+      tools: [double],
+      middlewares: [new RecordingMiddleware({ save: (c) => void saved.push(c) })],
+    }).call('double 2');
+    const [recorded] = casesFromCassette(saved[0]!, { name: 'double' });
+    // The same first request, but the tool now runs outside the agent: the reply stops after one call.
+    const external = defineTool({ name: 'double', description: 'Doubles n.', input, external: true });
+    const { run } = await runAll({
+      dataset: [recorded!],
+      agent: (c) => new Agent({ name: 'a', model: new ReplayChatModel(c.cassette!), tools: [external] }),
+      scorers: [numericAnswer({ value: 4 })],
+    });
+    expect(run.results[0]).toMatchObject({ errorCode: 'cassette_outdated' });
+    expect(run.results[0]!.error).toMatch(
+      /re-record it \(ReplayChatModel: 1 recorded model call\(s\) were not made \(1 of 2 played\)\.\)$/,
+    );
   });
 
   it('an agent that cannot be built, or a reply that fails, is a failed case, not a failed run', async () => {

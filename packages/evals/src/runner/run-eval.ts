@@ -1,5 +1,13 @@
 import { catchError, concat, defer, forkJoin, map, mergeMap, type Observable, of, range, toArray } from 'rxjs';
-import { type Agent, type AgentEvent, checkOptionKeys, optionKeys, OptionsError, type Usage } from '@rxscope/core';
+import {
+  type Agent,
+  type AgentEvent,
+  type ChatModel,
+  checkOptionKeys,
+  optionKeys,
+  OptionsError,
+  type Usage,
+} from '@rxscope/core';
 import type { Dataset, DatasetLineError, EvalCase } from '../dataset/eval-case.js';
 import { replySample } from '../scorers/reply-sample.js';
 import { applyScorer, errorScore, type Score, type Scorer } from '../scorers/scorer.js';
@@ -114,6 +122,21 @@ function check(options: RunEvalOptions): void {
   }
 }
 
+/**
+ * What a replayed model says of the calls the reply did not make (`ReplayChatModel.verify()`:
+ * the agent now makes fewer model calls than were recorded); `undefined` for any other model.
+ */
+function unplayedCalls(model: ChatModel | undefined): string | undefined {
+  const replay = model as { verify?: unknown } | undefined;
+  if (typeof replay?.verify !== 'function') return undefined;
+  try {
+    (replay.verify as () => void).call(model);
+    return undefined;
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e);
+  }
+}
+
 /** Answers one case once and scores the reply. */
 function runCase(options: RunEvalOptions, evalCase: EvalCase, run: number): Observable<CaseResult> {
   const failed = (error: string, errorCode: 'cassette_outdated' | 'reply_not_run'): CaseResult => ({
@@ -127,15 +150,17 @@ function runCase(options: RunEvalOptions, evalCase: EvalCase, run: number): Obse
     usage: { inputTokens: 0, outputTokens: 0 },
     scores: options.scorers.map((s) => errorScore(s.name, error)),
   });
-  return defer(() => options.agent(evalCase, run).reply(evalCase.input)).pipe(
+  let agent: Agent | undefined;
+  return defer(() => (agent = options.agent(evalCase, run)).reply(evalCase.input)).pipe(
     toArray(),
     mergeMap((events: AgentEvent[]) => {
       const sample = replySample(events);
       const err = sample.end?.error;
-      if (err?.code === 'cassette_mismatch') {
+      const outdated = err?.code === 'cassette_mismatch' ? err.message : unplayedCalls(agent?.model);
+      if (outdated !== undefined) {
         return of(
           failed(
-            `the cassette no longer matches the agent's requests; re-record it (${err.message})`,
+            `the cassette no longer matches the agent's requests; re-record it (${outdated})`,
             'cassette_outdated',
           ),
         );
