@@ -1,6 +1,7 @@
 import { EventType, type BaseEvent, type RunAgentInput } from '@ag-ui/core';
-import { concatMap, defer, from, of, switchMap, takeWhile, type Observable } from 'rxjs';
+import { concat, concatMap, defer, from, of, switchMap, takeWhile, type Observable } from 'rxjs';
 import type { Agent } from '../../agent/agent.js';
+import type { AgentEvent } from '../../event/events.js';
 import { agUiMessagesOf } from '../../transport/ag-ui/ag-ui-messages-of.js';
 import { toAgUiEvents } from '../../transport/ag-ui/to-ag-ui-events.js';
 import type { SessionEventBus } from '../sessions/session-event-bus.js';
@@ -18,14 +19,14 @@ export function connectEvents(
   input: RunAgentInput,
   bus: SessionEventBus | undefined,
 ): Observable<BaseEvent> {
-  return defer(() => from(bus?.openReply?.(input.threadId) ?? Promise.resolve(undefined))).pipe(
-    switchMap((open) => {
-      if (bus && open !== undefined) {
+  return defer(() => from(replyInProgress(bus, input.threadId))).pipe(
+    switchMap((running) => {
+      if (bus && running) {
         const ended = (e: { type: string; replyId: string; source: string }) =>
-          e.type === 'REPLY_END' && e.replyId === open && e.source === agent.name;
+          e.type === 'REPLY_END' && e.replyId === running.replyId && e.source === agent.name;
         // The conversation before the running reply (its input included) goes right after RUN_STARTED.
         let first = true;
-        return bus.events(input.threadId).pipe(
+        return running.events.pipe(
           takeWhile((e) => !ended(e), true),
           toAgUiEvents({ threadId: input.threadId, source: agent.name }),
           concatMap((e) => {
@@ -47,4 +48,24 @@ export function connectEvents(
       );
     }),
   );
+}
+
+/**
+ * The thread's reply in progress and its events from its `REPLY_START`. With a bus that lists
+ * them (`openReplyEvents`), the reply is pinned by its `REPLY_START`'s id and read after it, so a
+ * reply that ends between the check and the subscription is still replayed to its end (rather
+ * than awaited forever); with another bus, the reply in progress as `events()` replays it.
+ */
+async function replyInProgress(
+  bus: SessionEventBus | undefined,
+  threadId: string,
+): Promise<{ readonly replyId: string; readonly events: Observable<AgentEvent> } | undefined> {
+  if (!bus) return undefined;
+  if (bus.openReplyEvents) {
+    const [start] = await bus.openReplyEvents(threadId);
+    if (start?.type !== 'REPLY_START') return undefined;
+    return { replyId: start.replyId, events: concat(of(start), bus.events(threadId, { lastEventId: start.id })) };
+  }
+  const open = await bus.openReply?.(threadId);
+  return open === undefined ? undefined : { replyId: open, events: bus.events(threadId) };
 }
