@@ -1,9 +1,11 @@
 import { EventType, type RunAgentInput } from '@ag-ui/core';
-import { firstValueFrom, timeout, toArray } from 'rxjs';
+import { firstValueFrom, lastValueFrom, timeout, toArray } from 'rxjs';
+import { z } from 'zod';
 import { Agent } from '../../agent/agent.js';
 import { createEvent } from '../../event/create.js';
 import type { AgentEvent } from '../../event/events.js';
 import { ScriptedChatModel } from '../../testing/scripted-model.js';
+import { defineTool } from '../../tool/tool.js';
 import { InMemorySessionEventBus } from '../sessions/in-memory-session-event-bus.js';
 import type { SessionEventBus } from '../sessions/session-event-bus.js';
 import { connectEvents } from './ag-ui-connect.js';
@@ -69,5 +71,31 @@ describe('connectEvents: a reconnecting AG-UI client', () => {
       EventType.STATE_SNAPSHOT,
       EventType.RUN_FINISHED,
     ]);
+  });
+});
+
+describe('connectEvents: a thread waiting for a confirmation', () => {
+  it('sends the run as it ended again: its messages, state and the same interrupts', async () => {
+    const refund = defineTool({
+      name: 'refund',
+      description: 'Refunds an order.',
+      input: z.object({ order: z.string() }),
+      needsApproval: true,
+      execute: ({ order }) => `refunded ${order}`,
+    });
+    const agent = new Agent({
+      name: 'assistant',
+      model: new ScriptedChatModel([{ toolCalls: [{ id: 'c1', name: 'refund', input: { order: 'A-1' } }] }]),
+      tools: [refund],
+    });
+    await lastValueFrom(agent.reply('Refund A-1'));
+    const events = await firstValueFrom(
+      connectEvents(agent, input, new InMemorySessionEventBus()).pipe(toArray(), timeout(2_000)),
+    );
+    const end = events.at(-1) as { type: string; outcome?: { type: string; interrupts: { toolCallId?: string }[] } };
+    expect(end.type).toBe(EventType.RUN_FINISHED);
+    expect(end.outcome?.type).toBe('interrupt');
+    expect(end.outcome?.interrupts.map((i) => i.toolCallId)).toEqual(['c1']);
+    expect(events.map((e) => e.type)).toContain(EventType.MESSAGES_SNAPSHOT);
   });
 });

@@ -1,6 +1,7 @@
 import { EventType, type BaseEvent, type RunAgentInput } from '@ag-ui/core';
 import { concat, concatMap, defer, from, of, switchMap, takeWhile, type Observable } from 'rxjs';
 import type { Agent } from '../../agent/agent.js';
+import { createEvent } from '../../event/create.js';
 import type { AgentEvent } from '../../event/events.js';
 import { agUiMessagesOf } from '../../transport/ag-ui/ag-ui-messages-of.js';
 import { toAgUiEvents } from '../../transport/ag-ui/to-ag-ui-events.js';
@@ -37,6 +38,8 @@ export function connectEvents(
           }),
         );
       }
+      const waiting = waitingForAPerson(agent, input);
+      if (waiting) return waiting;
       const base = { threadId: input.threadId, runId: input.runId };
       const now = Date.now();
       const messages = agUiMessagesOf(agent.context);
@@ -68,4 +71,30 @@ async function replyInProgress(
   }
   const open = await bus.openReply?.(threadId);
   return open === undefined ? undefined : { replyId: open, events: bus.events(threadId) };
+}
+
+/**
+ * A thread whose last reply waits for a confirmation: the run as it ended, again (its messages
+ * and state, then `RUN_FINISHED` with the same interrupts), so a client that reconnects can
+ * answer them. `undefined` when nothing waits.
+ */
+function waitingForAPerson(agent: Agent, input: RunAgentInput): Observable<BaseEvent> | undefined {
+  const state = agent.saveState();
+  const pending = state.pending;
+  if (!pending?.confirm.length || pending.shutdown) return undefined;
+  const origin = { replyId: pending.replyId, source: agent.name };
+  return from([
+    createEvent('REPLY_START', { sessionId: input.threadId }, origin),
+    createEvent('REQUIRE_USER_CONFIRM', { toolCalls: pending.confirm }, origin),
+    createEvent('REPLY_END', { finishReason: 'awaiting_confirmation' }, origin),
+  ]).pipe(
+    toAgUiEvents({
+      threadId: input.threadId,
+      runId: input.runId,
+      source: agent.name,
+      messages: agUiMessagesOf(agent.context),
+      state: state.sharedState ?? {},
+      tools: agent.tools,
+    }),
+  );
 }
