@@ -158,9 +158,13 @@ export function storeSyncOf(
   return [sync, new JournalSync(store, sessionId, sync, state, snapshot, reportError, leaseMs)];
 }
 
+/** True for the input that continues a reply left running by a dead process (`RECOVER_REPLY`). */
+export function isRecoverReply(input: ReplyInput): input is RecoverReplyInput {
+  return typeof input === 'object' && input !== null && 'type' in input && input.type === 'RECOVER_REPLY';
+}
+
 /** The input a reply starts with once the store is read: `RECOVER_REPLY` becomes the resume of the recovered reply. */
 export function loadFor(input: ReplyInput, sync: StoreSync, journal: JournalSync | undefined): Observable<ReplyInput> {
-  const recovering = typeof input === 'object' && input !== null && 'type' in input && input.type === 'RECOVER_REPLY';
-  if (recovering && journal) return journal.recover(input);
+  if (isRecoverReply(input) && journal) return journal.recover(input);
   return sync.load().pipe(map(() => input));
 }

@@ -25,7 +25,8 @@ import {
   type SessionUserOptions,
 } from './agent-sessions-options.js';
 import { recoverSessions, type RecoveryReport } from './recover-sessions.js';
-import { isRecovery, RecoveredReplySplice } from './recovered-reply-splice.js';
+import { RecoveredReplySplice } from './recovered-reply-splice.js';
+import { isRecoverReply } from '../../agent/journal-sync.js';
 
 interface Run {
   readonly agent: Agent;
@@ -127,7 +128,7 @@ export class AgentSessions {
     this.refuseWhileRunning(sessionId);
     const agent = await this.agent(sessionId, userId);
     // A recovered reply continues, on the bus, the stream its dead process left open.
-    const splice = isRecovery(input) ? await RecoveredReplySplice.of(this.bus, sessionId) : undefined;
+    const splice = isRecoverReply(input) ? await RecoveredReplySplice.of(this.bus, sessionId) : undefined;
     this.refuseWhileRunning(sessionId);
     return new Promise((resolve, reject) => {
       let started = false;

@@ -2,7 +2,8 @@ import { createEvent } from '../../event/create.js';
 import type { AgentEvent, AgentEventType, EventFields } from '../../event/events.js';
 import { assertReplyGrammar } from '../../testing/index.js';
 import { InMemorySessionEventBus } from './in-memory-session-event-bus.js';
-import { isRecovery, RecoveredReplySplice } from './recovered-reply-splice.js';
+import { isRecoverReply } from '../../agent/journal-sync.js';
+import { RecoveredReplySplice } from './recovered-reply-splice.js';
 
 const origin = { replyId: 'r1', source: 'shop' };
 const ev = <T extends AgentEventType>(type: T, fields: EventFields[T], from = origin) =>
@@ -125,7 +126,7 @@ describe('RecoveredReplySplice', () => {
     expect((await bus.openReplyEvents('s1')).map((e) => e.type)).toEqual(['REPLY_START', 'TEXT_BLOCK_START']);
     const splice = await RecoveredReplySplice.of(bus, 's1');
     expect(splice.next(ev('REPLY_START', {})).map((e) => e.type)).toEqual(['TEXT_BLOCK_END']);
-    expect(isRecovery({ type: 'RECOVER_REPLY' })).toBe(true);
-    expect(isRecovery('RECOVER_REPLY')).toBe(false);
+    expect(isRecoverReply({ type: 'RECOVER_REPLY' })).toBe(true);
+    expect(isRecoverReply('RECOVER_REPLY')).toBe(false);
   });
 });

@@ -1,9 +1,7 @@
 import { createEvent, type EventFactory } from '../../event/create.js';
 import type { AgentEvent, AgentEventOf, AgentEventType, EventFields } from '../../event/events.js';
-import { closeBlock, OpenStream } from '../../event/open-stream.js';
-import { newId } from '../../util/id.js';
+import { closeBlock, closeOpenStream, OpenStream } from '../../event/open-stream.js';
 import { ReplyTracker } from '../reply-tracker.js';
-import type { ReplyInput } from '../../agent/agent.js';
 import type { SessionEventBus } from './session-event-bus.js';
 
 const WHY = 'the process running this reply stopped; the reply goes on from its last checkpoint';
@@ -32,8 +30,6 @@ export class RecoveredReplySplice implements EventFactory {
   private readonly keptResults = new Map<string, string>();
   /** The recovered attempt's block id → the dead attempt's block it continues. */
   private readonly rekeyed = new Map<string, string>();
-  private readonly calls = new Map<string, string>();
-  private readonly answered = new Set<string>();
   private joined = false;
 
   constructor(
@@ -88,8 +84,6 @@ export class RecoveredReplySplice implements EventFactory {
 
   private follow(event: AgentEvent): void {
     this.outer.apply(event);
-    if (event.type === 'TOOL_CALL_START') this.calls.set(event.toolCallId, event.name);
-    if (event.type === 'TOOL_RESULT_START' || event.type === 'TOOL_RESULT_END') this.answered.add(event.toolCallId);
   }
 
   private rekey(event: AgentEvent): AgentEvent {
@@ -113,32 +107,10 @@ export class RecoveredReplySplice implements EventFactory {
     return out;
   }
 
+  /** Closes the result blocks nobody continued and (unless suspended) answers the calls nobody answered. */
   private closeLeftovers(answerCalls: boolean): AgentEvent[] {
-    const out: AgentEvent[] = [];
-    for (const [toolCallId, blockId] of this.keptResults) {
-      out.push(
-        this.apply(closeBlock(this, { blockId, kind: 'tool_result', toolCallId }, { status: 'interrupted', why: WHY })),
-      );
-    }
     this.keptResults.clear();
-    if (!answerCalls) return out;
-    for (const [toolCallId, name] of this.calls) {
-      if (this.answered.has(toolCallId)) continue;
-      const blockId = newId('blk');
-      const text = `Tool call was not executed: ${WHY}, and the model call that made it was made again.`;
-      out.push(this.apply(this.event('TOOL_RESULT_START', { blockId, toolCallId, name })));
-      out.push(
-        this.apply(
-          this.event('TOOL_RESULT_END', {
-            blockId,
-            toolCallId,
-            status: 'interrupted',
-            output: [{ type: 'text', text }],
-          }),
-        ),
-      );
-    }
-    return out;
+    return closeOpenStream(this, this.outer, { status: 'interrupted', why: WHY, answerCalls });
   }
 
   private apply(event: AgentEvent): AgentEvent {
@@ -150,9 +122,4 @@ export class RecoveredReplySplice implements EventFactory {
   event<T extends AgentEventType>(type: T, fields: EventFields[T]): AgentEventOf<T> {
     return createEvent(type, fields, this.deadReply!);
   }
-}
-
-/** True for the input that continues a reply left running by a dead process (`RECOVER_REPLY`). */
-export function isRecovery(input: ReplyInput): boolean {
-  return typeof input === 'object' && input !== null && 'type' in input && input.type === 'RECOVER_REPLY';
 }
