@@ -87,6 +87,11 @@ class InMemoryProvider implements OAuthServerProvider {
     return this.issue(client.client_id);
   }
 
+  /** Ends every access token issued so far, as their lifetime running out would. */
+  expireAll(): void {
+    for (const entry of this.access.values()) entry.expiresAt = 0;
+  }
+
   async verifyAccessToken(token: string): Promise<AuthInfo> {
     const entry = this.access.get(token);
     if (!entry || entry.expiresAt < Date.now()) throw new InvalidTokenError('the token expired or is unknown');
