@@ -304,8 +304,9 @@ describe('background subagents as BullMQ jobs on a real redis-server', () => {
     const subscription = other.agent.reply('Start another.').subscribe();
     const dropped = await jobOf('Dropped.');
     subscription.unsubscribe(); // the user cancels the reply
-    await until(async () => (await other.queue.get('s1', dropped))?.status === 'cancelled', 'the cancellation');
-    expect(await other.queue.queue.getJob(dropped)).toBeUndefined();
+    // The cancellation is recorded before the waiting job is removed: wait for both.
+    await until(async () => (await other.queue.queue.getJob(dropped)) === undefined, 'the removal of the job');
+    expect(await other.queue.get('s1', dropped)).toMatchObject({ status: 'cancelled' });
     expect(await other.queue.get('s1', kept)).toMatchObject({ status: 'queued' });
   });
 
