@@ -1,0 +1,66 @@
+import { tap, type Observable } from 'rxjs';
+import type { Middleware } from '@rxscope/core';
+import type { DevtoolsRecorder } from '../recorder/devtools-recorder.js';
+import { DevtoolsMiddleware, teachChain } from './devtools-middleware.js';
+import { LayerTrail } from './layer-trail.js';
+
+const ONION_HOOKS = ['onAgent', 'onReasoning', 'onModelCall', 'onActing'] as const;
+type OnionHook = (typeof ONION_HOOKS)[number];
+
+/** A middleware's name in the record: its `key`, else its class name. */
+function nameOf(mw: Middleware, index: number): string {
+  if (typeof mw.key === 'string' && mw.key) return mw.key;
+  const ctor = (mw as { constructor?: { name?: string } }).constructor?.name;
+  return ctor && ctor !== 'Object' ? ctor : `middleware#${index + 1}`;
+}
+
+/**
+ * The same middleware, its onion hooks tapped to note that an event left this layer. Everything
+ * else (its key, its tools, its other hooks, `instanceof`) is the middleware's own: a Proxy
+ * whose methods run on the middleware itself (so private fields keep working).
+ */
+function tapped(mw: Middleware, name: string, trail: LayerTrail): Middleware {
+  const cache = new Map<PropertyKey, unknown>();
+  return new Proxy(mw, {
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== 'function' || property === 'constructor') return value;
+      if (cache.has(property)) return cache.get(property);
+      const fn = value as (...args: unknown[]) => unknown;
+      const wrapped = (ONION_HOOKS as readonly PropertyKey[]).includes(property)
+        ? (...args: unknown[]) =>
+            (fn.apply(target, args) as Observable<unknown>).pipe(tap((e) => trail.passed(e, name)))
+        : fn.bind(target);
+      cache.set(property, wrapped);
+      return wrapped;
+    },
+  });
+}
+
+/**
+ * A middleware list with the devtools in it: a {@link DevtoolsMiddleware} first (outermost, so it
+ * sees every event), then each of `middlewares`, tapped so that the record says which layers of
+ * its hook every event passed (`RecordedEvent.layers`) and what the chain of each hook is
+ * (`ReplyRecord.chain`). The middlewares keep their identity for the agent (same key, tools,
+ * hooks); nothing reaches into the agent.
+ *
+ * @example
+ * ```ts
+ * const recorder = new DevtoolsRecorder();
+ * const agent = new Agent({
+ *   name: 'bot',
+ *   model,
+ *   middlewares: instrumentMiddlewares(recorder, [new RetryMiddleware(), new ReplyBudgetMiddleware({ tokenBudget: 50_000 })]),
+ * });
+ * ```
+ */
+export function instrumentMiddlewares(recorder: DevtoolsRecorder, middlewares: readonly Middleware[]): Middleware[] {
+  const trail = new LayerTrail();
+  const names = middlewares.map(nameOf);
+  const chain = ONION_HOOKS.map((hook: OnionHook) => ({
+    hook,
+    layers: ['devtools', ...names.filter((_, i) => typeof middlewares[i]![hook] === 'function')],
+  }));
+  const devtools = teachChain(new DevtoolsMiddleware({ recorder }), { trail, chain });
+  return [devtools, ...middlewares.map((mw, i) => tapped(mw, names[i]!, trail))];
+}
