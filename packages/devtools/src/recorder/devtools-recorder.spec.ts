@@ -23,6 +23,8 @@ describe('DevtoolsRecorder through DevtoolsMiddleware', () => {
       { hook: 'onReasoning', layers: ['devtools'] },
       { hook: 'onModelCall', layers: ['devtools', 'retry', 'tagger'] },
       { hook: 'onActing', layers: ['devtools'] },
+      { hook: 'onCheckPermission', layers: [] },
+      { hook: 'onSystemPrompt', layers: [] },
     ]);
     const seqs = record.events.map((e) => e.seq);
     expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
