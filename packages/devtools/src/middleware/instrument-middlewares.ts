@@ -1,7 +1,7 @@
 import { tap, type Observable } from 'rxjs';
 import type { Middleware } from '@rxscope/core';
 import type { DevtoolsRecorder } from '../recorder/devtools-recorder.js';
-import { DevtoolsMiddleware, teachChain } from './devtools-middleware.js';
+import { LayeredDevtoolsMiddleware, teachChain } from './devtools-middleware.js';
 import { LayerTrail } from './layer-trail.js';
 
 const ONION_HOOKS = ['onAgent', 'onReasoning', 'onModelCall', 'onActing'] as const;
@@ -39,7 +39,7 @@ function tapped(mw: Middleware, name: string, trail: LayerTrail): Middleware {
 }
 
 /**
- * A middleware list with the devtools in it: a {@link DevtoolsMiddleware} first (outermost, so it
+ * A middleware list with the devtools in it: a `DevtoolsMiddleware` first (outermost, so it
  * sees every event), then each of `middlewares`, tapped so that the record says which layers of
  * its hook every event passed (`RecordedEvent.layers`) and what the chain of each hook is
  * (`ReplyRecord.chain`). The middlewares keep their identity for the agent (same key, tools,
@@ -65,6 +65,6 @@ export function instrumentMiddlewares(recorder: DevtoolsRecorder, middlewares: r
     // Not onions of events, listed for the whole picture: the permission onion and the prompt pipeline.
     ...OTHER_HOOKS.map((hook) => ({ hook, layers: implementing(hook) })),
   ];
-  const devtools = teachChain(new DevtoolsMiddleware({ recorder }), { trail, chain });
+  const devtools = teachChain(new LayeredDevtoolsMiddleware({ recorder }), { trail, chain });
   return [devtools, ...middlewares.map((mw, i) => tapped(mw, names[i]!, trail))];
 }
