@@ -36,6 +36,8 @@ const KEYS = optionKeys<DevtoolsMiddlewareOptions>({ recorder: true });
 export interface ChainKnowledge {
   readonly trail: LayerTrail;
   readonly chain: readonly { readonly hook: string; readonly layers: readonly string[] }[];
+  /** Hooks with no layer but the devtools' own. */
+  readonly bare: ReadonlySet<RecordedHook>;
 }
 
 // Kept beside the instance, not on it: the chain knowledge is no part of the public class.
@@ -134,7 +136,8 @@ export class DevtoolsMiddleware implements Middleware {
   /** Fixes the origin of the events of one hook (only when the chain is instrumented). */
   protected settle(events$: Observable<AgentEvent>, hook: RecordedHook): Observable<AgentEvent> {
     const known = this.known;
-    return known ? events$.pipe(tap((e) => known.trail.settle(e, hook))) : events$;
+    // Where the hook has layers, the innermost one sees its events first: nothing to do here.
+    return known?.bare.has(hook) ? events$.pipe(tap((e) => known.trail.settle(e, hook))) : events$;
   }
 }
 

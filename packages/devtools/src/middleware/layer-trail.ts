@@ -2,49 +2,60 @@ import type { RecordedHook } from '../record/records.js';
 
 /** Where an event came from: its hook and the layers of that hook it passed, outermost first. */
 export interface EventOrigin {
-  hook: RecordedHook | undefined;
-  readonly layers: string[];
+  readonly hook: RecordedHook;
+  readonly layers: readonly string[];
 }
 
+const HOOKS: readonly RecordedHook[] = ['onAgent', 'onReasoning', 'onModelCall', 'onActing'];
+const SLOTS = 1024;
+const NONE = SLOTS - 1;
+const AGENT_ORIGIN: EventOrigin = Object.freeze({ hook: 'onAgent', layers: Object.freeze([]) as readonly string[] });
+
 /**
- * The layers each event of the running replies has passed, keyed by the event object. A tapped
- * layer adds its name as an event leaves it (innermost first); the devtools layer of a hook fixes
- * the event's hook (the first to see it); the outermost `onAgent` layer takes the entry out. A
- * plain Map, not a WeakMap: weak entries made every event cost about 2 µs more in the
- * collector; what an outer layer dropped is cleared when no reply of the chain runs.
+ * Which layer of which hook saw each event of the running replies first, keyed by the event
+ * object. An event passes every layer of its hook from the one that first saw it outward (a layer
+ * that replaces an event makes a new object, seen first by that layer), so the innermost layer
+ * is all there is to note: one number per event, and the origins are built once per chain. A
+ * plain Map, not a WeakMap (weak entries cost every event about 2 µs more in the collector);
+ * what an outer layer dropped is cleared when no reply of the chain runs.
  */
 export class LayerTrail {
-  private readonly trails = new Map<object, EventOrigin>();
+  private readonly seen = new Map<object, number>();
+  private readonly origins: EventOrigin[] = [];
   private running = 0;
 
-  /** An event left layer `name`. */
-  passed(event: unknown, name: string): void {
-    if (typeof event !== 'object' || event === null) return;
-    const trail = this.trails.get(event);
-    if (!trail) this.trails.set(event, { hook: undefined, layers: [name] });
-    else if (trail.hook === undefined) trail.layers.push(name);
+  /** `layers`: per hook, the names of its layers, outermost first. */
+  constructor(layers: Readonly<Record<RecordedHook, readonly string[]>>) {
+    HOOKS.forEach((hook, h) => {
+      const names = layers[hook];
+      names.forEach((_, k) => (this.origins[h * SLOTS + k] = Object.freeze({ hook, layers: names.slice(0, k + 1) })));
+      this.origins[h * SLOTS + NONE] = Object.freeze({ hook, layers: [] });
+    });
   }
 
-  /** The devtools layer of `hook` saw the event: the first to do so fixes its hook. */
+  /** The code a tapped layer notes: layer `k` (outermost first) of `hook`. */
+  static code(hook: RecordedHook, k: number): number {
+    return HOOKS.indexOf(hook) * SLOTS + k;
+  }
+
+  /** An event left the layer of `code`; only the first (innermost) layer to see it counts. */
+  passed(event: unknown, code: number): void {
+    if (typeof event === 'object' && event !== null && !this.seen.has(event)) this.seen.set(event, code);
+  }
+
+  /** The devtools layer of `hook` saw the event: when no layer of that hook did, it is the hook's own. */
   settle(event: unknown, hook: RecordedHook): void {
-    if (typeof event !== 'object' || event === null) return;
-    const trail = this.trails.get(event);
-    if (!trail) this.trails.set(event, { hook, layers: [] });
-    else if (trail.hook === undefined) {
-      trail.hook = hook;
-      trail.layers.reverse();
-    }
+    if (typeof event === 'object' && event !== null && !this.seen.has(event))
+      this.seen.set(event, HOOKS.indexOf(hook) * SLOTS + NONE);
   }
 
   /** The outermost layer records the event: its origin, and the entry is dropped. */
-  take(event: unknown): { readonly hook: RecordedHook; readonly layers: readonly string[] } {
-    if (typeof event !== 'object' || event === null) return { hook: 'onAgent', layers: [] };
-    const trail = this.trails.get(event);
-    if (!trail) return { hook: 'onAgent', layers: [] };
-    this.trails.delete(event);
-    return trail.hook === undefined
-      ? { hook: 'onAgent', layers: trail.layers.reverse() }
-      : { hook: trail.hook, layers: trail.layers };
+  take(event: unknown): EventOrigin {
+    if (typeof event !== 'object' || event === null) return AGENT_ORIGIN;
+    const code = this.seen.get(event);
+    if (code === undefined) return AGENT_ORIGIN;
+    this.seen.delete(event);
+    return this.origins[code] ?? AGENT_ORIGIN;
   }
 
   /** A reply of the chain started. */
@@ -56,7 +67,7 @@ export class LayerTrail {
   close(): void {
     if (--this.running <= 0) {
       this.running = 0;
-      this.trails.clear();
+      this.seen.clear();
     }
   }
 }
