@@ -132,6 +132,7 @@ const config: Config = {
     project('middleware-builtin'),
     project('harness'),
     project('evals'),
+    project('devtools'),
     angularPackage('angular'),
     program('quickstart', 'examples/quickstart'),
     program('tracing-example', 'examples/tracing'),
