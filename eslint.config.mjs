@@ -58,6 +58,17 @@ export default tseslint.config(
     },
   },
   {
+    // The devtools UI is an Angular app inside the package: its app and spec programs say which files it has.
+    files: ['packages/devtools/ui/**/*.ts'],
+    languageOptions: {
+      parserOptions: {
+        projectService: false,
+        project: ['./packages/devtools/ui/tsconfig.ui.json', './packages/devtools/ui/tsconfig.spec.json'],
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+  },
+  {
     files: ['**/*.spec.ts', '**/__tests__/**/*.ts', '**/testing/**/*.ts', '**/*.test-d.ts'],
     rules: {
       '@typescript-eslint/no-non-null-assertion': 'off',

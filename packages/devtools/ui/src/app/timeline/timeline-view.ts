@@ -1,0 +1,65 @@
+import { ChangeDetectionStrategy, Component, computed, input, signal } from '@angular/core';
+import type { ReplyRecord, ReplySummary } from '@rxscope/devtools';
+import { showValue } from '../records/shown-value';
+import { ShownValueView } from '../details/shown-value-view';
+import { type Marble, layoutTimeline } from './timeline-layout';
+
+/** Room for the lane names left of the lanes. */
+const GUTTER = 120;
+const ROW = 28;
+
+/**
+ * The reply as a marble diagram: a lane per phase, a marble per event, a bar per duration,
+ * compactions and evictions marked across the lanes. Hovering or focusing a marble (Tab, arrow
+ * keys) shows the event's fields.
+ */
+@Component({
+  selector: 'dt-timeline',
+  changeDetection: ChangeDetectionStrategy.OnPush,
+  imports: [ShownValueView],
+  templateUrl: './timeline-view.html',
+  styleUrl: './timeline-view.css',
+})
+export class TimelineView {
+  readonly record = input.required<ReplyRecord>();
+  readonly children = input<readonly ReplySummary[]>([]);
+
+  protected readonly gutter = GUTTER;
+  protected readonly row = ROW;
+  protected readonly layout = computed(() =>
+    layoutTimeline(this.record(), { width: 860, rowHeight: ROW, children: this.children() }),
+  );
+  protected readonly selectedSeq = signal<number | undefined>(undefined);
+  protected readonly selected = computed(() => this.layout().marbles.find((m) => m.seq === this.selectedSeq()));
+  protected readonly fields = computed(() => {
+    const m = this.selected();
+    return m ? showValue(m.event.event) : undefined;
+  });
+
+  protected laneY(m: Marble): number {
+    const lane = this.layout().lanes.find((l) => l.id === m.lane)!;
+    return lane.y + m.row * ROW + ROW / 2;
+  }
+
+  protected barY(lane: string, row: number): number {
+    return this.layout().lanes.find((l) => l.id === lane)!.y + row * ROW + ROW / 2 - 4;
+  }
+
+  protected offset(m: Marble): string {
+    return `+${(m.event.t - this.record().summary.startedAt).toFixed(1)} ms`;
+  }
+
+  protected show(m: Marble): void {
+    this.selectedSeq.set(m.seq);
+  }
+
+  /** Left and right arrows move the focus to the previous and next marble in time. */
+  protected step(event: Event, m: Marble, by: number): void {
+    event.preventDefault();
+    const marbles = this.layout().marbles;
+    const next = marbles[marbles.findIndex((x) => x.seq === m.seq) + by];
+    if (!next) return;
+    const svg = (event.target as Element).closest('svg');
+    svg?.querySelector<SVGGElement>(`[data-seq="${next.seq}"]`)?.focus();
+  }
+}
