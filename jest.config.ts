@@ -128,9 +128,13 @@ function devtoolsUi(): Project[] {
       rootDir,
       testEnvironment: 'jest-preset-angular/environments/jest-jsdom-env',
       transform: {
-        '^.+\\.(ts|js|mjs)$': ['jest-preset-angular', { tsconfig: '<rootDir>/tsconfig.spec.json', diagnostics: false }],
+        '^.+\\.(ts|js|mjs|html)$': [
+          'jest-preset-angular',
+          { tsconfig: '<rootDir>/tsconfig.spec.json', diagnostics: false, stringifyContentPathRegex: '\\.html$' },
+        ],
       },
       transformIgnorePatterns: ['node_modules/(?!.*\\.mjs$)'],
+      moduleFileExtensions: ['ts', 'html', 'js', 'json', 'mjs'], // templateUrl: the timeline's SVG template
       moduleNameMapper,
       setupFilesAfterEnv: ['<rootDir>/jest/setup.ts', ...setupFilesAfterEnv],
       testMatch: ['<rootDir>/src/**/*.spec.ts'],

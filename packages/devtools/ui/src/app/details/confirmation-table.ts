@@ -30,10 +30,7 @@ import { ShownValueView } from './shown-value-view';
               </td>
               <td><dt-value [value]="row.input" /></td>
               <td class="answer">
-                {{ row.answer }}
-                @if (row.alwaysAllow) {
-                  , always allowed
-                }
+                {{ row.alwaysAllow ? row.answer + ', always allowed' : row.answer }}
                 @if (row.answerReason) {
                   <br /><small>{{ row.answerReason }}</small>
                 }

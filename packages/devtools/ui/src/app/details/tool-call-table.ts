@@ -24,8 +24,7 @@ import { toolCallRows } from './tool-call-rows';
           @for (row of rows(); track row.toolCallId) {
             <tr [attr.data-tool-call-id]="row.toolCallId" [attr.data-status]="row.status">
               <td>
-                <code class="name">{{ row.name }}</code
-                ><br /><small>{{ row.toolCallId }}</small>
+                <code class="name">{{ row.name }}</code><br /><small>{{ row.toolCallId }}</small>
               </td>
               <td><dt-value [value]="row.input" /></td>
               <td><dt-value [value]="row.output" /></td>
