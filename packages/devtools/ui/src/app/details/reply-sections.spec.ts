@@ -66,7 +66,7 @@ describe('reply sections', () => {
       },
     );
     const el = await render(ChainView, record);
-    const hooks = [...el.querySelectorAll('dt')].map((d) => d.textContent!.trim());
+    const hooks = [...el.querySelectorAll('dt')].map((d) => d.textContent.trim());
     expect(hooks).toEqual(['onAgent', 'onActing']);
     expect([...el.querySelectorAll('dd')[0]!.querySelectorAll('li')].map((l) => l.textContent)).toEqual([
       'devtools',

@@ -36,7 +36,7 @@ describe('TimelineView', () => {
     const result = el.querySelector<SVGGElement>('g.marble[data-type="TOOL_RESULT_END"]')!;
     result.dispatchEvent(new FocusEvent('focus'));
     await fixture.whenStable();
-    const detail = el.querySelector('.detail')!.textContent!;
+    const detail = el.querySelector('.detail')!.textContent;
     expect(detail).toContain('TOOL_RESULT_END success');
     expect(detail).toContain('hook onActing');
     expect(detail).toContain('truncated, 2.4 MB');
@@ -44,7 +44,7 @@ describe('TimelineView', () => {
     result.focus();
     result.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', bubbles: true }));
     await fixture.whenStable();
-    expect((document.activeElement as Element | null)?.getAttribute('data-seq')).toBe(
+    expect((document.activeElement)?.getAttribute('data-seq')).toBe(
       String(Number(result.dataset['seq']) + 1),
     );
   });
