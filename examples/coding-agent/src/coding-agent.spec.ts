@@ -69,3 +69,49 @@ describe.each(['bubblewrap', 'local'])('the coding agent example (%s sandbox)', 
     expect(run.stdout).toContain('✓ Created README.md');
   });
 });
+
+describe('the coding agent example with --devtools', () => {
+  it('serves the devtools while it runs: every reply recorded with the harness description and the compaction', async () => {
+    const env = { ...process.env };
+    for (const name of ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENAI_MODEL', 'NODE_ENV']) delete env[name];
+    const child = spawn(process.execPath, [MAIN, '--devtools', '--sandbox', 'local'], {
+      cwd: ROOT,
+      env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
+    try {
+      for (let i = 0; i < 1200 && !stdout.includes('press Enter to exit'); i++)
+        await new Promise((r) => setTimeout(r, 25));
+      const url = /devtools: (http:\/\/127\.0\.0\.1:\d+\/_devtools\/)/.exec(stdout)?.[1];
+      expect(url).toBeDefined();
+      const { replies } = (await (await fetch(`${url}api/replies`)).json()) as {
+        replies: { replyId: string; agentName: string; status: string }[];
+      };
+      expect(replies.length).toBeGreaterThanOrEqual(2);
+      expect(replies.every((r) => r.agentName === 'coder' && r.status === 'completed')).toBe(true);
+      const records = await Promise.all(
+        replies.map(
+          async (r) =>
+            (await (await fetch(`${url}api/replies/${r.replyId}`)).json()) as {
+              harness: { parts: { name: string; enabled: boolean }[] };
+              events: { event: { type: string; name?: string } }[];
+            },
+        ),
+      );
+      expect(records[0]!.harness.parts.map((p) => p.name)).toContain('CompactionMiddleware');
+      const customs = records.flatMap((r) =>
+        r.events.filter((e) => e.event.type === 'CUSTOM').map((e) => e.event.name),
+      );
+      expect(customs).toEqual(expect.arrayContaining(['compaction_start', 'compaction_end']));
+    } finally {
+      child.stdin.end('\n');
+      expect(await closed).toBe(0);
+    }
+    expect(stderr).toBe('');
+  }, 60_000);
+});

@@ -8,8 +8,10 @@
  *   OPENAI_API_KEY=sk-... node examples/coding-agent/dist/main.js
  *
  * Options: --yes (approve every request), --sandbox local|bubblewrap (default: bubblewrap when
- * installed), --keep (keep the workspace). Environment: OPENAI_API_KEY, OPENAI_BASE_URL,
- * OPENAI_MODEL (default gpt-4o-mini), NO_COLOR.
+ * installed), --keep (keep the workspace), --devtools (record every reply and serve the devtools
+ * on 127.0.0.1; the URL is printed, and the program waits for Enter before it exits so the
+ * timeline can be read; also RXSCOPE_DEVTOOLS=1). Environment: OPENAI_API_KEY, OPENAI_BASE_URL,
+ * OPENAI_MODEL (default gpt-4o-mini), DEVTOOLS_PORT (default: any free port), NO_COLOR.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -18,10 +20,12 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { lastValueFrom, tap } from 'rxjs';
 import type { Agent, AgentEvent, ReplyEndEvent, ReplyInput } from '@rxscope/core';
+import { DevtoolsMiddleware, DevtoolsRecorder } from '@rxscope/devtools';
 import { OpenAIChatModel } from '@rxscope/core/openai';
 import { createHarnessAgent, describeHarness, presets } from '@rxscope/harness';
 import { startOfflineModel } from './offline.js';
 import { renderEvent } from './render.js';
+import { startDevtools } from './devtools.js';
 import { TASKS, writeProject } from './project.js';
 
 const hasBwrap = () => {
@@ -64,8 +68,15 @@ async function main(argv: readonly string[]): Promise<number> {
     );
   }
 
+  const devtools = argv.includes('--devtools') || env['RXSCOPE_DEVTOOLS'] === '1';
+  // The harness description goes into every reply's record (which parts are on, in chain order).
+  const recorder = devtools ? new DevtoolsRecorder({ describe: (a) => describeHarness(a as Agent) }) : undefined;
+  const devtoolsServer = recorder ? await startDevtools(recorder, Number(env['DEVTOOLS_PORT'] ?? 0)) : undefined;
+  if (devtoolsServer) out(`devtools: ${devtoolsServer.url}\n`);
+
   const agent = createHarnessAgent({
     ...presets.coding(),
+    ...(recorder ? { middlewares: [new DevtoolsMiddleware({ recorder })] } : {}),
     name: 'coder',
     model,
     workspace,
@@ -110,6 +121,11 @@ async function main(argv: readonly string[]): Promise<number> {
     out(`\nnode test.js in the workspace: ${check}`);
     return 0;
   } finally {
+    if (devtoolsServer) {
+      out(`\ndevtools still on ${devtoolsServer.url}: press Enter to exit\n`);
+      await devtoolsServer.untilEnter();
+      await devtoolsServer.close();
+    }
     await stop();
     if (!argv.includes('--keep')) rmSync(workspace, { recursive: true, force: true });
   }

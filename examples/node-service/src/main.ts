@@ -7,7 +7,8 @@
  * Environment: PORT (3000; 0 = any free port), HOST (127.0.0.1), STATIC_DIR, CORS_ORIGIN
  * (http://localhost:4200; comma-separated, or *), OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_MODEL,
  * REDIS_URL (keep the replay logs on Redis), SHUTDOWN_GRACE_MS (10000: on SIGTERM, how long running
- * replies get to reach a safe point before they are cut off), TTS_BASE_URL (speak replies: audio
+ * replies get to reach a safe point before they are cut off), NODE_ENV (the devtools are served at
+ * /_devtools to loopback clients unless it is "production"), TTS_BASE_URL (speak replies: audio
  * from this OpenAI-compatible /v1/audio/speech; with TTS_API_KEY, TTS_MODEL, TTS_VOICE).
  */
 import { fileURLToPath } from 'node:url';
@@ -59,10 +60,12 @@ async function main(): Promise<void> {
       .filter(Boolean),
     ...(redis ? { bus: new RedisSessionEventBus({ redis }) } : {}),
     ...(tts ? { tts } : {}),
+    devtools: { enabled: env['NODE_ENV'] !== 'production' },
   });
   process.stdout.write(
     `listening on ${service.url} (model: ${modelLabel}${redis ? ', replay logs on Redis' : ''}${tts ? ', speaking' : ''})\n`,
   );
+  if (service.devtools) process.stdout.write(`devtools on ${service.url}/_devtools/\n`);
   const stop = () => {
     void (async () => {
       const graceMs = Number(env['SHUTDOWN_GRACE_MS'] ?? 10_000);

@@ -8,6 +8,10 @@
  * - a message containing "story" → a long answer, one word every 100 ms (to try cancel);
  * - a message containing "plan" → a task list (`write_todos`) written, then ticked off, then a
  *   short answer — the Angular app shows the list as it changes;
+ * - a message containing "audit" (order id like `A-17`) → `order_status` and the `order_auditor`
+ *   subagent called together, then a `refund_order` call (80 EUR) that waits for a person's
+ *   confirmation, then an answer: one reply with every kind of step, to look at in the devtools;
+ *   the auditor subagent (its own system prompt) answers with a short finding;
  * - anything else → a short answer quoting the message.
  */
 import {
@@ -33,6 +37,13 @@ export function scriptedTurn(request: RecordedRequest): ServerTurn {
   const text = lastUser ? contentText(lastUser.m.content) : '';
   const after = lastUser ? messages.slice(lastUser.i + 1) : [];
   const toolResult = after.find((m) => m.role === 'tool');
+  const system = contentText(messages.find((m) => m.role === 'system')?.content);
+
+  if (system.startsWith(AUDITOR_PROMPT_START)) {
+    const orderId = /\b([A-Z]-\d+)\b/.exec(text)?.[1] ?? 'A-17';
+    return { text: words(`Order ${orderId} was delivered and paid 80 EUR; a refund of 80 EUR is allowed.`) };
+  }
+  if (/\baudit\b/i.test(text)) return auditTurn(text, after);
 
   if (/refund/i.test(text)) {
     const orderId = /\b([A-Z]-\d+)\b/.exec(text)?.[1] ?? 'A-17';
@@ -62,6 +73,31 @@ export function scriptedTurn(request: RecordedRequest): ServerTurn {
   }
   return {
     text: words(`You said: "${text}". I am the offline scripted model; set OPENAI_API_KEY to talk to a real one.`),
+  };
+}
+
+/** How the auditor subagent's system prompt starts (the service sets it; the script recognises it). */
+export const AUDITOR_PROMPT_START = 'You audit orders';
+
+/** The "audit" script: status and auditor together, then the refund (confirmed by a person), then the answer. */
+function auditTurn(text: string, after: readonly { role: string; content?: unknown }[]): ServerTurn {
+  const orderId = /\b([A-Z]-\d+)\b/.exec(text)?.[1] ?? 'A-17';
+  const results = after.filter((m) => m.role === 'tool');
+  if (results.length === 0) {
+    return {
+      text: words(`Let me audit order ${orderId}.`),
+      toolCalls: [
+        { name: 'order_status', input: { orderId } },
+        { name: 'order_auditor', input: { message: `Audit order ${orderId}: may it be refunded?` } },
+      ],
+    };
+  }
+  if (results.length === 2) return { toolCalls: [{ name: 'refund_order', input: { orderId, amount: 80 } }] };
+  const refunded = contentText(results.at(-1)?.content).startsWith('Refunded');
+  return {
+    text: words(
+      refunded ? `Audit done: order ${orderId} was refunded 80 EUR.` : `Audit done: order ${orderId} was not refunded.`,
+    ),
   };
 }
 

@@ -19,9 +19,12 @@ import {
   sendHttpError,
   type SessionEventBus,
 } from '@rxscope/core/node';
+import { DevtoolsMiddleware, DevtoolsRecorder, instrumentMiddlewares } from '@rxscope/devtools';
+import { createDevtoolsHandler } from '@rxscope/devtools/node';
 import { defer, finalize } from 'rxjs';
 import { chatReply } from './chat-reply.js';
 import { checkConfirmations } from './confirmations.js';
+import { AUDITOR_PROMPT_START } from './offline.js';
 import { serveStatic } from './static-files.js';
 import { createTools, type Refund } from './tools.js';
 
@@ -49,6 +52,11 @@ export interface ServiceOptions {
   readonly maxQueuedBytes?: number;
   /** Speak every reply: each finished text block is followed by a WAV audio data block. */
   readonly tts?: TextToSpeech;
+  /**
+   * The devtools at `/_devtools` (every reply recorded, the timeline UI, its API and live feed).
+   * `enabled: false` records nothing and mounts nothing.
+   */
+  readonly devtools?: { readonly enabled: boolean; readonly uiDir?: string };
 }
 
 export interface RunningService {
@@ -56,6 +64,8 @@ export interface RunningService {
   readonly server: Server;
   readonly sessions: AgentSessions;
   readonly refunds: readonly Refund[];
+  /** What the devtools recorded, when they are on. */
+  readonly devtools?: DevtoolsRecorder;
   /**
    * Graceful shutdown (SIGTERM): new replies are refused with 503, running replies stop at a safe
    * point within `graceMs` and end on their streams with `REPLY_END {finishReason: 'shutdown'}`;
@@ -67,27 +77,44 @@ export interface RunningService {
 
 const SYSTEM_PROMPT =
   'You are a concise customer-support assistant. Use order_status to look orders up and refund_order to refund them; ' +
-  'a person confirms every refund. For work of several steps, keep a task list with write_todos.';
+  'a person confirms every refund. To audit an order, call order_status and order_auditor together, then refund if allowed. ' +
+  'For work of several steps, keep a task list with write_todos.';
 const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;
+const AUDITOR_PROMPT = `${AUDITOR_PROMPT_START}: look the order up with order_status and say in one sentence whether a refund is allowed.`;
 
 export async function startService(options: ServiceOptions): Promise<RunningService> {
   const refunds: Refund[] = [];
   const tools = createTools(refunds);
+  const recorder = options.devtools?.enabled ? new DevtoolsRecorder({ content: true }) : undefined;
+  const middlewares = [
+    new TodoListMiddleware(),
+    ...(options.tts ? [new TTSMiddleware({ tts: options.tts, mode: 'batch' })] : []),
+  ];
   const sessions = new AgentSessions({
     // An Agent is one conversation: one per session. The task list (`write_todos`, emitted as
-    // `CUSTOM todos_updated`) is the harness's; the Angular app shows it.
-    agent: (sessionId) =>
-      new Agent({
+    // `CUSTOM todos_updated`) is the harness's; the Angular app shows it. The auditor is a
+    // subagent (an agent used as a tool) of the session's agent.
+    agent: (sessionId) => {
+      const auditor = new Agent({
+        name: 'auditor',
+        sysPrompt: AUDITOR_PROMPT,
+        model: options.model,
+        tools: tools.filter((t) => t.name === 'order_status'),
+        middlewares: recorder ? [new DevtoolsMiddleware({ recorder })] : [],
+        sessionId: `${sessionId}-auditor`,
+      });
+      return new Agent({
         name: 'assistant',
         sysPrompt: SYSTEM_PROMPT,
         model: options.model,
-        tools,
-        middlewares: [
-          new TodoListMiddleware(),
-          ...(options.tts ? [new TTSMiddleware({ tts: options.tts, mode: 'batch' })] : []),
+        tools: [
+          ...tools,
+          auditor.asTool({ name: 'order_auditor', description: 'Audits an order: says whether it may be refunded.' }),
         ],
+        middlewares: recorder ? instrumentMiddlewares(recorder, middlewares) : middlewares,
         sessionId,
-      }),
+      });
+    },
     bus: options.bus ?? new InMemorySessionEventBus({ maxEvents: 1000 }),
   });
   const cors = (req: IncomingMessage): Record<string, string> => {
@@ -203,8 +230,19 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     throw new HttpError(405, `${method} is not allowed on ${path}.`, 'method_not_allowed');
   };
 
+  // Loopback clients only (the devtools' default): they show every conversation of the service.
+  const devtools = recorder
+    ? createDevtoolsHandler({
+        recorder,
+        enabled: true,
+        basePath: '/_devtools',
+        ...(options.devtools?.uiDir ? { uiDir: options.devtools.uiDir } : {}),
+      })
+    : undefined;
+
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://service').pathname;
+    if (devtools && (path === '/_devtools' || path.startsWith('/_devtools/'))) return devtools(req, res);
     void (async () => {
       try {
         if (req.method === 'OPTIONS') {
@@ -236,6 +274,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     server,
     sessions,
     refunds,
+    ...(recorder ? { devtools: recorder } : {}),
     shutdown: async ({ graceMs, reason }) => {
       const report = await sessions.shutdown({ graceMs, reason });
       // No new connection; open streams get a moment to send the last events (REPLY_END) before they are cut.

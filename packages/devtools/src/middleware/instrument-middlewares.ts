@@ -6,6 +6,7 @@ import { LayerTrail } from './layer-trail.js';
 
 const ONION_HOOKS = ['onAgent', 'onReasoning', 'onModelCall', 'onActing'] as const;
 type OnionHook = (typeof ONION_HOOKS)[number];
+const OTHER_HOOKS = ['onCheckPermission', 'onSystemPrompt'] as const;
 
 /** A middleware's name in the record: its `key`, else its class name. */
 function nameOf(mw: Middleware, index: number): string {
@@ -57,10 +58,13 @@ function tapped(mw: Middleware, name: string, trail: LayerTrail): Middleware {
 export function instrumentMiddlewares(recorder: DevtoolsRecorder, middlewares: readonly Middleware[]): Middleware[] {
   const trail = new LayerTrail();
   const names = middlewares.map(nameOf);
-  const chain = ONION_HOOKS.map((hook: OnionHook) => ({
-    hook,
-    layers: ['devtools', ...names.filter((_, i) => typeof middlewares[i]![hook] === 'function')],
-  }));
+  const implementing = (hook: OnionHook | (typeof OTHER_HOOKS)[number]) =>
+    names.filter((_, i) => typeof middlewares[i]![hook] === 'function');
+  const chain = [
+    ...ONION_HOOKS.map((hook) => ({ hook, layers: ['devtools', ...implementing(hook)] })),
+    // Not onions of events, listed for the whole picture: the permission onion and the prompt pipeline.
+    ...OTHER_HOOKS.map((hook) => ({ hook, layers: implementing(hook) })),
+  ];
   const devtools = teachChain(new DevtoolsMiddleware({ recorder }), { trail, chain });
   return [devtools, ...middlewares.map((mw, i) => tapped(mw, names[i]!, trail))];
 }

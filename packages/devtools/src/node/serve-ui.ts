@@ -18,16 +18,19 @@ const TYPES: Readonly<Record<string, string>> = {
 };
 
 /**
- * The UI's folder: `uiDir` when given, else `dist-ui/` of the `@rxscope/devtools` package the
- * application resolves from its working directory (the package is the application's dependency).
+ * The UI's folder when no `uiDir` is given: `dist-ui/` of the `@rxscope/devtools` package as the
+ * application resolves it (from its main script, else from its working directory).
  */
 export function defaultUiDir(): string | undefined {
-  try {
-    const require = createRequire(join(process.cwd(), 'noop.js'));
-    return join(require.resolve('@rxscope/devtools/package.json'), '..', 'dist-ui');
-  } catch {
-    return undefined;
+  for (const from of [process.argv[1], join(process.cwd(), 'index.js')]) {
+    if (!from) continue;
+    try {
+      return join(createRequire(from).resolve('@rxscope/devtools/package.json'), '..', 'dist-ui');
+    } catch {
+      // not resolvable from there; try the next place
+    }
   }
+  return undefined;
 }
 
 /**
