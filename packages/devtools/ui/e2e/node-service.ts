@@ -33,7 +33,8 @@ export async function startNodeService(port = 0): Promise<NodeService> {
     STATIC_DIR: mkdtempSync(join(tmpdir(), 'devtools-e2e-static-')),
     NODE_ENV: 'development',
   };
-  for (const name of ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENAI_MODEL', 'REDIS_URL', 'TTS_BASE_URL']) delete env[name];
+  for (const name of ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENAI_MODEL', 'REDIS_URL', 'TTS_BASE_URL'])
+    delete env[name];
   const child = spawn(process.execPath, [join(ROOT, 'examples', 'node-service', 'dist', 'main.js')], {
     cwd: ROOT,
     env,

@@ -21,7 +21,7 @@ import { UsageTable } from './usage-table';
           </h2>
           <p class="meta">
             <span class="status">{{ record.summary.status }}</span>
-            @if (record.summary.finishReason) {
+            @if (record.summary.finishReason && record.summary.finishReason !== record.summary.status) {
               ({{ record.summary.finishReason }})
             }
             · {{ record.summary.eventCount }} events

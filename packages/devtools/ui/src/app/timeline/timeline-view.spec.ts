@@ -44,9 +44,7 @@ describe('TimelineView', () => {
     result.focus();
     result.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', bubbles: true }));
     await fixture.whenStable();
-    expect((document.activeElement)?.getAttribute('data-seq')).toBe(
-      String(Number(result.dataset['seq']) + 1),
-    );
+    expect(document.activeElement?.getAttribute('data-seq')).toBe(String(Number(result.dataset['seq']) + 1));
   });
 
   it('shows an event’s fields on hover', async () => {

@@ -6,7 +6,7 @@ import { type Marble, layoutTimeline } from './timeline-layout';
 
 /** Room for the lane names left of the lanes. */
 const GUTTER = 120;
-const ROW = 28;
+const ROW = 34;
 
 /**
  * The reply as a marble diagram: a lane per phase, a marble per event, a bar per duration,
