@@ -29,7 +29,7 @@ import { toolCallRows } from './tool-call-rows';
               <td><dt-value [value]="row.input" /></td>
               <td><dt-value [value]="row.output" /></td>
               <td class="status">{{ row.status }}</td>
-              <td>
+              <td class="time">
                 +{{ (row.startedAt - start()).toFixed(0) }} ms<br />{{
                   row.durationMs === undefined ? 'running' : row.durationMs.toFixed(1) + ' ms'
                 }}
@@ -45,6 +45,9 @@ import { toolCallRows } from './tool-call-rows';
   styles: `
     .status {
       font-weight: 600;
+    }
+    .time {
+      white-space: nowrap;
     }
     tr[data-status='error'] .status,
     tr[data-status='denied'] .status {

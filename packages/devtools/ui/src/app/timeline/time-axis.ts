@@ -9,21 +9,24 @@ export interface TimeAxis {
 }
 
 /**
- * The time axis: proportional to time, except that two events are never closer than `gap`
- * (events of one millisecond would hide each other), so the order of events is always visible.
+ * The time axis: every step between two events is at least `gap` (events of one millisecond
+ * would hide each other), and the width left over is shared in proportion to the time between
+ * them, so the order is always visible and a long wait still looks long.
  */
 export function timeAxis(events: readonly RecordedEvent[], width: number, gap: number, pad: number): TimeAxis {
   const t0 = events[0]?.t ?? 0;
   const t1 = events.at(-1)?.t ?? t0;
-  const pxPerMs = (width - 2 * pad) / Math.max(1, t1 - t0);
+  const free = Math.max(0, width - 2 * pad - gap * Math.max(0, events.length - 1));
+  const pxPerMs = free / Math.max(1, t1 - t0);
   const xOf = new Map<number, number>();
   const points: [number, number][] = [];
-  let prev = -Infinity;
+  let prev: RecordedEvent | undefined;
+  let x = pad;
   for (const e of events) {
-    const x = Math.max(pad + (e.t - t0) * pxPerMs, prev + gap);
+    if (prev) x += gap + Math.max(0, e.t - prev.t) * pxPerMs;
     xOf.set(e.seq, x);
     points.push([e.t, x]);
-    prev = x;
+    prev = e;
   }
   const at = (t: number): number => {
     if (points.length === 0) return pad;
@@ -35,5 +38,5 @@ export function timeAxis(events: readonly RecordedEvent[], width: number, gap: n
     }
     return points.at(-1)![1];
   };
-  return { xOf, at, end: Math.max(width, prev + pad) };
+  return { xOf, at, end: Math.max(width, x + pad) };
 }

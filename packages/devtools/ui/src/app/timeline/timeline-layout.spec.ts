@@ -52,6 +52,15 @@ describe('layoutTimeline', () => {
     expect(layout.width).toBeGreaterThanOrEqual(xs.at(-1)! + 16);
   });
 
+  it('fills the width it is given when the events fit, and grows past it when they do not', () => {
+    const wide = layoutTimeline(record, { width: 2000, gap: 18, pad: 16 });
+    expect(wide.width).toBeCloseTo(2000, 6);
+    expect(wide.marbles[0]!.x).toBe(16);
+    expect(wide.marbles.at(-1)!.x).toBeCloseTo(2000 - 16, 6);
+    const narrow = layoutTimeline(record, { width: 100, gap: 18, pad: 16 });
+    expect(narrow.width).toBeCloseTo(16 + 18 * (narrow.marbles.length - 1) + 16, 6);
+  });
+
   it('draws a bar per reply run, reasoning step, model call, tool call and subagent, with durations', () => {
     const bars = (lane: string) => layout.bars.filter((b) => b.lane === lane);
     expect(bars('reply').map((b) => b.status)).toEqual(['awaiting_confirmation', 'completed']);

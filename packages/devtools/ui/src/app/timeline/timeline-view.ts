@@ -1,4 +1,14 @@
-import { ChangeDetectionStrategy, Component, computed, input, signal } from '@angular/core';
+import {
+  ChangeDetectionStrategy,
+  Component,
+  DestroyRef,
+  ElementRef,
+  afterNextRender,
+  computed,
+  inject,
+  input,
+  signal,
+} from '@angular/core';
 import type { ReplyRecord, ReplySummary } from '@rxscope/devtools';
 import { showValue } from '../records/shown-value';
 import { ShownValueView } from '../details/shown-value-view';
@@ -26,9 +36,23 @@ export class TimelineView {
 
   protected readonly gutter = GUTTER;
   protected readonly row = ROW;
+  /** The width the lanes have on screen (they scroll sideways when the events need more). */
+  private readonly width = signal(700);
   protected readonly layout = computed(() =>
-    layoutTimeline(this.record(), { width: 860, rowHeight: ROW, children: this.children() }),
+    layoutTimeline(this.record(), { width: this.width(), rowHeight: ROW, children: this.children() }),
   );
+
+  constructor() {
+    const host = inject<ElementRef<HTMLElement>>(ElementRef).nativeElement;
+    const destroyRef = inject(DestroyRef);
+    afterNextRender(() => {
+      if (typeof ResizeObserver === 'undefined') return;
+      const fit = () => this.width.set(Math.max(400, host.clientWidth - GUTTER - 4));
+      const observer = new ResizeObserver(fit);
+      observer.observe(host);
+      destroyRef.onDestroy(() => observer.disconnect());
+    });
+  }
   protected readonly selectedSeq = signal<number | undefined>(undefined);
   protected readonly selected = computed(() => this.layout().marbles.find((m) => m.seq === this.selectedSeq()));
   protected readonly fields = computed(() => {
