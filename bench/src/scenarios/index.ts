@@ -4,6 +4,8 @@ import { agentLoopMemory } from './agent-loop-memory.js';
 import { cancelLeaks } from './cancel-leaks.js';
 import { checkpoint } from './checkpoint.js';
 import { concurrency } from './concurrency.js';
+import { devtoolsBuffer } from './devtools-buffer.js';
+import { devtoolsOverhead } from './devtools-overhead.js';
 import { firstToken } from './first-token.js';
 import { harnessOverhead } from './harness-overhead.js';
 import { leaks } from './leaks.js';
@@ -30,4 +32,6 @@ export const scenarios: readonly AnyScenario[] = [
   harnessOverhead,
   checkpoint,
   sseLoad,
+  devtoolsOverhead,
+  devtoolsBuffer,
 ];

@@ -36,6 +36,8 @@ const KEYS = optionKeys<DevtoolsMiddlewareOptions>({ recorder: true });
 export interface ChainKnowledge {
   readonly trail: LayerTrail;
   readonly chain: readonly { readonly hook: string; readonly layers: readonly string[] }[];
+  /** Hooks with no layer but the devtools' own. */
+  readonly bare: ReadonlySet<RecordedHook>;
 }
 
 // Kept beside the instance, not on it: the chain knowledge is no part of the public class.
@@ -79,7 +81,7 @@ export class DevtoolsMiddleware implements Middleware {
     return defer(() => {
       const recorder = this.recorder;
       const known = this.known;
-      recorder.begin({
+      recorder.beginOwn({
         replyId: ctx.replyId,
         agentName: agent.name,
         sessionId: ctx.sessionId,
@@ -90,29 +92,26 @@ export class DevtoolsMiddleware implements Middleware {
       // How a suspended reply was answered (a confirmation, external results) opens its continuation.
       if (input.resume) recorder.record(ctx.replyId, 'onAgent', [], { ...input.resume, replyId: ctx.replyId });
       let ended = false;
+      known?.trail.open();
       return next(input).pipe(
         tap((e) => {
-          const origin = known ? known.trail.settle(e, 'onAgent') : undefined;
-          if (e.replyId !== ctx.replyId && e.type === 'REPLY_START') {
-            recorder.begin({ replyId: e.replyId, agentName: e.source, parentReplyId: ctx.replyId });
+          const origin = known ? known.trail.take(e) : undefined;
+          if (e.replyId !== ctx.replyId) {
+            // A subagent's reply forwarded through this one: nested under it, and recorded here
+            // unless a devtools layer of its own agent records it already.
+            if (e.type === 'REPLY_START')
+              recorder.begin({ replyId: e.replyId, agentName: e.source, parentReplyId: ctx.replyId });
+            if (recorder.recordsItself(e.replyId)) return;
           }
           recorder.record(ctx.replyId, origin?.hook ?? hookOf(e), origin?.layers ?? [], e);
           if (e.type === 'REPLY_END' && e.replyId === ctx.replyId) ended = true;
         }),
         finalize(() => {
+          known?.trail.close();
           if (!ended) recorder.abandon(ctx.replyId);
         }),
       );
     });
-  }
-
-  onReasoning(
-    _agent: AgentHandle,
-    _ctx: RuntimeContext,
-    input: ReasoningInput,
-    next: Next<ReasoningInput>,
-  ): Observable<AgentEvent> {
-    return this.settle(next(input), 'onReasoning');
   }
 
   onModelCall(
@@ -134,19 +133,11 @@ export class DevtoolsMiddleware implements Middleware {
     });
   }
 
-  onActing(
-    _agent: AgentHandle,
-    _ctx: RuntimeContext,
-    input: ActingInput,
-    next: Next<ActingInput>,
-  ): Observable<AgentEvent> {
-    return this.settle(next(input), 'onActing');
-  }
-
   /** Fixes the origin of the events of one hook (only when the chain is instrumented). */
-  private settle(events$: Observable<AgentEvent>, hook: RecordedHook): Observable<AgentEvent> {
+  protected settle(events$: Observable<AgentEvent>, hook: RecordedHook): Observable<AgentEvent> {
     const known = this.known;
-    return known ? events$.pipe(tap((e) => known.trail.settle(e, hook))) : events$;
+    // Where the hook has layers, the innermost one sees its events first: nothing to do here.
+    return known?.bare.has(hook) ? events$.pipe(tap((e) => known.trail.settle(e, hook))) : events$;
   }
 }
 
@@ -180,5 +171,30 @@ function describe(
     return description === undefined ? undefined : sanitize(description, { maxStringLength }).value;
   } catch {
     return undefined; // not an agent the describer knows (e.g. not a harness agent)
+  }
+}
+
+/**
+ * The devtools layer `instrumentMiddlewares` puts first: also on `onReasoning` and `onActing`, to
+ * fix which hook each event came from. (The plain layer leaves those chains alone: fewer layers
+ * on every event when the layers are not recorded.)
+ */
+export class LayeredDevtoolsMiddleware extends DevtoolsMiddleware {
+  onReasoning(
+    _agent: AgentHandle,
+    _ctx: RuntimeContext,
+    input: ReasoningInput,
+    next: Next<ReasoningInput>,
+  ): Observable<AgentEvent> {
+    return this.settle(next(input), 'onReasoning');
+  }
+
+  onActing(
+    _agent: AgentHandle,
+    _ctx: RuntimeContext,
+    input: ActingInput,
+    next: Next<ActingInput>,
+  ): Observable<AgentEvent> {
+    return this.settle(next(input), 'onActing');
   }
 }

@@ -1,7 +1,7 @@
 import { tap, type Observable } from 'rxjs';
 import type { Middleware } from '@rxscope/core';
 import type { DevtoolsRecorder } from '../recorder/devtools-recorder.js';
-import { DevtoolsMiddleware, teachChain } from './devtools-middleware.js';
+import { LayeredDevtoolsMiddleware, teachChain } from './devtools-middleware.js';
 import { LayerTrail } from './layer-trail.js';
 
 const ONION_HOOKS = ['onAgent', 'onReasoning', 'onModelCall', 'onActing'] as const;
@@ -20,7 +20,7 @@ function nameOf(mw: Middleware, index: number): string {
  * else (its key, its tools, its other hooks, `instanceof`) is the middleware's own: a Proxy
  * whose methods run on the middleware itself (so private fields keep working).
  */
-function tapped(mw: Middleware, name: string, trail: LayerTrail): Middleware {
+function tapped(mw: Middleware, codes: Partial<Record<OnionHook, number>>, trail: LayerTrail): Middleware {
   const cache = new Map<PropertyKey, unknown>();
   return new Proxy(mw, {
     get(target, property) {
@@ -28,10 +28,12 @@ function tapped(mw: Middleware, name: string, trail: LayerTrail): Middleware {
       if (typeof value !== 'function' || property === 'constructor') return value;
       if (cache.has(property)) return cache.get(property);
       const fn = value as (...args: unknown[]) => unknown;
-      const wrapped = (ONION_HOOKS as readonly PropertyKey[]).includes(property)
-        ? (...args: unknown[]) =>
-            (fn.apply(target, args) as Observable<unknown>).pipe(tap((e) => trail.passed(e, name)))
-        : fn.bind(target);
+      const code = codes[property as OnionHook];
+      const wrapped =
+        code !== undefined
+          ? (...args: unknown[]) =>
+              (fn.apply(target, args) as Observable<unknown>).pipe(tap((e) => trail.passed(e, code)))
+          : fn.bind(target);
       cache.set(property, wrapped);
       return wrapped;
     },
@@ -39,7 +41,7 @@ function tapped(mw: Middleware, name: string, trail: LayerTrail): Middleware {
 }
 
 /**
- * A middleware list with the devtools in it: a {@link DevtoolsMiddleware} first (outermost, so it
+ * A middleware list with the devtools in it: a `DevtoolsMiddleware` first (outermost, so it
  * sees every event), then each of `middlewares`, tapped so that the record says which layers of
  * its hook every event passed (`RecordedEvent.layers`) and what the chain of each hook is
  * (`ReplyRecord.chain`). The middlewares keep their identity for the agent (same key, tools,
@@ -56,15 +58,30 @@ function tapped(mw: Middleware, name: string, trail: LayerTrail): Middleware {
  * ```
  */
 export function instrumentMiddlewares(recorder: DevtoolsRecorder, middlewares: readonly Middleware[]): Middleware[] {
-  const trail = new LayerTrail();
   const names = middlewares.map(nameOf);
   const implementing = (hook: OnionHook | (typeof OTHER_HOOKS)[number]) =>
     names.filter((_, i) => typeof middlewares[i]![hook] === 'function');
+  const layers = Object.fromEntries(ONION_HOOKS.map((hook) => [hook, implementing(hook)])) as Record<
+    OnionHook,
+    string[]
+  >;
+  const trail = new LayerTrail(layers);
   const chain = [
-    ...ONION_HOOKS.map((hook) => ({ hook, layers: ['devtools', ...implementing(hook)] })),
+    ...ONION_HOOKS.map((hook) => ({ hook, layers: ['devtools', ...layers[hook]] })),
     // Not onions of events, listed for the whole picture: the permission onion and the prompt pipeline.
     ...OTHER_HOOKS.map((hook) => ({ hook, layers: implementing(hook) })),
   ];
-  const devtools = teachChain(new DevtoolsMiddleware({ recorder }), { trail, chain });
-  return [devtools, ...middlewares.map((mw, i) => tapped(mw, names[i]!, trail))];
+  // Hooks without a layer of their own: the devtools layer tells their events apart.
+  const bare = new Set(ONION_HOOKS.filter((hook) => layers[hook].length === 0));
+  const devtools = teachChain(new LayeredDevtoolsMiddleware({ recorder }), { trail, chain, bare });
+  const position: Record<OnionHook, number> = { onAgent: 0, onReasoning: 0, onModelCall: 0, onActing: 0 };
+  return [
+    devtools,
+    ...middlewares.map((mw) => {
+      const codes: Partial<Record<OnionHook, number>> = {};
+      for (const hook of ONION_HOOKS)
+        if (typeof mw[hook] === 'function') codes[hook] = LayerTrail.code(hook, position[hook]++);
+      return tapped(mw, codes, trail);
+    }),
+  ];
 }

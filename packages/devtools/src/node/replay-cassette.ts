@@ -60,10 +60,12 @@ export async function replayCassette(
       next: (e) => {
         if (replyId === undefined && e.type === 'REPLY_START') {
           replyId = e.replyId;
-          recorder.begin({ replyId, agentName: e.source, sessionId: agent.sessionId });
+          if (!recorder.recordsItself(replyId))
+            recorder.begin({ replyId, agentName: e.source, sessionId: agent.sessionId });
           resolveId(replyId);
         }
-        if (replyId !== undefined) recorder.record(replyId, 'onAgent', [], e);
+        // An agent without a devtools layer of its own is recorded from its stream.
+        if (replyId !== undefined && !recorder.recordsItself(e.replyId)) recorder.record(replyId, 'onAgent', [], e);
       },
       error: (e: unknown) => reject(e instanceof Error ? e : new Error(String(e))),
       complete: () => {

@@ -40,14 +40,156 @@ export function utf8Length(s: string): number {
   return n;
 }
 
-function keepString(s: string, options: SanitizeOptions): { value: unknown; bytes: number } {
-  if (s.length > options.maxStringLength) {
-    const head = s.slice(0, Math.min(HEAD_CHARS, options.maxStringLength)).replace(SECRET_VALUE, '[redacted]');
-    return { value: { $truncated: true, size: utf8Length(s), head }, bytes: head.length + 40 };
+// Event fields that never hold a secret nor a long text: copied as they are (the hot path).
+const PLAIN_FIELDS = new Set([
+  'type',
+  'id',
+  'replyId',
+  'source',
+  'createdAt',
+  'blockId',
+  'toolCallId',
+  'name',
+  'status',
+]);
+// Field names seen so far, and whether they name a credential (a handful of names, tested once each).
+const secretField = new Map<string, boolean>();
+function isSecretField(key: string): boolean {
+  let known = secretField.get(key);
+  if (known === undefined) {
+    known = SECRET_FIELD.test(key);
+    if (secretField.size < 10_000) secretField.set(key, known);
   }
-  SECRET_VALUE.lastIndex = 0;
-  const clean = SECRET_VALUE.test(s) ? s.replace(SECRET_VALUE, '[redacted]') : s;
-  return { value: clean, bytes: clean.length + 2 };
+  return known;
+}
+// Cheap pre-test: a key-like value contains one of these; only then does SECRET_VALUE run.
+const MAYBE_SECRET = /sk[-_]|AKIA|gh[pousr]_|xox[abposr]-|AIza|Bearer/;
+
+/** What one walk collects: why the value was malformed, and the objects being walked (cycles). */
+interface Walk {
+  readonly options: SanitizeOptions;
+  flags: string[] | undefined;
+  readonly ancestors: object[];
+  bytes: number;
+}
+
+function flag(w: Walk, why: string): void {
+  (w.flags ??= []).push(why);
+}
+
+function keepString(s: string, w: Walk): unknown {
+  if (s.length > w.options.maxStringLength) {
+    // Masked before it is cut, so that a key across the cut cannot leave in part.
+    const n = Math.min(HEAD_CHARS, w.options.maxStringLength);
+    const head = s
+      .slice(0, n + 128)
+      .replace(SECRET_VALUE, '[redacted]')
+      .slice(0, n);
+    w.bytes += head.length + 40;
+    return { $truncated: true, size: utf8Length(s), head };
+  }
+  const clean = s.length >= 12 && MAYBE_SECRET.test(s) ? s.replace(SECRET_VALUE, '[redacted]') : s;
+  w.bytes += clean.length + 2;
+  return clean;
+}
+
+function walk(v: unknown, depth: number, w: Walk): unknown {
+  switch (typeof v) {
+    case 'string':
+      return keepString(v, w);
+    case 'number':
+    case 'boolean':
+      w.bytes += 8;
+      return v;
+    case 'undefined':
+      return undefined;
+    case 'bigint':
+      flag(w, 'a bigint (not JSON)');
+      w.bytes += 16;
+      return `${v}n`;
+    case 'function':
+    case 'symbol':
+      flag(w, `a ${typeof v} (not JSON)`);
+      w.bytes += 12;
+      return `[${typeof v}]`;
+  }
+  if (v === null) {
+    w.bytes += 4;
+    return null;
+  }
+  const obj = v as object;
+  if (w.ancestors.includes(obj)) {
+    flag(w, 'a circular reference');
+    w.bytes += 10;
+    return '[circular]';
+  }
+  if (depth >= MAX_DEPTH) {
+    flag(w, `nested deeper than ${MAX_DEPTH} levels`);
+    w.bytes += 10;
+    return '[too deep]';
+  }
+  if (obj instanceof Date) {
+    w.bytes += 26;
+    return obj.toISOString();
+  }
+  w.ancestors.push(obj);
+  try {
+    w.bytes += 2;
+    if (Array.isArray(obj)) {
+      const out: unknown[] = [];
+      for (const item of obj) {
+        out.push(walk(item, depth + 1, w));
+        w.bytes += 1;
+      }
+      return out;
+    }
+    const out: Record<string, unknown> = {};
+    for (const key in obj) {
+      if (!Object.prototype.hasOwnProperty.call(obj, key)) continue;
+      const item = (obj as Record<string, unknown>)[key];
+      w.bytes += key.length + 4;
+      if (PLAIN_FIELDS.has(key) && (typeof item === 'number' || (typeof item === 'string' && item.length <= 256))) {
+        out[key] = item;
+        w.bytes += typeof item === 'string' ? item.length : 8;
+        continue;
+      }
+      if (item !== undefined && item !== null && item !== '' && isSecretField(key)) {
+        out[key] = REDACTED;
+        w.bytes += 16;
+        continue;
+      }
+      const kept = walk(item, depth + 1, w);
+      if (kept !== undefined) out[key] = kept;
+    }
+    return out;
+  } catch (e) {
+    // A getter that throws: the value is kept as what could be read.
+    flag(w, `a field that cannot be read (${e instanceof Error ? e.message : String(e)})`);
+    return '[unreadable]';
+  } finally {
+    w.ancestors.pop();
+  }
+}
+
+/**
+ * The size of an object that needs no copy (the common event: a delta, a block start): own
+ * fields of numbers, booleans and short strings without anything key-like, no credential field
+ * name. -1 when it needs the walk. Keeping such an event as it is saves a copy per event.
+ */
+function flatBytes(obj: object, options: SanitizeOptions): number {
+  if (Object.getPrototypeOf(obj) !== Object.prototype) return -1;
+  let bytes = 2;
+  for (const key in obj) {
+    const item = (obj as Record<string, unknown>)[key];
+    if (typeof item === 'string') {
+      if (item.length > options.maxStringLength || (item.length >= 12 && MAYBE_SECRET.test(item))) return -1;
+      bytes += item.length + 2;
+    } else if (typeof item === 'number' || typeof item === 'boolean') bytes += 8;
+    else if (item !== undefined) return -1;
+    if (!PLAIN_FIELDS.has(key) && isSecretField(key)) return -1;
+    bytes += key.length + 4;
+  }
+  return bytes;
 }
 
 /**
@@ -56,7 +198,8 @@ function keepString(s: string, options: SanitizeOptions): { value: unknown; byte
  * key-like strings (`sk-...`, `Bearer ...`) masked, strings over `maxStringLength` truncated to
  * `{ $truncated: true, size, head }` (size in UTF-8 bytes), and what is not JSON (cycles,
  * functions, bigints, symbols, nesting past 24 levels) replaced and reported in `flag`. Never
- * throws.
+ * throws. A flat object that needs none of this (most events) is kept as it is, not copied:
+ * events are immutable.
  *
  * @example
  * ```ts
@@ -65,70 +208,11 @@ function keepString(s: string, options: SanitizeOptions): { value: unknown; byte
  * ```
  */
 export function sanitize(value: unknown, options: SanitizeOptions): Sanitized {
-  const flags: string[] = [];
-  const ancestors: object[] = [];
-  const walk = (v: unknown, depth: number): { value: unknown; bytes: number } => {
-    switch (typeof v) {
-      case 'string':
-        return keepString(v, options);
-      case 'number':
-      case 'boolean':
-        return { value: v, bytes: 8 };
-      case 'undefined':
-        return { value: undefined, bytes: 0 };
-      case 'bigint':
-        flags.push('a bigint (not JSON)');
-        return { value: `${v}n`, bytes: 16 };
-      case 'function':
-      case 'symbol':
-        flags.push(`a ${typeof v} (not JSON)`);
-        return { value: `[${typeof v}]`, bytes: 12 };
-    }
-    if (v === null) return { value: null, bytes: 4 };
-    const obj = v as object;
-    if (ancestors.includes(obj)) {
-      flags.push('a circular reference');
-      return { value: '[circular]', bytes: 10 };
-    }
-    if (depth >= MAX_DEPTH) {
-      flags.push(`nested deeper than ${MAX_DEPTH} levels`);
-      return { value: '[too deep]', bytes: 10 };
-    }
-    if (obj instanceof Date) return { value: obj.toISOString(), bytes: 26 };
-    ancestors.push(obj);
-    try {
-      let bytes = 2;
-      if (Array.isArray(obj)) {
-        const out: unknown[] = [];
-        for (const item of obj) {
-          const kept = walk(item, depth + 1);
-          out.push(kept.value);
-          bytes += kept.bytes + 1;
-        }
-        return { value: out, bytes };
-      }
-      const out: Record<string, unknown> = {};
-      for (const key of Object.keys(obj)) {
-        const item = (obj as Record<string, unknown>)[key];
-        if (SECRET_FIELD.test(key) && item !== undefined && item !== null && item !== '') {
-          out[key] = REDACTED;
-          bytes += key.length + 20;
-          continue;
-        }
-        const kept = walk(item, depth + 1);
-        if (kept.value === undefined) continue;
-        out[key] = kept.value;
-        bytes += key.length + kept.bytes + 4;
-      }
-      return { value: out, bytes };
-    } catch (e) {
-      // A getter that throws: the value is kept as what could be read.
-      flags.push(`a field that cannot be read (${e instanceof Error ? e.message : String(e)})`);
-      return { value: '[unreadable]', bytes: 12 };
-    } finally {
-      ancestors.pop();
-    }
-  };
-  const kept = walk(value, 0);
-  return flags.length ? { ...kept, flag: [...new Set(flags)].join('; ') } : kept;
+  const flat = typeof value === 'object' && value !== null && !Array.isArray(value) ? flatBytes(value, options) : -1;
+  if (flat >= 0) return { value, bytes: flat };
+  const w: Walk = { options, flags: undefined, ancestors: [], bytes: 0 };
+  const kept = walk(value, 0, w);
+  return w.flags
+    ? { value: kept, bytes: w.bytes, flag: [...new Set(w.flags)].join('; ') }
+    : { value: kept, bytes: w.bytes };
 }

@@ -1,4 +1,4 @@
-import { lastValueFrom, map, toArray, type Observable } from 'rxjs';
+import { concat, lastValueFrom, map, of, toArray, type Observable } from 'rxjs';
 import { Agent, defineTool, type AgentEvent, type Middleware } from '@rxscope/core';
 import { ScriptedChatModel } from '@rxscope/core/testing';
 import { RetryMiddleware } from '@rxscope/middleware-builtin';
@@ -38,6 +38,23 @@ describe('DevtoolsRecorder through DevtoolsMiddleware', () => {
     expect(record.events.every((e) => typeof e.t === 'number' && e.t > 1.6e12)).toBe(true);
     expect(summary!.usage).toBeDefined();
     expect(summary!.costUsd).toBeCloseTo(summary!.usage!.inputTokens + 2 * summary!.usage!.outputTokens);
+  });
+
+  it('records only the layers an event passed: one made by a middle layer did not pass the inner ones', async () => {
+    const recorder = new DevtoolsRecorder();
+    const pass = (key: string): Middleware => ({ key, onModelCall: (_a, _c, input, next) => next(input) });
+    const emitter: Middleware = {
+      key: 'emitter',
+      onModelCall: (_a, ctx, input, next) =>
+        concat(of(ctx.event('CUSTOM', { name: 'from-emitter', value: 1 })), next(input)),
+    };
+    await lookupAgent(instrumentMiddlewares(recorder, [pass('outer'), emitter, pass('inner')])).call('hi');
+    const events = recorder.reply(recorder.replies()[0]!.replyId)!.events;
+    const custom = events.find((e) => e.event['name'] === 'from-emitter')!;
+    expect(custom).toMatchObject({ hook: 'onModelCall', layers: ['outer', 'emitter'] });
+    const delta = events.find((e) => e.event['type'] === 'TEXT_BLOCK_DELTA')!;
+    expect(delta).toMatchObject({ hook: 'onModelCall', layers: ['outer', 'emitter', 'inner'] });
+    expect(events.find((e) => e.event['type'] === 'REPLY_START')).toMatchObject({ hook: 'onAgent', layers: [] });
   });
 
   it('redacts model request messages and credentials by default, keeps messages with content: true', async () => {

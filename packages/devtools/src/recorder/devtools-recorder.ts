@@ -1,5 +1,5 @@
 import { Observable } from 'rxjs';
-import type { RecordedEvent, RecordedHook, RecorderFeedItem, ReplyRecord, ReplySummary } from '../record/records.js';
+import type { RecordedHook, RecorderFeedItem, ReplyRecord, ReplySummary } from '../record/records.js';
 import { REDACTED, sanitize } from '../record/sanitize.js';
 import { ReplyEntry, statusOf, type ReplyIdentity } from './reply-entry.js';
 import {
@@ -7,6 +7,8 @@ import {
   type DevtoolsRecorderOptions,
   type ResolvedRecorderOptions,
 } from './recorder-options.js';
+
+const NO_LAYERS: readonly string[] = Object.freeze([]);
 
 /** performance.timeOrigin + performance.now(): fractional ms since the epoch, monotonic within the process. */
 const now = (): number => performance.timeOrigin + performance.now();
@@ -30,8 +32,6 @@ export class DevtoolsRecorder {
   readonly options: ResolvedRecorderOptions;
   private readonly entries = new Map<string, ReplyEntry>();
   private readonly listeners = new Set<(item: RecorderFeedItem) => void>();
-  // Events already kept: a subagent with a middleware of its own forwards the same objects through its caller.
-  private readonly seen = new WeakSet<object>();
   private totalBytes = 0;
   private seq = 0;
 
@@ -59,6 +59,21 @@ export class DevtoolsRecorder {
     });
   }
 
+  /**
+   * Notes the start of a reply by a devtools layer of its own agent: the reply records itself, so
+   * a caller it is forwarded through (an agent used as a tool) does not record it again.
+   */
+  beginOwn(who: ReplyIdentity): void {
+    this.begin(who);
+    const entry = this.entries.get(who.replyId);
+    if (entry) entry.recordsItself = true;
+  }
+
+  /** True when a devtools layer of the reply's own agent records it (see {@link DevtoolsRecorder.beginOwn}). */
+  recordsItself(replyId: string): boolean {
+    return this.entries.get(replyId)?.recordsItself === true;
+  }
+
   /** Notes that `childId` is a subagent reply run inside `parentId`. */
   adopt(childId: string, parentId: string): void {
     const child = this.entries.get(childId);
@@ -72,21 +87,27 @@ export class DevtoolsRecorder {
    * under its own `replyId`). Never throws; a malformed event is kept with a `flag`.
    */
   record(replyId: string, hook: RecordedHook, layers: readonly string[], event: unknown): void {
-    this.guard(() => {
+    try {
+      let own = replyId;
       if (typeof event === 'object' && event !== null) {
-        if (this.seen.has(event)) return;
-        this.seen.add(event);
+        const id = (event as { replyId?: unknown }).replyId;
+        if (typeof id === 'string') own = id;
       }
-      const e = event as Record<string, unknown> | null;
-      const own = e && typeof e === 'object' && typeof e['replyId'] === 'string' ? (e['replyId'] as string) : replyId;
       let entry = this.entries.get(own);
       if (!entry) {
-        const source = e && typeof e === 'object' && typeof e['source'] === 'string' ? (e['source'] as string) : '?';
-        this.begin({ replyId: own, agentName: source, ...(own !== replyId ? { parentReplyId: replyId } : {}) });
-        entry = this.entries.get(own)!;
+        const source = (event as { source?: unknown } | null)?.source;
+        this.begin({
+          replyId: own,
+          agentName: typeof source === 'string' ? source : '?',
+          ...(own !== replyId ? { parentReplyId: replyId } : {}),
+        });
+        entry = this.entries.get(own);
+        if (!entry) return;
       }
       this.keep(entry, hook, layers, event);
-    });
+    } catch {
+      // A lost record is better than a failed reply.
+    }
   }
 
   /**
@@ -122,7 +143,7 @@ export class DevtoolsRecorder {
   /** How much the buffer holds now. */
   stats(): { readonly replies: number; readonly bytes: number; readonly events: number } {
     let events = 0;
-    for (const e of this.entries.values()) events += e.events.length;
+    for (const e of this.entries.values()) events += e.length;
     return { replies: this.entries.size, bytes: this.totalBytes, events };
   }
 
@@ -151,23 +172,17 @@ export class DevtoolsRecorder {
     entry.eventCount++;
     if (flag) entry.flagged++;
     let changed = this.fold(entry, event);
-    if (entry.events.length < this.options.maxEventsPerReply) {
-      const recorded: RecordedEvent = {
-        seq: ++this.seq,
-        replyId: entry.replyId,
-        t: now(),
-        hook,
-        layers,
-        event: (typeof kept.value === 'object' && kept.value !== null && !Array.isArray(kept.value)
-          ? kept.value
-          : { value: kept.value }) as Record<string, unknown>,
-        ...(flag ? { flag } : {}),
-      };
-      entry.events.push(recorded);
-      const bytes = kept.bytes + 60 + layers.length * 8;
+    if (entry.length < this.options.maxEventsPerReply) {
+      const v = kept.value;
+      const event = (typeof v === 'object' && v !== null && !Array.isArray(v) ? v : { value: v }) as Record<
+        string,
+        unknown
+      >;
+      entry.push(++this.seq, now(), hook, layers.length ? layers : NO_LAYERS, event, flag);
+      const bytes = kept.bytes + 48 + layers.length * 8;
       entry.bytes += bytes;
       this.totalBytes += bytes;
-      if (this.listeners.size) this.announce({ kind: 'event', event: recorded });
+      if (this.listeners.size) this.announce({ kind: 'event', event: entry.event(entry.length - 1) });
     }
     if (flag) changed = true;
     if (changed) this.announceSummary(entry);

@@ -1,4 +1,4 @@
-import type { RecordedEvent, ReplyRecord, ReplyStatus, ReplySummary } from '../record/records.js';
+import type { RecordedEvent, RecordedHook, ReplyRecord, ReplyStatus, ReplySummary } from '../record/records.js';
 
 /** Who a reply is, as the recorder learns it when the reply starts. */
 export interface ReplyIdentity {
@@ -11,9 +11,18 @@ export interface ReplyIdentity {
   readonly harness?: unknown;
 }
 
-/** What the recorder holds of one reply (mutable, private to the recorder). */
+/**
+ * What the recorder holds of one reply (mutable, private to the recorder). The events are kept
+ * column by column (a `RecordedEvent` is built when one is read): one object less per event for
+ * the collector, which the recorder's cost on a busy service is mostly about.
+ */
 export class ReplyEntry {
-  readonly events: RecordedEvent[] = [];
+  private readonly seqs: number[] = [];
+  private readonly times: number[] = [];
+  private readonly hooks: RecordedHook[] = [];
+  private readonly layerLists: (readonly string[])[] = [];
+  private readonly kept: Readonly<Record<string, unknown>>[] = [];
+  private flags: Map<number, string> | undefined;
   readonly children: string[] = [];
   bytes = 200;
   status: ReplyStatus = 'running';
@@ -30,6 +39,8 @@ export class ReplyEntry {
   parentReplyId: string | undefined;
   chain: readonly { readonly hook: string; readonly layers: readonly string[] }[] = [];
   harness: unknown;
+  /** A devtools layer of the reply's own agent records it. */
+  recordsItself = false;
 
   constructor(
     readonly replyId: string,
@@ -44,6 +55,42 @@ export class ReplyEntry {
     this.parentReplyId ??= who.parentReplyId;
     if (who.chain && who.chain.length > this.chain.length) this.chain = who.chain;
     if (who.harness !== undefined) this.harness = who.harness;
+  }
+
+  /** Events kept so far. */
+  get length(): number {
+    return this.kept.length;
+  }
+
+  /** Keeps one event (already sanitized). */
+  push(
+    seq: number,
+    t: number,
+    hook: RecordedHook,
+    layers: readonly string[],
+    event: Readonly<Record<string, unknown>>,
+    flag: string | undefined,
+  ): void {
+    if (flag) (this.flags ??= new Map()).set(this.kept.length, flag);
+    this.seqs.push(seq);
+    this.times.push(t);
+    this.hooks.push(hook);
+    this.layerLists.push(layers);
+    this.kept.push(event);
+  }
+
+  /** The kept event at `i` as a {@link RecordedEvent}. */
+  event(i: number): RecordedEvent {
+    const flag = this.flags?.get(i);
+    return {
+      seq: this.seqs[i]!,
+      replyId: this.replyId,
+      t: this.times[i]!,
+      hook: this.hooks[i]!,
+      layers: this.layerLists[i]!,
+      event: this.kept[i]!,
+      ...(flag ? { flag } : {}),
+    };
   }
 
   summary(): ReplySummary {
@@ -70,7 +117,7 @@ export class ReplyEntry {
   record(): ReplyRecord {
     return {
       summary: this.summary(),
-      events: [...this.events],
+      events: this.kept.map((_, i) => this.event(i)),
       chain: this.chain,
       ...(this.harness !== undefined ? { harness: this.harness } : {}),
       children: [...this.children],
