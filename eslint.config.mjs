@@ -9,6 +9,7 @@ export default tseslint.config(
     // packages/*/jest/*.cjs: jest environments (plain CommonJS, outside every TypeScript program).
     ignores: [
       '**/dist/**',
+      '**/dist-ui/**', // the devtools UI as built
       '**/node_modules/**',
       '**/*.d.ts',
       'bench/.compare/**',
