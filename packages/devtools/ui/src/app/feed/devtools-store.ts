@@ -101,6 +101,9 @@ export class DevtoolsStore {
         // The server restarted: what the view shows is gone from it.
         this.openId.set(undefined);
         this.openRecord.set(undefined);
+      } else if (before.connection === 'reconnecting' && this.openId() !== undefined) {
+        // Back on the same server: load the open reply again for the events sent while away.
+        void this.select(this.openId()!);
       }
       void this.loadList();
     } else if (message.kind === 'event') {
