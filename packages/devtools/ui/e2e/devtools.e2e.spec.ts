@@ -65,7 +65,7 @@ describe('devtools UI in Chromium', () => {
   let replyId: string;
   let record: ReplyRecord;
 
-  it('lists a reply live as it runs, stops for its confirmation, and nests its subagent reply', async () => {
+  it('lists a reply live as it runs, draws the events it gains while open, and nests its subagent reply', async () => {
     await page.goto(`${service.url}/_devtools/`);
     await page.getByText('No replies recorded yet.').waitFor();
 
@@ -73,13 +73,21 @@ describe('devtools UI in Chromium', () => {
       text: 'Please audit order A-17',
     }));
     await listed(replyId, 'awaiting_confirmation');
+    // Opened while it waits for the confirmation, the reply gains the rest of its events live.
+    await page.locator(`li[data-reply-id="${replyId}"] > button`).click();
+    await page.locator(`article[data-reply-id="${replyId}"][data-status="awaiting_confirmation"]`).waitFor();
+    const suspended = await page.locator('g.marble').count();
     const session = await api<{ pending: { toolCalls: { id: string }[] } }>('/api/sessions/audit-e2e');
     await api('/api/sessions/audit-e2e/confirmations', {
       results: [{ toolCallId: session.pending.toolCalls[0]!.id, confirmed: true }],
     });
     await listed(replyId, 'completed');
+    await page.locator(`article[data-reply-id="${replyId}"][data-status="completed"]`).waitFor();
 
     record = await api<ReplyRecord>(`/_devtools/api/replies/${replyId}`);
+    const drawn = record.events.filter((e) => !type(e).endsWith('_DELTA'));
+    await page.waitForFunction((n) => document.querySelectorAll('g.marble').length === n, drawn.length);
+    expect(drawn.length).toBeGreaterThan(suspended);
     const children = (await api<{ replies: ReplySummary[] }>('/_devtools/api/replies')).replies.filter(
       (r) => r.parentReplyId === replyId,
     );
@@ -92,6 +100,8 @@ describe('devtools UI in Chromium', () => {
   });
 
   it('draws the reply’s timeline: its lanes, a marble per recorded event, a bar per tool run and subagent', async () => {
+    // Opened again: the record as the server has it now, not as the page followed it.
+    await page.reload();
     await page.locator(`li[data-reply-id="${replyId}"] > button`).click();
     const view = page.locator(`article[data-reply-id="${replyId}"]`);
     await view.waitFor();
