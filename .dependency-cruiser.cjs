@@ -71,6 +71,25 @@ module.exports = {
       from: { path: '^packages/angular/src/', pathNot: '/__tests__/' },
       to: { path: ['^packages/core/', '^@rxscope/core/(node|internal|testing)'] },
     },
+    {
+      name: 'devtools-root-entry-browser-safe',
+      severity: 'error',
+      comment:
+        "@rxscope/devtools' root entry (recorder, middleware, record types) is imported by the devtools page: no Node built-in, no Node entry of the core; the HTTP handler lives in src/node/.",
+      from: {
+        path: '^packages/devtools/src/',
+        pathNot: ['^packages/devtools/src/node/', '\\.spec\\.ts$', '/__tests__/'],
+      },
+      to: {
+        dependencyTypesNot: ['type-only'],
+        path: [
+          '^node:',
+          '^(fs|http|net|path|os|crypto|module|url)$',
+          '^packages/core/src/(node|internal|testing)/',
+          '^@rxscope/core/(node|internal|testing)',
+        ],
+      },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

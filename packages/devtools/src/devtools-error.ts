@@ -28,6 +28,7 @@ export type DevtoolsErrorCode = 'devtools_not_enabled' | 'devtools_invalid_optio
 export class DevtoolsError extends RxscopeError {
   override readonly name = 'DevtoolsError';
   constructor(
+    /** What the refusal is about; branch on it. */
     readonly code: DevtoolsErrorCode,
     message: string,
   ) {

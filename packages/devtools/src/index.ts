@@ -12,7 +12,7 @@ export type {
 export { sanitize, REDACTED } from './record/sanitize.js';
 export type { SanitizeOptions, Sanitized } from './record/sanitize.js';
 export { DevtoolsRecorder } from './recorder/devtools-recorder.js';
-export type { DevtoolsRecorderOptions } from './recorder/recorder-options.js';
+export type { DevtoolsRecorderOptions, ResolvedRecorderOptions } from './recorder/recorder-options.js';
 export type { ReplyIdentity } from './recorder/reply-entry.js';
 export { DevtoolsMiddleware } from './middleware/devtools-middleware.js';
 export type { DevtoolsMiddlewareOptions } from './middleware/devtools-middleware.js';

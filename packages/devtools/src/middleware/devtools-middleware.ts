@@ -64,6 +64,7 @@ export function teachChain(mw: DevtoolsMiddleware, known: ChainKnowledge): Devto
  * ```
  */
 export class DevtoolsMiddleware implements Middleware {
+  /** Its state key and its name in the recorded chains. */
   readonly key = 'devtools';
   private readonly recorder: DevtoolsRecorder;
 
@@ -77,6 +78,7 @@ export class DevtoolsMiddleware implements Middleware {
     return KNOWN.get(this);
   }
 
+  /** Records the reply: its start (or resumption), every event passing out, its end. */
   onAgent(agent: AgentHandle, ctx: RuntimeContext, input: AgentInput, next: Next<AgentInput>): Observable<AgentEvent> {
     return defer(() => {
       const recorder = this.recorder;
@@ -114,6 +116,7 @@ export class DevtoolsMiddleware implements Middleware {
     });
   }
 
+  /** Records the model request (`MODEL_REQUEST`) of each call. */
   onModelCall(
     _agent: AgentHandle,
     ctx: RuntimeContext,
@@ -129,16 +132,19 @@ export class DevtoolsMiddleware implements Middleware {
         options: input.options,
         messages: input.messages,
       });
-      return this.settle(next(input), 'onModelCall');
+      return settle(this.known, next(input), 'onModelCall');
     });
   }
+}
 
-  /** Fixes the origin of the events of one hook (only when the chain is instrumented). */
-  protected settle(events$: Observable<AgentEvent>, hook: RecordedHook): Observable<AgentEvent> {
-    const known = this.known;
-    // Where the hook has layers, the innermost one sees its events first: nothing to do here.
-    return known?.bare.has(hook) ? events$.pipe(tap((e) => known.trail.settle(e, hook))) : events$;
-  }
+/** Fixes the origin of the events of one hook (only when the chain is instrumented). */
+function settle(
+  known: ChainKnowledge | undefined,
+  events$: Observable<AgentEvent>,
+  hook: RecordedHook,
+): Observable<AgentEvent> {
+  // Where the hook has layers, the innermost one sees its events first: nothing to do here.
+  return known?.bare.has(hook) ? events$.pipe(tap((e) => known.trail.settle(e, hook))) : events$;
 }
 
 /** The hook an event comes from when the chain is not instrumented, by its type. */
@@ -180,13 +186,14 @@ function describe(
  * on every event when the layers are not recorded.)
  */
 export class LayeredDevtoolsMiddleware extends DevtoolsMiddleware {
+  /** Notes that events of a reasoning step no layer of that hook saw came from `onReasoning`. */
   onReasoning(
     _agent: AgentHandle,
     _ctx: RuntimeContext,
     input: ReasoningInput,
     next: Next<ReasoningInput>,
   ): Observable<AgentEvent> {
-    return this.settle(next(input), 'onReasoning');
+    return settle(KNOWN.get(this), next(input), 'onReasoning');
   }
 
   onActing(
@@ -195,6 +202,6 @@ export class LayeredDevtoolsMiddleware extends DevtoolsMiddleware {
     input: ActingInput,
     next: Next<ActingInput>,
   ): Observable<AgentEvent> {
-    return this.settle(next(input), 'onActing');
+    return settle(KNOWN.get(this), next(input), 'onActing');
   }
 }

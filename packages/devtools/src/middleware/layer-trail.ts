@@ -9,7 +9,7 @@ export interface EventOrigin {
 const HOOKS: readonly RecordedHook[] = ['onAgent', 'onReasoning', 'onModelCall', 'onActing'];
 const SLOTS = 1024;
 const NONE = SLOTS - 1;
-const AGENT_ORIGIN: EventOrigin = Object.freeze({ hook: 'onAgent', layers: Object.freeze([]) as readonly string[] });
+const AGENT_ORIGIN: EventOrigin = Object.freeze({ hook: 'onAgent', layers: [] });
 
 /**
  * Which layer of which hook saw each event of the running replies first, keyed by the event

@@ -1,3 +1,4 @@
+import { get, type IncomingMessage } from 'node:http';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -73,6 +74,30 @@ describe('createDevtoolsHandler on plain node:http', () => {
       expect(await page.text()).toContain('npm run build:devtools-ui');
     } finally {
       await close();
+    }
+  });
+});
+
+describe('the feed and a client that does not read', () => {
+  it('drops the connection once maxQueuedBytes wait for it', async () => {
+    const recorder = new DevtoolsRecorder({ maxStringLength: 200_000 });
+    const server = await listen(createDevtoolsHandler({ recorder, maxQueuedBytes: 64 * 1024 }));
+    try {
+      const response = await new Promise<IncomingMessage>((resolve) => get(`${server.url}/api/feed`, resolve));
+      response.pause(); // a client that never reads
+      const connections = () =>
+        new Promise<number>((resolve, reject) => server.server.getConnections((e, n) => (e ? reject(e) : resolve(n))));
+      expect(await connections()).toBe(1);
+      recorder.begin({ replyId: 'r1', agentName: 'bot' });
+      const big = 'x'.repeat(100_000);
+      for (let i = 0; i < 400 && (await connections()) > 0; i++) {
+        recorder.record('r1', 'onAgent', [], { type: 'CUSTOM', replyId: 'r1', name: 'big', value: big });
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      expect(await connections()).toBe(0);
+      response.destroy();
+    } finally {
+      await server.close();
     }
   });
 });

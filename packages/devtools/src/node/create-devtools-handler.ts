@@ -30,7 +30,7 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
 
 /**
  * Serves the devtools: the UI (from `dist-ui/`), the JSON API and the live SSE feed of a
- * {@link DevtoolsRecorder}. Routes under the mount path: `GET /` (the page), `GET /api/replies`,
+ * `DevtoolsRecorder`. Routes under the mount path: `GET /` (the page), `GET /api/replies`,
  * `GET /api/replies/:replyId`, `GET /api/replies/:replyId/export`, `GET /api/feed`,
  * `POST /api/replay` (with the `replay` option). Only loopback clients are served unless `allow`
  * says otherwise (403); with `NODE_ENV=production` the handler is refused at creation unless

@@ -7,9 +7,15 @@ import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import express from 'express';
 import Fastify from 'fastify';
-import { Agent, type ChatModel } from '@rxscope/core';
+import { Agent, RxscopeError, type ChatModel } from '@rxscope/core';
 import { RecordingMiddleware, type Cassette } from '@rxscope/middleware-builtin/recording';
-import { DevtoolsMiddleware, DevtoolsRecorder, instrumentMiddlewares, type ReplySummary } from '../index.js';
+import {
+  DevtoolsError,
+  DevtoolsMiddleware,
+  DevtoolsRecorder,
+  instrumentMiddlewares,
+  type ReplySummary,
+} from '../index.js';
 import { createDevtoolsHandler } from './index.js';
 import { listen, lookup, lookupAgent, readSse } from '../__tests__/helpers.js';
 
@@ -94,13 +100,16 @@ describe('createDevtoolsHandler in servers', () => {
     const before = process.env['NODE_ENV'];
     process.env['NODE_ENV'] = 'production';
     try {
-      expect(() => createDevtoolsHandler({ recorder: new DevtoolsRecorder() })).toThrow(
-        expect.objectContaining({
-          name: 'DevtoolsError',
-          code: 'devtools_not_enabled',
-          message: expect.stringContaining('"enabled"'),
-        }),
-      );
+      let refusal: unknown;
+      try {
+        createDevtoolsHandler({ recorder: new DevtoolsRecorder() });
+      } catch (e) {
+        refusal = e;
+      }
+      expect(refusal).toBeInstanceOf(DevtoolsError);
+      expect(refusal).toBeInstanceOf(RxscopeError);
+      expect(refusal).toMatchObject({ code: 'devtools_not_enabled' });
+      expect((refusal as Error).message).toContain('"enabled"');
       expect(() => createDevtoolsHandler({ recorder: new DevtoolsRecorder(), enabled: true })).not.toThrow();
     } finally {
       process.env['NODE_ENV'] = before;

@@ -27,27 +27,26 @@ export function streamFeed(
     'x-accel-buffering': 'no',
   });
   res.flushHeaders?.();
-  let subscription: { unsubscribe(): void } | undefined;
-  let heartbeat: ReturnType<typeof setInterval> | undefined;
-  const close = () => {
+  // The first message: who is talking (nothing is queued yet).
+  res.write(`event: hello\ndata: ${JSON.stringify(server)}\n\n`);
+  const subscription = recorder.feed().subscribe({
+    next: (item) => (item.kind === 'summary' ? send('summary', item.summary) : send('event', item.event)),
+    error: () => res.end(),
+  });
+  const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), limits.heartbeatMs);
+  heartbeat.unref?.();
+  function close(): void {
     clearInterval(heartbeat);
-    subscription?.unsubscribe();
-  };
-  const send = (event: string, data: unknown) => {
+    subscription.unsubscribe();
+  }
+  function send(event: string, data: unknown): void {
     if (res.writableLength > limits.maxQueuedBytes) {
       close();
       res.destroy();
       return;
     }
     res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-  };
-  send('hello', server);
-  subscription = recorder.feed().subscribe((item) => {
-    if (item.kind === 'summary') send('summary', item.summary);
-    else send('event', item.event);
-  });
-  heartbeat = setInterval(() => res.write(': heartbeat\n\n'), limits.heartbeatMs);
-  heartbeat.unref?.();
+  }
   req.on('close', close);
   res.on('close', close);
 }

@@ -22,9 +22,11 @@ export type RecordedHook = 'onAgent' | 'onReasoning' | 'onActing' | 'onModelCall
 export interface RecordedEvent {
   /** Recorder-wide, strictly increasing. */
   readonly seq: number;
+  /** The reply the event belongs to (a subagent's events are kept under their own reply). */
   readonly replyId: string;
   /** When the recorder saw it: ms since the epoch, fractional. */
   readonly t: number;
+  /** The innermost onion the event came from. */
   readonly hook: RecordedHook;
   /** The names of the middleware layers of `hook` the event passed, outermost first. */
   readonly layers: readonly string[];

@@ -1,10 +1,24 @@
-/** How {@link sanitize} treats a value. */
+/**
+ * How {@link sanitize} treats a value.
+ *
+ * @example
+ * ```ts
+ * const options: SanitizeOptions = { maxStringLength: 4096 };
+ * ```
+ */
 export interface SanitizeOptions {
   /** Strings longer than this (in characters) are kept as `{ $truncated, size, head }`. */
   readonly maxStringLength: number;
 }
 
-/** A value made safe to keep and to send: its copy, its approximate size, and why it was malformed. */
+/**
+ * A value made safe to keep and to send: its copy, its approximate size, and why it was malformed.
+ *
+ * @example
+ * ```ts
+ * const { value, bytes, flag }: Sanitized = sanitize(event, { maxStringLength: 4096 });
+ * ```
+ */
 export interface Sanitized {
   readonly value: unknown;
   /** Approximate size in bytes of the kept copy (what the recorder's byte bound counts). */
@@ -22,7 +36,14 @@ const SECRET_FIELD =
 const SECRET_VALUE =
   /\b(?:sk-[A-Za-z0-9_-]{16,}|sk_(?:live|test)_[A-Za-z0-9]{16,}|AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{30,}|xox[abposr]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{30,})|\bBearer\s+[A-Za-z0-9._~+/-]{12,}=*/g;
 
-/** The marker a credential is replaced with. */
+/**
+ * The marker a credential (and, by default, a model request's messages) is replaced with.
+ *
+ * @example
+ * ```ts
+ * const hidden = (v: unknown) => JSON.stringify(v) === JSON.stringify(REDACTED);
+ * ```
+ */
 export const REDACTED = Object.freeze({ $redacted: true });
 
 /** UTF-8 length of a string without allocating (the recorder runs in the agent's hot path). */

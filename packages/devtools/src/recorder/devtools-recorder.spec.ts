@@ -1,9 +1,9 @@
-import { concat, lastValueFrom, map, of, toArray, type Observable } from 'rxjs';
+import { concat, lastValueFrom, map, of, toArray } from 'rxjs';
 import { Agent, defineTool, type AgentEvent, type Middleware } from '@rxscope/core';
 import { ScriptedChatModel } from '@rxscope/core/testing';
 import { RetryMiddleware } from '@rxscope/middleware-builtin';
 import { z } from 'zod';
-import { DevtoolsMiddleware, DevtoolsRecorder, instrumentMiddlewares } from '../index.js';
+import { DevtoolsError, DevtoolsMiddleware, DevtoolsRecorder, instrumentMiddlewares } from '../index.js';
 import { lookupAgent } from '../__tests__/helpers.js';
 
 const typesOf = (recorder: DevtoolsRecorder, replyId: string) =>
@@ -135,7 +135,7 @@ describe('DevtoolsRecorder through DevtoolsMiddleware', () => {
       key: 'bad',
       onAgent: (_agent, ctx, input, next) =>
         next(input).pipe(
-          map((e) =>
+          map((e): AgentEvent =>
             e.type === 'REPLY_START'
               ? e
               : e.type === 'TEXT_BLOCK_START'
@@ -148,7 +148,7 @@ describe('DevtoolsRecorder through DevtoolsMiddleware', () => {
                   } as unknown as AgentEvent)
                 : e,
           ),
-        ) as Observable<AgentEvent>,
+        ),
     };
     const agent = lookupAgent(instrumentMiddlewares(recorder, [bad]));
     const events = await lastValueFrom(agent.reply('hi').pipe(toArray()));
@@ -205,9 +205,8 @@ describe('DevtoolsRecorder through DevtoolsMiddleware', () => {
     expect(() => new DevtoolsMiddleware({ recorder: new DevtoolsRecorder(), recoder: 1 } as never)).toThrow(
       /did you mean "recorder"/,
     );
-    expect(() => new DevtoolsRecorder({ maxBytes: -1 })).toThrow(
-      expect.objectContaining({ code: 'devtools_invalid_option' }),
-    );
+    expect(() => new DevtoolsRecorder({ maxBytes: -1 })).toThrow(DevtoolsError);
+    expect(() => new DevtoolsRecorder({ maxBytes: -1 })).toThrow(/"maxBytes" must be a positive integer/);
   });
 
   it('uses the given describer for the record (a harness description), and survives one that throws', async () => {

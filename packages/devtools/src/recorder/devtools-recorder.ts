@@ -22,7 +22,7 @@ const now = (): number => performance.timeOrigin + performance.now();
  * @example
  * ```ts
  * const recorder = new DevtoolsRecorder({ maxReplies: 200 });
- * const agent = new Agent({ name: 'bot', model, middlewares: recorder.instrument([new RetryMiddleware()]) });
+ * const agent = new Agent({ name: 'bot', model, middlewares: instrumentMiddlewares(recorder, [new RetryMiddleware()]) });
  * await agent.call('hi');
  * console.log(recorder.replies()[0]?.status); // 'completed'
  * ```

@@ -2,7 +2,7 @@ import { checkOptionKeys, optionKeys, type AgentHandle } from '@rxscope/core';
 import { DevtoolsError } from '../devtools-error.js';
 
 /**
- * Options of {@link DevtoolsRecorder}. Every bound has a default; the buffer never grows past
+ * Options of `DevtoolsRecorder`. Every bound has a default; the buffer never grows past
  * `maxReplies` replies nor (about) `maxBytes` bytes: the oldest replies are dropped first.
  *
  * @example
@@ -40,7 +40,14 @@ const KEYS = optionKeys<DevtoolsRecorderOptions>({
   describe: true,
 });
 
-/** The options with their defaults, checked. */
+/**
+ * The options of a `DevtoolsRecorder` in effect: checked, defaults filled in.
+ *
+ * @example
+ * ```ts
+ * const { maxReplies, maxBytes }: ResolvedRecorderOptions = recorder.options;
+ * ```
+ */
 export type ResolvedRecorderOptions = Required<Omit<DevtoolsRecorderOptions, 'describe' | 'prices'>> &
   Pick<DevtoolsRecorderOptions, 'describe' | 'prices'>;
 

@@ -1,13 +1,27 @@
 import type { RecordedEvent, RecordedHook, ReplyRecord, ReplyStatus, ReplySummary } from '../record/records.js';
 
-/** Who a reply is, as the recorder learns it when the reply starts. */
+/**
+ * Who a reply is, as the recorder learns it when the reply starts.
+ *
+ * @example
+ * ```ts
+ * recorder.begin({ replyId: 'reply_1', agentName: 'helper', parentReplyId: 'reply_0' });
+ * ```
+ */
 export interface ReplyIdentity {
+  /** The reply (a resumed reply keeps its id). */
   readonly replyId: string;
+  /** The agent's name (the `source` of its events). */
   readonly agentName: string;
+  /** The session the agent's state belongs to. */
   readonly sessionId?: string;
+  /** The user the reply acts for. */
   readonly userId?: string;
+  /** The reply this one runs in, for a subagent's reply. */
   readonly parentReplyId?: string;
+  /** The middleware chain per hook, outermost first. */
   readonly chain?: readonly { readonly hook: string; readonly layers: readonly string[] }[];
+  /** What the recorder's `describe` said of the agent. */
   readonly harness?: unknown;
 }
 
