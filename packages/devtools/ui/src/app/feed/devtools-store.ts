@@ -4,7 +4,7 @@ import { type EventSourceFactory, feedMessages } from './feed-messages';
 import { type FeedMessage, INITIAL_FEED_STATE, reduceFeed } from './feed-state';
 import { replyTree } from '../details/reply-tree';
 
-/** How the page opens the feed (a test provides its own). */
+/** How the page opens the feed: the browser's `EventSource`, unless a provider says otherwise (credentials, another transport). */
 export const EVENT_SOURCE = new InjectionToken<EventSourceFactory>('EVENT_SOURCE', {
   factory: () => (url) => new EventSource(url),
 });

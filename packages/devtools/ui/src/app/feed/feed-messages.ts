@@ -2,7 +2,7 @@ import type { RecordedEvent, ReplySummary } from '@rxscope/devtools';
 import { Observable } from 'rxjs';
 import type { FeedMessage } from './feed-state';
 
-/** The `EventSource` the page opens; a test passes its own constructor. */
+/** Opens the `EventSource` of the feed (the browser's by default). */
 export type EventSourceFactory = (url: string) => EventSource;
 
 /** How long the page waits before opening the feed again after the browser gave up on it. */
