@@ -229,7 +229,12 @@ function flatBytes(obj: object, options: SanitizeOptions): number {
  * ```
  */
 export function sanitize(value: unknown, options: SanitizeOptions): Sanitized {
-  const flat = typeof value === 'object' && value !== null && !Array.isArray(value) ? flatBytes(value, options) : -1;
+  let flat = -1;
+  try {
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) flat = flatBytes(value, options);
+  } catch {
+    // a getter that throws: the walk below reports it
+  }
   if (flat >= 0) return { value, bytes: flat };
   const w: Walk = { options, flags: undefined, ancestors: [], bytes: 0 };
   const kept = walk(value, 0, w);
