@@ -23,7 +23,9 @@ describe('TimelineView', () => {
     const marbles = [...el.querySelectorAll<SVGGElement>('g.marble')];
     const drawn = record.events.filter((e) => !String(e.event['type']).endsWith('_DELTA'));
     expect(marbles.map((m) => Number(m.dataset['seq']))).toEqual(drawn.map((e) => e.seq));
-    expect(marbles.every((m) => m.getAttribute('tabindex') === '0' && m.getAttribute('role') === 'button')).toBe(true);
+    expect(marbles.every((m) => m.getAttribute('role') === 'button')).toBe(true);
+    // The timeline is one Tab stop: the first marble until another one is shown.
+    expect(marbles.map((m) => m.getAttribute('tabindex'))).toEqual(marbles.map((_, i) => (i === 0 ? '0' : '-1')));
     expect(marbles[0]!.getAttribute('aria-label')).toBe('REPLY_START, +0.0 ms');
     expect(el.querySelectorAll('rect.bar[data-lane="tool"]')).toHaveLength(3);
     expect(el.querySelectorAll('line.marker[data-kind="compaction"]')).toHaveLength(2);
@@ -45,6 +47,21 @@ describe('TimelineView', () => {
     result.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', bubbles: true }));
     await fixture.whenStable();
     expect(document.activeElement?.getAttribute('data-seq')).toBe(String(Number(result.dataset['seq']) + 1));
+    await fixture.whenStable();
+    expect(el.querySelectorAll('g.marble[tabindex="0"]')).toHaveLength(1);
+    expect(el.querySelector('g.marble[tabindex="0"]')).toBe(document.activeElement);
+
+    const marbles = el.querySelectorAll<SVGGElement>('g.marble');
+    const press = async (key: string) => {
+      document.activeElement!.dispatchEvent(new KeyboardEvent('keydown', { key, bubbles: true }));
+      await fixture.whenStable();
+    };
+    await press('End');
+    expect(document.activeElement).toBe(marbles[marbles.length - 1]);
+    await press('ArrowRight'); // past the last: stays
+    expect(document.activeElement).toBe(marbles[marbles.length - 1]);
+    await press('Home');
+    expect(document.activeElement).toBe(marbles[0]);
   });
 
   it('shows an event’s fields on hover', async () => {

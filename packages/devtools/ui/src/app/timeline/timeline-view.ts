@@ -20,8 +20,8 @@ const ROW = 34;
 
 /**
  * The reply as a marble diagram: a lane per phase, a marble per event, a bar per duration,
- * compactions and evictions marked across the lanes. Hovering or focusing a marble (Tab, arrow
- * keys) shows the event's fields.
+ * compactions and evictions marked across the lanes. Hovering or focusing a marble shows the
+ * event's fields; the marbles are one Tab stop, walked with the arrow keys, Home and End.
  */
 @Component({
   selector: 'dt-timeline',
@@ -55,6 +55,9 @@ export class TimelineView {
   }
   protected readonly selectedSeq = signal<number | undefined>(undefined);
   protected readonly selected = computed(() => this.layout().marbles.find((m) => m.seq === this.selectedSeq()));
+  /** The one marble Tab stops at (the shown one, else the first); arrows move between the others. */
+  protected readonly tabStop = computed(() => this.selected()?.seq ?? this.layout().marbles[0]?.seq);
+  protected readonly marbleCount = computed(() => this.layout().marbles.length);
   protected readonly fields = computed(() => {
     const m = this.selected();
     return m ? showValue(m.event.event) : undefined;
@@ -77,11 +80,12 @@ export class TimelineView {
     this.selectedSeq.set(m.seq);
   }
 
-  /** Left and right arrows move the focus to the previous and next marble in time. */
+  /** Left and right arrows move the focus to the previous and next marble in time, Home and End to the first and last. */
   protected step(event: Event, m: Marble, by: number): void {
     event.preventDefault();
     const marbles = this.layout().marbles;
-    const next = marbles[marbles.findIndex((x) => x.seq === m.seq) + by];
+    const at = marbles.findIndex((x) => x.seq === m.seq) + by;
+    const next = marbles[Math.min(marbles.length - 1, Math.max(0, at))];
     if (!next) return;
     const svg = (event.target as Element).closest('svg');
     svg?.querySelector<SVGGElement>(`[data-seq="${next.seq}"]`)?.focus();
