@@ -9,6 +9,7 @@ export default tseslint.config(
     // packages/*/jest/*.cjs: jest environments (plain CommonJS, outside every TypeScript program).
     ignores: [
       '**/dist/**',
+      '**/dist-ui/**', // the devtools UI as built
       '**/node_modules/**',
       '**/*.d.ts',
       'bench/.compare/**',
@@ -53,6 +54,17 @@ export default tseslint.config(
       parserOptions: {
         projectService: false,
         project: ['./examples/angular-chat/tsconfig.app.json', './examples/angular-chat/tsconfig.spec.json'],
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+  },
+  {
+    // The devtools UI is an Angular app inside the package: its app and spec programs say which files it has.
+    files: ['packages/devtools/ui/**/*.ts'],
+    languageOptions: {
+      parserOptions: {
+        projectService: false,
+        project: ['./packages/devtools/ui/tsconfig.ui.json', './packages/devtools/ui/tsconfig.spec.json'],
         tsconfigRootDir: import.meta.dirname,
       },
     },

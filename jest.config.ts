@@ -115,6 +115,34 @@ function angularPackage(name: string): Project {
   };
 }
 
+/**
+ * The devtools UI (packages/devtools/ui, an Angular app): its layout functions and components in
+ * jsdom, zoneless, like an Angular package; and its end-to-end test in Chromium, which builds the
+ * UI and drives it through the node-service.
+ */
+function devtoolsUi(): Project[] {
+  const rootDir = '<rootDir>/packages/devtools/ui';
+  return [
+    {
+      displayName: 'devtools-ui',
+      rootDir,
+      testEnvironment: 'jest-preset-angular/environments/jest-jsdom-env',
+      transform: {
+        '^.+\\.(ts|js|mjs|html)$': [
+          'jest-preset-angular',
+          { tsconfig: '<rootDir>/tsconfig.spec.json', diagnostics: false, stringifyContentPathRegex: '\\.html$' },
+        ],
+      },
+      transformIgnorePatterns: ['node_modules/(?!.*\\.mjs$)'],
+      moduleFileExtensions: ['ts', 'html', 'js', 'json', 'mjs'], // templateUrl: the timeline's SVG template
+      moduleNameMapper,
+      setupFilesAfterEnv: ['<rootDir>/jest/setup.ts', ...setupFilesAfterEnv],
+      testMatch: ['<rootDir>/src/**/*.spec.ts'],
+    },
+    { ...program('devtools-e2e', 'packages/devtools/ui'), testMatch: ['<rootDir>/e2e/**/*.spec.ts'] },
+  ];
+}
+
 /** The repository's own scripts (plain Node, no workspace imports). */
 const scripts: Project = {
   displayName: 'scripts',
@@ -134,6 +162,7 @@ const config: Config = {
     project('evals'),
     project('devtools'),
     angularPackage('angular'),
+    ...devtoolsUi(),
     program('quickstart', 'examples/quickstart'),
     program('tracing-example', 'examples/tracing'),
     program('coding-agent', 'examples/coding-agent'),
