@@ -241,11 +241,7 @@ export class OpenAIChatModel implements ChatModel {
     hooks: CallHooks,
   ): Promise<void> {
     const signal = controller.signal;
-    const body = this.requests.body(request, true);
-    // Client retries need the SDK's AsyncCaller; so does a client the direct path does not serve.
-    const response =
-      (this.maxRetries === 0 ? await this.direct.open(body, controller) : undefined) ??
-      (await openChunkStream(this.completions, body, signal, this.maxRetries));
+    const response = await this.openStream(request, controller);
     hooks.responded();
     const touch = hooks.touch;
     const blocks = new BlockAssembler(emit);
@@ -291,6 +287,20 @@ export class OpenAIChatModel implements ChatModel {
     }
     blocks.close();
     emit(this.end(usage, finishReason, responseModel, responseId));
+  }
+
+  /**
+   * Sends the streamed request; resolves once the response headers are in. A function of its
+   * own so that the request body (the whole conversation in wire form) is not kept by the
+   * frame of {@link runStreaming} while the answer streams.
+   */
+  private async openStream(request: ModelRequest, controller: AbortController): Promise<Response> {
+    const body = this.requests.body(request, true);
+    // Client retries need the SDK's AsyncCaller; so does a client the direct path does not serve.
+    return (
+      (this.maxRetries === 0 ? await this.direct.open(body, controller) : undefined) ??
+      (await openChunkStream(this.completions, body, controller.signal, this.maxRetries))
+    );
   }
 
   private async runOnce(
