@@ -119,7 +119,15 @@ export class DirectChatRequests {
   }
 
   private resolve(): Promise<Route | null> {
-    return (this.pending ??= this.build().then((route) => (this.route = route)));
+    // A route that cannot be built (the client refuses its own configuration) sends this call
+    // through the SDK, which reports that failure as it always has; the next call tries again.
+    return (this.pending ??= this.build().then(
+      (route) => (this.route = route),
+      () => {
+        this.pending = undefined;
+        return null;
+      },
+    ));
   }
 
   private async build(): Promise<Route | null> {
