@@ -292,7 +292,7 @@ export class OpenAIChatModel implements ChatModel {
   /**
    * Sends the streamed request; resolves once the response headers are in. A function of its
    * own so that the request body (the whole conversation in wire form) is not kept by the
-   * frame of {@link runStreaming} while the answer streams.
+   * frame of `runStreaming` while the answer streams.
    */
   private async openStream(request: ModelRequest, controller: AbortController): Promise<Response> {
     const body = this.requests.body(request, true);
