@@ -33,7 +33,8 @@ type Current =
  */
 export class BlockAssembler {
   private current: Current | undefined;
-  private readonly calls = new Map<number, CallState>();
+  /** Made with the first tool call: a text-only answer needs none. */
+  private calls: Map<number, CallState> | undefined;
   private content = false;
 
   constructor(private readonly emit: (event: ModelEvent) => void) {}
@@ -45,7 +46,7 @@ export class BlockAssembler {
 
   /** Number of tool calls seen. */
   get toolCallCount(): number {
-    return this.calls.size;
+    return this.calls?.size ?? 0;
   }
 
   text(delta: string | null | undefined): void {
@@ -57,10 +58,11 @@ export class BlockAssembler {
   }
 
   toolCall(index: number, piece: ToolCallPiece): void {
-    let call = this.calls.get(index);
+    const calls = (this.calls ??= new Map<number, CallState>());
+    let call = calls.get(index);
     if (!call) {
       call = { state: 'pending', name: '', buffered: '' };
-      this.calls.set(index, call);
+      calls.set(index, call);
     }
     if (call.state === 'closed') {
       throw new ModelError(
@@ -81,7 +83,7 @@ export class BlockAssembler {
 
   /** Closes the open block and starts calls that never got a name (the agent answers those with an error). */
   close(): void {
-    for (const [index, call] of this.calls) if (call.state === 'pending') this.open(index, call);
+    if (this.calls) for (const [index, call] of this.calls) if (call.state === 'pending') this.open(index, call);
     this.closeCurrent();
   }
 
@@ -118,7 +120,7 @@ export class BlockAssembler {
     this.current = undefined;
     const blockId = current.blockId;
     if (current.kind === 'tool') {
-      this.calls.get(current.index)!.state = 'closed';
+      this.calls!.get(current.index)!.state = 'closed';
       this.emit({ type: 'TOOL_CALL_END', blockId });
     } else if (current.kind === 'text') this.emit({ type: 'TEXT_BLOCK_END', blockId });
     else this.emit({ type: 'THINKING_BLOCK_END', blockId });

@@ -19,7 +19,8 @@ interface OpenReply {
  * `REPLY_END`.
  */
 export class NestedReplies {
-  private readonly open = new Map<string, OpenReply>();
+  /** Made when a nested reply starts: most replies forward none. */
+  private open: Map<string, OpenReply> | undefined;
 
   /** `source`: the enclosing agent's name (its own events are not tracked here). */
   constructor(private readonly source: string) {}
@@ -29,10 +30,13 @@ export class NestedReplies {
     if (e.source === this.source) return;
     if (e.type === 'REPLY_START') {
       const origin = { source: e.source, replyId: e.replyId };
-      this.open.set(keyOf(origin), { origin, reducer: createReplyReducer({ source: e.source }) });
+      (this.open ??= new Map()).set(keyOf(origin), {
+        origin,
+        reducer: createReplyReducer({ source: e.source }),
+      });
       return;
     }
-    if (this.open.size === 0) return;
+    if (!this.open?.size) return;
     const key = keyOf(e);
     if (e.type === 'REPLY_END') this.open.delete(key);
     else this.open.get(key)?.reducer.apply(e);
@@ -40,12 +44,13 @@ export class NestedReplies {
 
   /** True while a forwarded reply has started and not ended. */
   get active(): boolean {
-    return this.open.size > 0;
+    return (this.open?.size ?? 0) > 0;
   }
 
   /** The closing events of every open nested reply, the most recently started (innermost) first. */
   close(why: string): AgentEvent[] {
     const out: AgentEvent[] = [];
+    if (!this.open) return out;
     for (const { origin, reducer } of [...this.open.values()].reverse()) {
       const ctx: Pick<RuntimeContext, 'event'> = { event: (type, fields) => createEvent(type, fields, origin) };
       out.push(...closeOpenStream(ctx, reducer, { status: 'interrupted', why }));

@@ -10,7 +10,8 @@ import type { SessionSharedState } from '../../state/shared-state.js';
 /** The {@link RuntimeContext} of one reply; the loop advances `iteration`. */
 export class ReplyContext implements RuntimeContext {
   iteration = 0;
-  private readonly values = new Map<ContextToken<unknown>, unknown>();
+  /** Made on the first `set` or `get`: most replies never use a context token (a Map costs ~200 bytes per reply). */
+  private values: Map<ContextToken<unknown>, unknown> | undefined;
   private readonly origin: EventOrigin;
   /** Set by the loop when the reply starts (contexts built only to stamp events have none). */
   conversationOfReply: ReplyConversation | undefined;
@@ -78,18 +79,19 @@ export class ReplyContext implements RuntimeContext {
   }
 
   get<T>(token: ContextToken<T>): T {
-    if (this.values.has(token)) return this.values.get(token) as T;
+    const values = (this.values ??= new Map());
+    if (values.has(token)) return values.get(token) as T;
     const value = token.defaultValue();
-    this.values.set(token, value);
+    values.set(token, value);
     return value;
   }
 
   set<T>(token: ContextToken<T>, value: T): void {
-    this.values.set(token, value);
+    (this.values ??= new Map()).set(token, value);
   }
 
   has(token: ContextToken<unknown>): boolean {
-    return this.values.has(token);
+    return this.values?.has(token) ?? false;
   }
 
   state<T>(key: string): StateSlot<T> {

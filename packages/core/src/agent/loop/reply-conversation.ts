@@ -38,7 +38,8 @@ export class ReplyConversation implements Conversation {
   /** Hint events added and not yet emitted. */
   private queued: AgentEvent[] = [];
   /** Ids of hints that live for one step; `true` once a model request included them. */
-  private readonly stepHints = new Map<string, boolean>();
+  /** Made with the first step hint: most replies have none. */
+  private stepHints: Map<string, boolean> | undefined;
 
   constructor(
     private readonly host: ConversationHost,
@@ -126,7 +127,7 @@ export class ReplyConversation implements Conversation {
     this.reducer.apply(event);
     this.folded.add(event.blockId);
     this.queued.push(event);
-    if (options.lifetime === 'step') this.stepHints.set(id, false);
+    if (options.lifetime === 'step') (this.stepHints ??= new Map()).set(id, false);
     this.view = undefined;
     return id;
   }
@@ -151,7 +152,7 @@ export class ReplyConversation implements Conversation {
     }
     if (changed) this.host.setContext(kept);
     this.queued = this.queued.filter((e) => !(e.type === 'HINT_BLOCK' && e.hintId === id));
-    this.stepHints.delete(id);
+    this.stepHints?.delete(id);
     removed ||= changed;
     this.view = undefined;
     return removed;
@@ -172,11 +173,13 @@ export class ReplyConversation implements Conversation {
 
   /** A model request is being made: the step hints present now are part of it. */
   markStepHintsSeen(): void {
+    if (!this.stepHints) return;
     for (const id of this.stepHints.keys()) this.stepHints.set(id, true);
   }
 
   /** A reasoning step ended: its step hints leave the conversation (all of them when the reply ends). */
   dropStepHints(all: boolean): void {
+    if (!this.stepHints) return;
     for (const [id, seen] of this.stepHints) {
       if (!seen && !all) continue;
       this.reducer.removeHint(id);

@@ -18,6 +18,7 @@ import { markSelfAborting } from '../self-aborting.js';
 import { OpenAIRequestBodies } from './openai-request-bodies.js';
 import { openChunkStream, readChunks } from './chunk-stream.js';
 import { withOpenAIClient } from './openai-client.js';
+import { DirectChatRequests } from './direct-chat-request.js';
 
 type Completion = OpenAIClient.Chat.Completions.ChatCompletion;
 type WireUsage = OpenAIClient.Completions.CompletionUsage;
@@ -62,7 +63,13 @@ const abortedCall = () => new ModelError('model call aborted', { code: 'cancelle
  *   same error wrapping (`wrapOpenAIClientError`); with `maxRetries > 0` the request goes
  *   through that `AsyncCaller`, retries included;
  * - the `openai` SDK's `Stream` (nested async generators, a microtask hop per event): the body of
- *   a streamed response is read with a push parser, each chunk turned into events as it arrives.
+ *   a streamed response is read with a push parser, each chunk turned into events as it arrives;
+ * - for a streamed call with `maxRetries: 0`, the `openai` client's per-request machinery (options
+ *   copies, header assembly, an abort controller tied to the caller's signal, log formatting):
+ *   the request is sent with the client's own `fetch`, URL and headers, taken from the client
+ *   once, and failures are the client's errors, wrapped the same way. A client configured with
+ *   an API key callback, workload identity, `fetchOptions` or `logLevel` info/debug, and every
+ *   non-streaming call, still go through the client per request.
  *
  * It keeps: ChatOpenAI's `invocationParams` (model, sampling fields, `stream_options:
  * {include_usage: true}`, `max_completion_tokens` for reasoning models, `modelKwargs`; computed
@@ -88,6 +95,8 @@ export class OpenAIChatModel implements ChatModel {
   private readonly streaming: boolean;
   private readonly maxRetries: number;
   private readonly requests: OpenAIRequestBodies;
+  /** Streamed calls without client retries go here: `fetch` with the client's URL and headers. */
+  private readonly direct: DirectChatRequests;
   /** Redacted from the errors this model raises (see `withoutCredentials`). */
   private readonly credentials: readonly string[];
 
@@ -128,6 +137,7 @@ export class OpenAIChatModel implements ChatModel {
     this.completions = new ChatOpenAICompletions(fields);
     this.chatOpenAI = new ChatOpenAI({ ...fields, completions: this.completions });
     this.requests = new OpenAIRequestBodies(options, this.completions, this.provider, this.streaming);
+    this.direct = new DirectChatRequests(this.completions);
   }
 
   /**
@@ -193,7 +203,7 @@ export class OpenAIChatModel implements ChatModel {
       let settled = false;
       touch();
       const call = this.streaming
-        ? this.runStreaming(request, controller.signal, emit, hooks)
+        ? this.runStreaming(request, controller, emit, hooks)
         : this.runOnce(request, controller.signal, emit, hooks);
       call.then(
         () => {
@@ -226,12 +236,12 @@ export class OpenAIChatModel implements ChatModel {
 
   private async runStreaming(
     request: ModelRequest,
-    signal: AbortSignal,
+    controller: AbortController,
     emit: (e: ModelEvent) => void,
     hooks: CallHooks,
   ): Promise<void> {
-    const body = this.requests.body(request, true);
-    const response = await openChunkStream(this.completions, body, signal, this.maxRetries);
+    const signal = controller.signal;
+    const response = await this.openStream(request, controller);
     hooks.responded();
     const touch = hooks.touch;
     const blocks = new BlockAssembler(emit);
@@ -277,6 +287,20 @@ export class OpenAIChatModel implements ChatModel {
     }
     blocks.close();
     emit(this.end(usage, finishReason, responseModel, responseId));
+  }
+
+  /**
+   * Sends the streamed request; resolves once the response headers are in. A function of its
+   * own so that the request body (the whole conversation in wire form) is not kept by the
+   * frame of `runStreaming` while the answer streams.
+   */
+  private async openStream(request: ModelRequest, controller: AbortController): Promise<Response> {
+    const body = this.requests.body(request, true);
+    // Client retries need the SDK's AsyncCaller; so does a client the direct path does not serve.
+    return (
+      (this.maxRetries === 0 ? await this.direct.open(body, controller) : undefined) ??
+      (await openChunkStream(this.completions, body, controller.signal, this.maxRetries))
+    );
   }
 
   private async runOnce(
