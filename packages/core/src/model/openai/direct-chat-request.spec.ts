@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { lastValueFrom, toArray } from 'rxjs';
 import type { ModelEvent } from '../../event/events.js';
 import { createMsg } from '../../message/msg.js';
@@ -96,5 +98,32 @@ describe('OpenAIChatModel streamed calls sent without the client per request', (
     expect(error).toBeInstanceOf(ModelError);
     expect(error).toMatchObject({ status: 429, retryable: true });
     expect((error as ModelError).message).toMatch(/rate limit/i);
+  });
+
+  it('reads at most the start of a huge error body (a server may send anything)', async () => {
+    let sent = 0;
+    const hostile = createServer((_req, res) => {
+      res.writeHead(500, { 'content-type': 'text/plain' });
+      const chunk = 'x'.repeat(64 * 1024);
+      const write = (): void => {
+        while (sent < 200 * 1024 * 1024) {
+          sent += chunk.length;
+          if (!res.write(chunk)) return void res.once('drain', write);
+        }
+        res.end();
+      };
+      write();
+    });
+    await new Promise<void>((resolve) => hostile.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(hostile.address() as AddressInfo).port}/v1`;
+      const error = await text(new OpenAIChatModel(options({ baseURL: url }))).catch((e: unknown) => e as ModelError);
+      expect(error).toMatchObject({ status: 500 });
+      expect((error as ModelError).message.length).toBeLessThan(70 * 1024);
+      expect(sent).toBeLessThan(50 * 1024 * 1024); // the client stopped reading long before 200 MB
+    } finally {
+      hostile.closeAllConnections();
+      await new Promise((resolve) => hostile.close(resolve));
+    }
   });
 });

@@ -43,6 +43,29 @@ function unsupported(client: ClientParts): string | undefined {
   return undefined;
 }
 
+/** The keys of a request the SDK builds with nothing of its own added to the fetch. */
+const FETCH_KEYS = new Set(['method', 'headers', 'signal', 'duplex', 'body']);
+
+/** Error bodies are read up to this many bytes: the status and the start are what a person needs. */
+const MAX_ERROR_BODY = 64 * 1024;
+
+/** A failed response's body as text, cut at {@link MAX_ERROR_BODY} (a server may send anything). */
+async function errorText(response: Response): Promise<string> {
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return text + decoder.decode();
+    text += decoder.decode(value, { stream: true });
+    if (text.length >= MAX_ERROR_BODY) {
+      await reader.cancel();
+      return text.slice(0, MAX_ERROR_BODY);
+    }
+  }
+}
+
 /** Why the header wait of a direct request ended (a value only this file makes). */
 const HEADERS_TIMEOUT: unique symbol = Symbol('headers timeout');
 
@@ -104,7 +127,7 @@ export class DirectChatRequests {
       clearTimeout(timer);
     }
     if (!response.ok) {
-      const text = await response.text().catch((e: unknown) => (e instanceof Error ? e.message : String(e)));
+      const text = await errorText(response).catch((e: unknown) => (e instanceof Error ? e.message : String(e)));
       let json: unknown;
       try {
         json = JSON.parse(text);
@@ -140,6 +163,8 @@ export class DirectChatRequests {
       { method: 'post', path: '/chat/completions', body: {}, __security: { bearerAuth: true } },
       { retryCount: 0 },
     );
+    // Anything the SDK would add to the fetch itself (a dispatcher, client certificates) stays its.
+    if (Object.keys(req).some((key) => !FETCH_KEYS.has(key))) return null;
     const headers: Record<string, string> = {};
     req.headers.forEach((value, name) => {
       headers[name] = value;
