@@ -34,6 +34,8 @@ export interface RecordedEvent {
   readonly event: Readonly<Record<string, unknown>>;
   /** Set when the event was malformed: why (it is kept, never thrown). */
   readonly flag?: string;
+  /** A `MODEL_CALL_END`'s cost, when the recorder was given prices for its model. */
+  readonly costUsd?: number;
 }
 
 /**

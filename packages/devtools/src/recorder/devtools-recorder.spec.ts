@@ -38,6 +38,15 @@ describe('DevtoolsRecorder through DevtoolsMiddleware', () => {
     expect(record.events.every((e) => typeof e.t === 'number' && e.t > 1.6e12)).toBe(true);
     expect(summary!.usage).toBeDefined();
     expect(summary!.costUsd).toBeCloseTo(summary!.usage!.inputTokens + 2 * summary!.usage!.outputTokens);
+    // Each model call carries its own cost; together they are the reply's.
+    const calls = record.events.filter((e) => e.event['type'] === 'MODEL_CALL_END');
+    expect(calls).toHaveLength(2);
+    for (const call of calls) {
+      const usage = call.event['usage'] as { inputTokens: number; outputTokens: number };
+      expect(call.costUsd).toBeCloseTo(usage.inputTokens + 2 * usage.outputTokens);
+    }
+    expect(calls[0]!.costUsd! + calls[1]!.costUsd!).toBeCloseTo(summary!.costUsd!);
+    expect(record.events.filter((e) => e.costUsd !== undefined)).toHaveLength(2);
   });
 
   it('records only the layers an event passed: one made by a middle layer did not pass the inner ones', async () => {

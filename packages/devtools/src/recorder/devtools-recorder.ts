@@ -34,6 +34,8 @@ export class DevtoolsRecorder {
   private readonly listeners = new Set<(item: RecorderFeedItem) => void>();
   private totalBytes = 0;
   private seq = 0;
+  /** The cost of the `MODEL_CALL_END` being kept, priced by {@link fold}. */
+  private callCost: number | undefined;
 
   constructor(options: DevtoolsRecorderOptions = {}) {
     this.options = resolveRecorderOptions(options);
@@ -171,6 +173,7 @@ export class DevtoolsRecorder {
     const flag = shape ?? kept.flag;
     entry.eventCount++;
     if (flag) entry.flagged++;
+    this.callCost = undefined;
     let changed = this.fold(entry, event);
     if (entry.length < this.options.maxEventsPerReply) {
       const v = kept.value;
@@ -178,7 +181,7 @@ export class DevtoolsRecorder {
         string,
         unknown
       >;
-      entry.push(++this.seq, now(), hook, layers.length ? layers : NO_LAYERS, event, flag);
+      entry.push(++this.seq, now(), hook, layers.length ? layers : NO_LAYERS, event, flag, this.callCost);
       const bytes = kept.bytes + 48 + layers.length * 8;
       entry.bytes += bytes;
       this.totalBytes += bytes;
@@ -204,7 +207,10 @@ export class DevtoolsRecorder {
         entry.inputTokens += input;
         entry.outputTokens += output;
         const price = typeof e['model'] === 'string' ? this.options.prices?.[e['model']] : undefined;
-        if (price) entry.costUsd = (entry.costUsd ?? 0) + (input * price.input + output * price.output) / 1e6;
+        if (price) {
+          this.callCost = (input * price.input + output * price.output) / 1e6;
+          entry.costUsd = (entry.costUsd ?? 0) + this.callCost;
+        }
         return true;
       }
       case 'REQUIRE_USER_CONFIRM':

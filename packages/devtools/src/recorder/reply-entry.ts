@@ -37,6 +37,7 @@ export class ReplyEntry {
   private readonly layerLists: (readonly string[])[] = [];
   private readonly kept: Readonly<Record<string, unknown>>[] = [];
   private flags: Map<number, string> | undefined;
+  private costs: Map<number, number> | undefined;
   readonly children: string[] = [];
   bytes = 200;
   status: ReplyStatus = 'running';
@@ -84,8 +85,10 @@ export class ReplyEntry {
     layers: readonly string[],
     event: Readonly<Record<string, unknown>>,
     flag: string | undefined,
+    costUsd?: number,
   ): void {
     if (flag) (this.flags ??= new Map()).set(this.kept.length, flag);
+    if (costUsd !== undefined) (this.costs ??= new Map()).set(this.kept.length, costUsd);
     this.seqs.push(seq);
     this.times.push(t);
     this.hooks.push(hook);
@@ -96,6 +99,7 @@ export class ReplyEntry {
   /** The kept event at `i` as a {@link RecordedEvent}. */
   event(i: number): RecordedEvent {
     const flag = this.flags?.get(i);
+    const costUsd = this.costs?.get(i);
     return {
       seq: this.seqs[i]!,
       replyId: this.replyId,
@@ -104,6 +108,7 @@ export class ReplyEntry {
       layers: this.layerLists[i]!,
       event: this.kept[i]!,
       ...(flag ? { flag } : {}),
+      ...(costUsd !== undefined ? { costUsd } : {}),
     };
   }
 

@@ -15,7 +15,7 @@ export class ReplyFixture {
   add(
     type: string,
     fields: Record<string, unknown> = {},
-    opts: { hook?: RecordedHook; ms?: number; source?: string; flag?: string } = {},
+    opts: { hook?: RecordedHook; ms?: number; source?: string; flag?: string; costUsd?: number } = {},
   ): this {
     this.now += opts.ms ?? 1;
     this.events.push({
@@ -33,6 +33,7 @@ export class ReplyFixture {
         ...fields,
       },
       ...(opts.flag ? { flag: opts.flag } : {}),
+      ...(opts.costUsd !== undefined ? { costUsd: opts.costUsd } : {}),
     });
     return this;
   }

@@ -98,6 +98,20 @@ describe('usage', () => {
     expect(usage.calls[0]!.costUsd).toBe(0.25);
     expect([usage.inputTokens, usage.outputTokens, usage.costUsd]).toEqual([10, 20, 1.5]);
   });
+
+  it('shows the cost the recorder priced for each call, and sums them when the summary has none', () => {
+    const end = (input: number) => ({
+      model: 'm',
+      usage: { inputTokens: input, outputTokens: 1 },
+      finishReason: 'stop',
+    });
+    const f = new ReplyFixture()
+      .add('MODEL_CALL_END', end(1), { hook: 'onModelCall', costUsd: 0.5 })
+      .add('MODEL_CALL_END', end(2), { hook: 'onModelCall', costUsd: 0.25 });
+    const usage = usageView(f.record());
+    expect(usage.calls.map((c) => c.costUsd)).toEqual([0.5, 0.25]);
+    expect(usage.costUsd).toBe(0.75);
+  });
 });
 
 describe('reply tree', () => {

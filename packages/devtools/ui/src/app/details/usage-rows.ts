@@ -26,9 +26,9 @@ export interface UsageView {
 
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 
-/** A model call's cost: a `costUsd` field on the event or in its metadata. */
+/** A model call's cost: the recorder's price of it, else a `costUsd` field on the event or in its metadata. */
 function costOf(e: RecordedEvent): number | undefined {
-  return numberField(e, 'costUsd') ?? num(field(objectField(e, 'metadata'), 'costUsd'));
+  return num(e.costUsd) ?? numberField(e, 'costUsd') ?? num(field(objectField(e, 'metadata'), 'costUsd'));
 }
 
 /**
