@@ -38,7 +38,11 @@ describe('createDevtoolsHandler on plain node:http', () => {
       const unknown = await fetch(`${url}/_devtools/api/replies/nope`);
       expect(unknown.status).toBe(404);
       expect(await unknown.json()).toMatchObject({ code: 'devtools_reply_unknown' });
-      const replay = await fetch(`${url}/_devtools/api/replay`, { method: 'POST', body: '{}' });
+      const replay = await fetch(`${url}/_devtools/api/replay`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
       expect(replay.status).toBe(404);
       expect(await replay.json()).toMatchObject({ code: 'devtools_replay_off' });
     } finally {

@@ -4,6 +4,7 @@ import { HttpError, readJsonBody } from '@rxscope/core/node';
 import { streamFeed } from './feed-stream.js';
 import { resolveHandlerOptions, type DevtoolsHandlerOptions } from './handler-options.js';
 import { replayCassette } from './replay-cassette.js';
+import { refusalOf } from './request-guard.js';
 import { defaultUiDir, serveUi } from './serve-ui.js';
 
 /**
@@ -33,7 +34,8 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
  * `DevtoolsRecorder`. Routes under the mount path: `GET /` (the page), `GET /api/replies`,
  * `GET /api/replies/:replyId`, `GET /api/replies/:replyId/export`, `GET /api/feed`,
  * `POST /api/replay` (with the `replay` option). Only loopback clients are served unless `allow`
- * says otherwise (403); with `NODE_ENV=production` the handler is refused at creation unless
+ * says otherwise (403; by default also a request through a proxy, or naming a host that is not a
+ * loopback name, and always a cross-site request that would change something); with `NODE_ENV=production` the handler is refused at creation unless
  * `enabled` is set. Mount it in Express with `app.use('/_devtools', handler)`, in plain node:http
  * or Fastify with `basePath: '/_devtools'`.
  *
@@ -100,12 +102,8 @@ export function createDevtoolsHandler(options: DevtoolsHandlerOptions): Devtools
       path = pathname;
     } else return pass();
     if (!o.enabled) return pass();
-    if (!o.allowed(req.socket?.remoteAddress ?? '')) {
-      return sendJson(res, 403, {
-        code: 'devtools_forbidden',
-        message: 'The devtools answer loopback clients only; list other addresses in the "allow" option.',
-      });
-    }
+    const refusal = refusalOf(req, o.allowed, o.widened);
+    if (refusal) return sendJson(res, refusal.status, { code: refusal.code, message: refusal.message });
     if (path === '' && (req.method ?? 'GET') === 'GET') {
       // `/_devtools` → `/_devtools/`, so that the page's relative URLs resolve under the mount path.
       res.writeHead(308, { location: `${base}/` });

@@ -77,6 +77,8 @@ export interface ResolvedHandlerOptions {
   readonly recorder: DevtoolsRecorder;
   readonly enabled: boolean;
   readonly allowed: (remoteAddress: string) => boolean;
+  /** `allow` was given: proxies and other host names are the user's to decide. */
+  readonly widened: boolean;
   readonly basePath: string;
   readonly uiDir: string | undefined;
   readonly replay: DevtoolsReplayOptions | undefined;
@@ -137,6 +139,7 @@ export function resolveHandlerOptions(options: DevtoolsHandlerOptions, env = pro
     recorder: options.recorder,
     enabled: options.enabled ?? true,
     allowed: (address) => isLoopback(address) || allowed(address),
+    widened: allow !== undefined,
     basePath,
     uiDir: options.uiDir,
     replay: options.replay,
