@@ -4,6 +4,7 @@ import { agentLoopMemory } from './agent-loop-memory.js';
 import { cancelLeaks } from './cancel-leaks.js';
 import { checkpoint } from './checkpoint.js';
 import { concurrency } from './concurrency.js';
+import { concurrencyScale } from './concurrency-scale.js';
 import { firstToken } from './first-token.js';
 import { harnessOverhead } from './harness-overhead.js';
 import { leaks } from './leaks.js';
@@ -23,6 +24,7 @@ export const scenarios: readonly AnyScenario[] = [
   agentLoop,
   perEvent,
   concurrency,
+  concurrencyScale,
   leaks,
   replyGc,
   cancelLeaks,
