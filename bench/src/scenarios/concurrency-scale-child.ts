@@ -49,10 +49,8 @@ export interface ScaleChildArgs {
 /** What one contender measured at one N. */
 export interface ScaleFigures {
   readonly n: number;
-  /** Live heap (after full GCs) with all N replies held mid-stream, minus the same once they are over, per reply (KB). */
+  /** Live heap after a forced GC with all N replies held mid-stream, minus the heap before, per reply (KB). */
   readonly heapPerReplyKB: number;
-  /** The same against the heap before they started (for the record: see `measureMany`). */
-  readonly heapPerReplyFromBeforeKB: number;
   /** The same for external memory and array buffers (undici's socket and body buffers), per reply (KB). */
   readonly externalPerReplyKB: number;
   /** CPU time (user + system) of the process per reply, forced GCs left out (ms). */
@@ -233,17 +231,11 @@ async function measureMany(
   await Promise.all(runs);
   const cpu = cpuMs(cpu0) - gcCpu;
   eld.stop();
-  // The baseline is the heap once the N replies are over, not the one before they started: some
-  // libraries release state of earlier replies on their own schedule, and a baseline taken before
-  // counted that release against the replies (one run read −180 KB per reply for OpenAI Agents at
-  // N = 100 that way). What the run leaves behind (idle pooled connections) is out of both readings.
-  const after = await settledMemory();
   const perReply = (bytes: number) => bytes / 1024 / n;
   return {
     n,
-    heapPerReplyKB: perReply(during.heapUsed - after.heapUsed),
-    heapPerReplyFromBeforeKB: perReply(during.heapUsed - before.heapUsed),
-    externalPerReplyKB: perReply(during.external + during.arrayBuffers - after.external - after.arrayBuffers),
+    heapPerReplyKB: perReply(during.heapUsed - before.heapUsed),
+    externalPerReplyKB: perReply(during.external + during.arrayBuffers - before.external - before.arrayBuffers),
     cpuPerReplyMs: cpu / n,
     eldP99Ms: eld.p99Ms,
     eldMaxMs: eld.maxMs,
@@ -273,7 +265,6 @@ async function measureOne(start: () => Promise<Outcome>, url: string, sequential
   return {
     n: 1,
     heapPerReplyKB: mid.heapPerReplyKB,
-    heapPerReplyFromBeforeKB: mid.heapPerReplyFromBeforeKB,
     externalPerReplyKB: mid.externalPerReplyKB,
     cpuPerReplyMs: cpu,
     eldP99Ms: eld.p99Ms,
