@@ -48,11 +48,11 @@ describe('bench --quick', () => {
         cwd: ROOT,
         encoding: 'utf8',
         stdio: ['ignore', 'pipe', 'pipe'],
-        timeout: 150_000,
+        timeout: 240_000,
       },
     );
     report = JSON.parse(stdout) as QuickReport;
-  }, 170_000);
+  }, 260_000);
 
   it('runs every scenario, in order, and writes nothing', () => {
     expect(report.machine).toMatch(/cores, .* GiB memory, Node v\d+/);
@@ -62,6 +62,7 @@ describe('bench --quick', () => {
       'agent-loop',
       'per-event',
       'concurrency',
+      'concurrency-scale',
       'leaks',
       'reply-gc',
       'cancel-leaks',
@@ -107,6 +108,7 @@ describe('bench --quick', () => {
     const s1 = report.results.find((r) => r.id === 'agent-loop')!;
     expect(s1.contenders.map((c) => c.name)).toEqual([
       'openai',
+      'fetch-sse',
       'openai-sse',
       'openai-model',
       'rxscope',
@@ -123,7 +125,11 @@ describe('bench --quick', () => {
       expect.stringContaining('25× lower than langchain'),
       expect.stringContaining('ai-sdk'),
       expect.stringContaining('8× lower than openai-agents'),
+      expect.stringContaining('of the fetch floor (fetch-sse)'),
     ]);
+    expect(s1.notes).toContainEqual(
+      expect.stringMatching(/^Above the fetch floor \(fetch-sse, paired rounds\): openai [+−]\d.*rxscope\+10mw [+−]\d/),
+    );
     // What the loop costs against the floor read as the adapter reads it.
     expect(s1.notes).toContainEqual(
       expect.stringMatching(/^Reading the body by hand .* Against openai-sse \(paired rounds\): openai-model [+−]\d/),
@@ -164,6 +170,41 @@ describe('bench --quick', () => {
     // Over HTTP the framework's share is measured against the client reading the body as the adapter does.
     expect(s2.contenders.map((c) => c.name)).toContain('openai-sse/20');
     expect(s2.tables[0]!.rows[3]![0]).toContain('above openai-sse');
+  });
+
+  it('reports heap, CPU, event-loop delay and failures per contender and N at scale, with the targets', () => {
+    const scale = report.results.find((r) => r.id === 'concurrency-scale')!;
+    const contenders = [
+      'fetch-sse',
+      'openai',
+      'rxscope',
+      'rxscope+10mw',
+      'rxscope+builtins',
+      'openai-agents',
+      'ai-sdk',
+      'langchain',
+    ];
+    // One table per N (the quick sizes: 1 and 10), then the first reply of each process.
+    expect(scale.tables.map((t) => t.title)).toEqual([
+      'N = 1 reply at a time',
+      'N = 10 replies in flight',
+      expect.stringContaining('first reply of a fresh process'),
+    ]);
+    for (const table of scale.tables) expect(table.rows.map((row) => row[0])).toEqual(contenders);
+    for (const row of scale.tables[1]!.rows) {
+      // Every reply was held mid-stream and measured (a quick run's heap figures are noise: only a number), CPU time, no failure.
+      expect(Number.isFinite(Number(row[2]))).toBe(true);
+      expect(Number(row[5])).toBeGreaterThan(0);
+      expect(row[8]).toBe('0');
+    }
+    expect(scale.checks.map((c) => c.text)).toEqual([
+      expect.stringMatching(/^rxscope: heap per in-flight reply at N = 10 within 1.15× the openai floor's/),
+      expect.stringMatching(/^rxscope: heap per in-flight reply at N = 10 below every peer's/),
+      expect.stringMatching(/^rxscope\+10mw: heap per in-flight reply at N = 10 within 1.3×/),
+      expect.stringMatching(/^rxscope\+10mw: heap per in-flight reply at N = 10 below every peer's/),
+      expect.stringMatching(/^rxscope: CPU per reply at N = 10 within 1.1×/),
+      'rxscope contenders: no failed reply at N = 10',
+    ]);
   });
 
   it('reports the node-service under SSE load: memory per stream, latency, the slow client', () => {

@@ -18,7 +18,12 @@ export async function runInChild<R, A = undefined>(
   fn: string,
   args: unknown,
   whileAlive?: (result: R) => Promise<A>,
-  options: { readonly inProcess?: boolean; readonly timeoutMs?: number } = {},
+  options: {
+    readonly inProcess?: boolean;
+    readonly timeoutMs?: number;
+    /** Node flags of the child besides `--expose-gc` (e.g. `--max-old-space-size=8192`). */
+    readonly execArgv?: readonly string[];
+  } = {},
 ): Promise<{ result: R; alive: A | undefined }> {
   if (options.inProcess) {
     // A smoke run (--quick): the same function in this process, without a fork and its imports.
@@ -29,7 +34,7 @@ export async function runInChild<R, A = undefined>(
   const timeoutMs = options.timeoutMs ?? 600_000;
   const child = fork(new URL('./child.js', import.meta.url), [], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    execArgv: ['--expose-gc'],
+    execArgv: ['--expose-gc', ...(options.execArgv ?? [])],
   });
   const result = await new Promise<R>((resolve, reject) => {
     let settled = false;

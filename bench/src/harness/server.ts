@@ -30,6 +30,19 @@ export interface ServerProcessOptions {
    * `spreadMs` (so that many replies started together stream at a steady rate, not in lockstep).
    */
   readonly hold?: { readonly spreadMs: number };
+  /**
+   * Time to the first streamed line, ms (the answer waits `firstChunkDelayMs − chunkDelayMs`, then
+   * `chunkDelayMs` before each line), as a model's time to first token. Default: `chunkDelayMs`.
+   */
+  readonly firstChunkDelayMs?: number;
+  /**
+   * A stream gate (`stream-gate.ts`): while closed, a streamed response stops after the line that
+   * contains `after` until the gate opens. Driven by non-streamed requests for the models
+   * `gate:close`, `gate:open` and `gate:held`, each answered with the number of responses held.
+   */
+  readonly gate?: { readonly after: string };
+  /** Listen backlog of the server (Node's default 511; the OS caps it at `net.core.somaxconn`). */
+  readonly backlog?: number;
 }
 
 /**

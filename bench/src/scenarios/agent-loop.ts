@@ -5,26 +5,12 @@
  * the built-in stack) and the field's agent loops (LangChain `createAgent`, the AI SDK's
  * `streamText` with a tool, OpenAI Agents JS `run` with streaming) are measured against it.
  */
-import { createOpenAI } from '@ai-sdk/openai';
-import { ChatOpenAI } from '@langchain/openai';
-import {
-  Agent as OpenAIAgent,
-  OpenAIChatCompletionsModel,
-  run as runOpenAIAgent,
-  setTracingDisabled,
-  tool as openAITool,
-} from '@openai/agents';
 import { OpenAIChatModel } from '@rxscope/core/openai';
-import { stepCountIs, streamText, tool as aiTool } from 'ai';
-import { createAgent, tool as langchainTool } from 'langchain';
 import OpenAI from 'openai';
 import { packageVersion } from '../harness/machine.js';
 import type { Analysis, Check, Scenario, TimedResultView } from '../harness/scenario.js';
 import { startServerProcess } from '../harness/server.js';
 import {
-  ADD_DESCRIPTION,
-  add,
-  addInput,
   checkOutcome,
   EXCHANGE_SERVER,
   floorReply,
@@ -32,11 +18,10 @@ import {
   MODEL,
   modelReply,
   type Outcome,
-  SYSTEM,
-  toolRunCount,
-  USER,
   rxscopeContenders,
 } from './exchange.js';
+import { fetchSseReply } from './fetch-sse.js';
+import { peers } from './peers.js';
 import { comparedTable } from './compare-table.js';
 import { comparedBuild } from './rxscope-build.js';
 
@@ -50,6 +35,7 @@ export const agentLoop: Scenario = {
     'the first streams 20 text chunks and then a call of the `add` tool (arguments in 3 chunks), the contender runs the tool (zod-validated input) and sends its result, ' +
     'the second streams 20 text chunks; every contender streams and collects all 40 text deltas (checked before measuring) and gets usage chunks. ' +
     '`openai` is the floor: the plain `openai` client driving the same exchange by hand (tool-call deltas assembled, `JSON.parse`, zod, second request). ' +
+    '`fetch-sse` (a reference: the fetch floor) drives the same exchange with `fetch` and a minimal SSE reader, no SDK: what a JavaScript client cannot go below. ' +
     "`openai-sse` (a reference, not the floor) is the floor with each streamed body read by hand with a push parser instead of the SDK's `Stream`, as rxscope's adapter reads it. " +
     "`openai-model` drives the same exchange by hand over rxscope's `OpenAIChatModel` (no agent): what the model adapter alone adds. " +
     'rxscope contenders subscribe to `agent.reply(user)` of a new `Agent` per reply (sharing one `OpenAIChatModel`, tool and middleware instances; a new agent keeps the conversation from growing, as the other contenders are stateless). ' +
@@ -68,61 +54,13 @@ export const agentLoop: Scenario = {
     full: { warmup: 600, rounds: 100, batch: 8 },
   },
   async setup() {
-    setTracingDisabled(true);
     const server = await startServerProcess(EXCHANGE_SERVER);
     const apiKey = 'bench';
     const client = new OpenAI({ apiKey, baseURL: server.url, maxRetries: 0 });
 
     const model = new OpenAIChatModel({ model: MODEL, apiKey, baseURL: server.url, maxRetries: 0 });
     const other = await comparedBuild();
-
-    // LangChain: createAgent over ChatOpenAI, tokens streamed with streamMode 'messages'.
-    const lcModel = new ChatOpenAI({
-      model: MODEL,
-      apiKey,
-      configuration: { baseURL: server.url },
-      maxRetries: 0,
-      streaming: true,
-      streamUsage: true,
-    });
-    const lcAdd = langchainTool(({ a, b }: { a: number; b: number }) => add(a, b), {
-      name: 'add',
-      description: ADD_DESCRIPTION,
-      schema: addInput,
-    });
-    const lcAgent = createAgent({ model: lcModel, tools: [lcAdd], systemPrompt: SYSTEM });
-
-    // AI SDK: the OpenAI provider's chat-completions model, streamText with the tool and up to 5 steps.
-    const provider = createOpenAI({ apiKey, baseURL: server.url });
-    const aiModel = provider.chat(MODEL);
-    const aiTools = {
-      add: aiTool({
-        description: ADD_DESCRIPTION,
-        inputSchema: addInput,
-        execute: ({ a, b }) => Promise.resolve(add(a, b)),
-      }),
-    };
-
-    // OpenAI Agents: a chat-completions model over its own openai client (tracing disabled: no exporter).
-    const agentsAgent = new OpenAIAgent({
-      name: 'assistant',
-      instructions: SYSTEM,
-      model: new OpenAIChatCompletionsModel(new OpenAI({ apiKey, baseURL: server.url, maxRetries: 0 }), MODEL),
-      tools: [
-        openAITool({
-          name: 'add',
-          description: ADD_DESCRIPTION,
-          parameters: addInput,
-          execute: ({ a, b }) => Promise.resolve(add(a, b)),
-        }),
-      ],
-    });
-
-    const counted = async (f: () => Promise<string>): Promise<Outcome> => {
-      const runs0 = toolRunCount();
-      const text = await f();
-      return { text, toolRuns: toolRunCount() - runs0 };
-    };
+    const target = { baseURL: server.url, apiKey };
 
     return {
       contenders: [
@@ -130,6 +68,12 @@ export const agentLoop: Scenario = {
           name: 'openai',
           label: 'the floor: plain `openai` client, the exchange by hand',
           run: () => floorReply(client),
+        },
+        {
+          name: 'fetch-sse',
+          label:
+            'reference, the fetch floor: `fetch` and a minimal SSE reader (lines split, `data:` parsed), no SDK, the exchange by hand',
+          run: () => fetchSseReply(target),
         },
         {
           name: 'openai-sse',
@@ -146,60 +90,7 @@ export const agentLoop: Scenario = {
         ...(other
           ? rxscopeContenders(other.newOpenAIModel({ model: MODEL, apiKey, baseURL: server.url, maxRetries: 0 }), other)
           : []),
-        {
-          name: 'langchain',
-          label:
-            '`createAgent({model: ChatOpenAI, tools})` (langchain 1.5), `agent.stream(…, {streamMode: "messages"})`',
-          run: () =>
-            counted(async () => {
-              let text = '';
-              const stream = await lcAgent.stream(
-                { messages: [{ role: 'user', content: USER }] },
-                { streamMode: 'messages' },
-              );
-              for await (const [chunk] of stream) {
-                if (chunk.type === 'ai' && typeof chunk.content === 'string') text += chunk.content;
-              }
-              return text;
-            }),
-        },
-        {
-          name: 'ai-sdk',
-          label: '`streamText({model: openai.chat(…), tools, stopWhen: stepCountIs(5)})`, `fullStream` iterated',
-          run: () =>
-            counted(async () => {
-              let text = '';
-              const result = streamText({
-                model: aiModel,
-                system: SYSTEM,
-                prompt: USER,
-                tools: aiTools,
-                stopWhen: stepCountIs(5),
-                maxRetries: 0,
-              });
-              for await (const part of result.fullStream) {
-                if (part.type === 'text-delta') text += part.text;
-                else if (part.type === 'error') throw part.error;
-              }
-              return text;
-            }),
-        },
-        {
-          name: 'openai-agents',
-          label:
-            '`run(agent, input, {stream: true})` with `OpenAIChatCompletionsModel`, events iterated, `completed` awaited',
-          run: () =>
-            counted(async () => {
-              let text = '';
-              const result = await runOpenAIAgent(agentsAgent, USER, { stream: true });
-              for await (const event of result) {
-                if (event.type === 'raw_model_stream_event' && event.data.type === 'output_text_delta')
-                  text += event.data.delta;
-              }
-              await result.completed;
-              return text;
-            }),
-        },
+        ...peers(server.url, apiKey).map((p) => ({ name: p.name, label: p.label, run: () => p.reply() })),
       ],
       check: (name, result) => checkOutcome(name, result as Outcome),
       notes: [
@@ -239,6 +130,9 @@ const FIELD_FACTORS = [
   ['openai-agents', 8],
 ] as const;
 
+/** How far above the fetch floor rxscope with 10 middlewares may be per S1 reply (paired rounds). */
+const MAX_FETCH_FLOOR_MS = 0.6;
+
 /** Overheads above the floor (paired per-round differences) and the targets they are held to. */
 function analyzeOverheads(r: TimedResultView): Analysis {
   const over = (name: string): number | undefined => pairedOverhead(r, name, 'openai');
@@ -275,8 +169,21 @@ function analyzeOverheads(r: TimedResultView): Analysis {
       });
     }
   }
+  const fetchFloor = pairedOverhead(r, 'rxscope+10mw', 'fetch-sse');
+  if (fetchFloor !== undefined) {
+    checks.push({
+      text: `rxscope with 10 middlewares within +${MAX_FETCH_FLOOR_MS} ms of the fetch floor (fetch-sse) per reply (paired rounds)`,
+      value: fmt(fetchFloor),
+      limit: `≤ +${MAX_FETCH_FLOOR_MS} ms`,
+      met: fetchFloor <= MAX_FETCH_FLOOR_MS,
+    });
+  }
   const compared = comparedTable(r);
-  return { checks, notes: sseFloorNotes(r), ...(compared ? { tables: [compared] } : {}) };
+  return {
+    checks,
+    notes: [...sseFloorNotes(r), ...fetchFloorNotes(r)],
+    ...(compared ? { tables: [compared] } : {}),
+  };
 }
 
 /**
@@ -295,4 +202,13 @@ function sseFloorNotes(r: TimedResultView): string[] {
     `Reading the body by hand instead of through the SDK's \`Stream\` (openai-sse) is ${fmt(sse)} per reply against the floor. ` +
       `Against openai-sse (paired rounds): ${parts.join(', ')}.`,
   ];
+}
+
+/** Each contender's distance to the fetch floor (`fetch` + a minimal SSE reader, no SDK). */
+function fetchFloorNotes(r: TimedResultView): string[] {
+  const parts = ['openai', 'openai-sse', 'openai-model', 'rxscope', 'rxscope+10mw', 'rxscope+builtins']
+    .map((name) => [name, pairedOverhead(r, name, 'fetch-sse')] as const)
+    .filter((x): x is readonly [string, number] => x[1] !== undefined)
+    .map(([name, v]) => `${name} ${fmt(v)}`);
+  return parts.length ? [`Above the fetch floor (fetch-sse, paired rounds): ${parts.join(', ')}.`] : [];
 }

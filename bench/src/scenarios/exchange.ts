@@ -205,7 +205,7 @@ type ChatChunk = OpenAI.Chat.Completions.ChatCompletionChunk;
 type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 
 /** One streamed call of the by-hand exchange: its text and tool-call deltas, assembled. */
-class HandStep {
+export class HandStep {
   content = '';
   readonly calls: { id: string; name: string; args: string }[] = [];
 
@@ -251,7 +251,7 @@ class HandStep {
 }
 
 /** The exchange by hand: `call` streams one request's chunks into the step. */
-async function handExchange(
+export async function handExchange(
   call: (params: OpenAI.Chat.ChatCompletionCreateParamsStreaming, step: HandStep) => Promise<void>,
   hooks: ReplyHooks,
 ): Promise<Outcome> {

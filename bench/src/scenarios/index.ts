@@ -4,6 +4,7 @@ import { agentLoopMemory } from './agent-loop-memory.js';
 import { cancelLeaks } from './cancel-leaks.js';
 import { checkpoint } from './checkpoint.js';
 import { concurrency } from './concurrency.js';
+import { concurrencyScale } from './concurrency-scale.js';
 import { devtoolsBuffer } from './devtools-buffer.js';
 import { devtoolsOverhead } from './devtools-overhead.js';
 import { firstToken } from './first-token.js';
@@ -25,6 +26,7 @@ export const scenarios: readonly AnyScenario[] = [
   agentLoop,
   perEvent,
   concurrency,
+  concurrencyScale,
   leaks,
   replyGc,
   cancelLeaks,
