@@ -122,6 +122,7 @@ describe('installing the packed packages with npm, outside the workspace', () =>
     expect(tarballs.map((t) => t.name).sort()).toEqual([
       '@rxscope/angular',
       '@rxscope/core',
+      '@rxscope/devtools',
       '@rxscope/evals',
       '@rxscope/harness',
       '@rxscope/middleware-builtin',

@@ -70,6 +70,8 @@ describe('bench --quick', () => {
       'harness-overhead',
       'checkpoint',
       'sse-load',
+      'devtools-overhead',
+      'devtools-buffer',
     ]);
     for (const r of report.results) {
       expect(r.config.quick).toBe(true);

@@ -322,6 +322,13 @@ const WALK: Readonly<Record<string, Checked | NotChecked>> = {
   NoDeniedToolOptions: { build: (x) => noDeniedTool({ tools: [], ...base(x) }), key: 'tools' },
   NoSecretOptions: { build: (x) => noSecret({ secrets: [], ...base(x) }), key: 'toolInputs' },
   LlmJudgeOptions: { build: (x) => llmJudge({ agent: () => agent, rubric: 'r', ...base(x) }), key: 'passAt' },
+  // @rxscope/devtools (the harness does not depend on it: its own specs walk these)
+  DevtoolsRecorderOptions: { notChecked: 'walked in packages/devtools/src/recorder/devtools-recorder.spec.ts' },
+  DevtoolsMiddlewareOptions: { notChecked: 'walked in packages/devtools/src/recorder/devtools-recorder.spec.ts' },
+  DevtoolsHandlerOptions: { notChecked: 'walked in packages/devtools/src/node/devtools-handler-servers.spec.ts' },
+  DevtoolsReplayOptions: { notChecked: 'walked in packages/devtools/src/node/devtools-handler-servers.spec.ts' },
+  ResolvedRecorderOptions: { notChecked: 'what the recorder made of its options (read back), no configuration object' },
+  SanitizeOptions: callTime('sanitize'),
   RunEvalOptions: {
     build: (x) => runEval({ dataset: [], agent: () => agent, scorers: [exactAnswer()], ...base(x) }),
     key: 'concurrency',
