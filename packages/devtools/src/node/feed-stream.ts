@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { encodeServerSentComment, encodeServerSentEvent } from '@rxscope/core';
 import type { DevtoolsRecorder } from '../recorder/devtools-recorder.js';
 
 /** Who is talking: the handler's id (new on every start) and when it started. */
@@ -28,12 +29,12 @@ export function streamFeed(
   });
   res.flushHeaders?.();
   // The first message: who is talking (nothing is queued yet).
-  res.write(`event: hello\ndata: ${JSON.stringify(server)}\n\n`);
+  res.write(encodeServerSentEvent({ event: 'hello', data: JSON.stringify(server) }));
   const subscription = recorder.feed().subscribe({
     next: (item) => (item.kind === 'summary' ? send('summary', item.summary) : send('event', item.event)),
     error: () => res.end(),
   });
-  const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), limits.heartbeatMs);
+  const heartbeat = setInterval(() => res.write(encodeServerSentComment('heartbeat')), limits.heartbeatMs);
   heartbeat.unref?.();
   function close(): void {
     clearInterval(heartbeat);
@@ -45,7 +46,7 @@ export function streamFeed(
       res.destroy();
       return;
     }
-    res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    res.write(encodeServerSentEvent({ event, data: JSON.stringify(data) }));
   }
   req.on('close', close);
   res.on('close', close);

@@ -34,8 +34,6 @@ export class DevtoolsRecorder {
   private readonly listeners = new Set<(item: RecorderFeedItem) => void>();
   private totalBytes = 0;
   private seq = 0;
-  /** The cost of the `MODEL_CALL_END` being kept, priced by {@link fold}. */
-  private callCost: number | undefined;
 
   constructor(options: DevtoolsRecorderOptions = {}) {
     this.options = resolveRecorderOptions(options);
@@ -173,15 +171,15 @@ export class DevtoolsRecorder {
     const flag = shape ?? kept.flag;
     entry.eventCount++;
     if (flag) entry.flagged++;
-    this.callCost = undefined;
-    let changed = this.fold(entry, event);
+    const cost = callCostOf(event, this.options.prices);
+    let changed = this.fold(entry, event, cost);
     if (entry.length < this.options.maxEventsPerReply) {
       const v = kept.value;
       const event = (typeof v === 'object' && v !== null && !Array.isArray(v) ? v : { value: v }) as Record<
         string,
         unknown
       >;
-      entry.push(++this.seq, now(), hook, layers.length ? layers : NO_LAYERS, event, flag, this.callCost);
+      entry.push(++this.seq, now(), hook, layers.length ? layers : NO_LAYERS, event, flag, cost);
       const bytes = kept.bytes + 48 + layers.length * 8;
       entry.bytes += bytes;
       this.totalBytes += bytes;
@@ -193,7 +191,7 @@ export class DevtoolsRecorder {
   }
 
   /** Folds an event into the reply's summary; true when the summary changed in a way worth announcing. */
-  private fold(entry: ReplyEntry, event: unknown): boolean {
+  private fold(entry: ReplyEntry, event: unknown, cost: number | undefined): boolean {
     if (typeof event !== 'object' || event === null) return false;
     const e = event as Record<string, unknown>;
     switch (e['type']) {
@@ -201,16 +199,10 @@ export class DevtoolsRecorder {
         entry.toolCalls++;
         return true;
       case 'MODEL_CALL_END': {
-        const usage = e['usage'] as { inputTokens?: unknown; outputTokens?: unknown } | undefined;
-        const input = typeof usage?.inputTokens === 'number' ? usage.inputTokens : 0;
-        const output = typeof usage?.outputTokens === 'number' ? usage.outputTokens : 0;
+        const { input, output } = tokensOf(e);
         entry.inputTokens += input;
         entry.outputTokens += output;
-        const price = typeof e['model'] === 'string' ? this.options.prices?.[e['model']] : undefined;
-        if (price) {
-          this.callCost = (input * price.input + output * price.output) / 1e6;
-          entry.costUsd = (entry.costUsd ?? 0) + this.callCost;
-        }
+        if (cost !== undefined) entry.costUsd = (entry.costUsd ?? 0) + cost;
         return true;
       }
       case 'REQUIRE_USER_CONFIRM':
@@ -264,4 +256,24 @@ function malformed(event: unknown): string | undefined {
   if (typeof e['type'] !== 'string' || !e['type']) return 'no "type" string';
   if (typeof e['replyId'] !== 'string') return 'no "replyId" string';
   return undefined;
+}
+
+/** A model call's input and output tokens (0 for what the event does not say). */
+function tokensOf(e: Record<string, unknown>): { input: number; output: number } {
+  const usage = e['usage'] as { inputTokens?: unknown; outputTokens?: unknown } | undefined;
+  return {
+    input: typeof usage?.inputTokens === 'number' ? usage.inputTokens : 0,
+    output: typeof usage?.outputTokens === 'number' ? usage.outputTokens : 0,
+  };
+}
+
+/** A `MODEL_CALL_END`'s cost in USD, when `prices` has its model; undefined for anything else. */
+function callCostOf(event: unknown, prices: DevtoolsRecorderOptions['prices']): number | undefined {
+  if (!prices || typeof event !== 'object' || event === null) return undefined;
+  const e = event as Record<string, unknown>;
+  if (e['type'] !== 'MODEL_CALL_END' || typeof e['model'] !== 'string') return undefined;
+  const price = prices[e['model']];
+  if (!price) return undefined;
+  const { input, output } = tokensOf(e);
+  return (input * price.input + output * price.output) / 1e6;
 }
